@@ -1,0 +1,32 @@
+import type { Metadata, Viewport } from "next";
+import type { ReactNode } from "react";
+import { AppHeader } from "@/components/layout/app-header";
+import { Providers } from "@/components/providers";
+import { optionalPageUser } from "@/lib/auth/page-session";
+import "./globals.css";
+
+export const metadata: Metadata = {
+  title: { default: "Realmgate", template: "%s · Realmgate" },
+  description: "Let AI agents work across your tools — with you deciding what each may do.",
+};
+
+export const viewport: Viewport = { width: "device-width", initialScale: 1 };
+
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  const user = await optionalPageUser();
+  return (
+    <html lang="en">
+      <body className="min-h-screen">
+        <a href="#main" className="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:rounded focus:bg-white focus:px-3 focus:py-2">
+          Skip to content
+        </a>
+        <AppHeader user={user} />
+        <Providers>
+          <main id="main" className="mx-auto max-w-6xl px-4 py-8">
+            {children}
+          </main>
+        </Providers>
+      </body>
+    </html>
+  );
+}

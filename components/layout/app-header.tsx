@@ -1,0 +1,47 @@
+import Link from "next/link";
+import { signOut } from "@/lib/auth/next-auth";
+import type { PageUser } from "@/lib/auth/page-session";
+
+const nav = [
+  { href: "/settings/api-keys", label: "API keys" },
+];
+
+export function AppHeader({ user }: { user: PageUser | null }) {
+  return (
+    <header className="border-b border-slate-200 bg-white">
+      <div className="mx-auto flex max-w-6xl flex-wrap items-center justify-between gap-3 px-4 py-3">
+        <Link href="/" className="text-lg font-semibold tracking-tight text-slate-900">
+          Realmgate
+        </Link>
+        {user ? (
+          <div className="flex flex-wrap items-center gap-2">
+            <nav aria-label="Main">
+              <ul className="flex flex-wrap gap-1">
+                {nav.map((n) => (
+                  <li key={n.href}>
+                    <Link className="rounded-md px-3 py-2 text-sm text-slate-700 hover:bg-slate-100" href={n.href}>
+                      {n.label}
+                    </Link>
+                  </li>
+                ))}
+              </ul>
+            </nav>
+            <span className="text-sm text-slate-600">
+              {user.name} · {user.tenantName} · <span className="font-medium">{user.role}</span>
+            </span>
+            <form
+              action={async () => {
+                "use server";
+                await signOut({ redirectTo: "/signin" });
+              }}
+            >
+              <button type="submit" className="rounded-md px-3 py-2 text-sm text-slate-700 ring-1 ring-slate-300 hover:bg-slate-100">
+                Sign out
+              </button>
+            </form>
+          </div>
+        ) : null}
+      </div>
+    </header>
+  );
+}

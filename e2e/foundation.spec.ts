@@ -1,0 +1,90 @@
+import { expect, test } from "@playwright/test";
+import { demo, expectAccessible, screenshot, signInAs } from "./support/helpers";
+import { freePort, spawnNext, waitForExit } from "./support/server";
+
+test.describe("sign-in and personal API keys", () => {
+  test("a person signs in through OpenID Connect, creates a key, uses it, and revokes it", async ({ page, request }) => {
+    await page.goto("/signin");
+    await expectAccessible(page);
+    await screenshot(page, "signin");
+
+    await signInAs(page, "alice", "/settings/api-keys");
+    await expect(page.getByRole("heading", { name: "API keys" })).toBeVisible();
+    await expect(page.getByText("Alice Owner · Acme Inc. · owner")).toBeVisible();
+
+    await page.getByLabel("Key name").fill("e2e laptop");
+    await page.getByRole("button", { name: "Create key" }).click();
+    const key = (await page.getByLabel("New API key").textContent())!.trim();
+    expect(key).toMatch(/^rgk_/);
+    await expect(page.getByRole("button", { name: "Revoke key e2e laptop" })).toBeVisible();
+    await expectAccessible(page);
+    await screenshot(page, "api-keys");
+
+    const me = await request.get("/api/v1/me", { headers: { authorization: `Bearer ${key}` } });
+    expect(me.status()).toBe(200);
+    expect(await me.json()).toMatchObject({ user: { email: "alice@acme.test" }, tenant: { slug: "acme" }, role: "owner", authenticated_via: "api_key" });
+
+    await page.getByRole("button", { name: "Revoke key e2e laptop" }).click();
+    await expect(page.getByText(/revoked/).first()).toBeVisible();
+    const after = await request.get("/api/v1/me", { headers: { authorization: `Bearer ${key}` } });
+    expect(after.status()).toBe(401);
+    expect((await after.json()).error.code).toBe("unauthenticated");
+  });
+
+  test("a cookie-authenticated write from another site is refused", async ({ page }) => {
+    await signInAs(page, "bob");
+    const res = await page.request.post("/api/v1/api-keys", { data: { name: "csrf" }, headers: { origin: "https://evil.example" } });
+    expect(res.status()).toBe(403);
+    expect((await res.json()).error.code).toBe("forbidden");
+  });
+});
+
+test.describe("one clear error for every bad request", () => {
+  test("health names the database", async ({ request }) => {
+    const res = await request.get("/api/health");
+    expect(await res.json()).toEqual({ ok: true, db: process.env.DATABASE_URL ? "postgres" : "pglite", version: expect.any(String) });
+  });
+
+  test("malformed JSON, unknown fields, unknown routes, oversize bodies, missing credentials", async ({ request }) => {
+    const auth = { authorization: `Bearer ${demo().users.alice!.api_key}` };
+    const cases = [
+      { res: await request.post("/api/v1/api-keys", { headers: { ...auth, "content-type": "application/json" }, data: "{not json" }), status: 400, code: "invalid_input" },
+      { res: await request.post("/api/v1/api-keys", { headers: auth, data: { name: "x", tenant_id: "tnt_other" } }), status: 400, code: "invalid_input" },
+      { res: await request.get("/api/v1/no-such-thing", { headers: auth }), status: 404, code: "not_found" },
+      { res: await request.post("/api/v1/api-keys", { headers: { ...auth, "content-type": "application/json" }, data: `{"name":"${"x".repeat(1_100_000)}"}` }), status: 413, code: "payload_too_large" },
+      { res: await request.get("/api/v1/me"), status: 401, code: "unauthenticated" },
+      { res: await request.get("/api/v1/me", { headers: { authorization: "Basic abc" } }), status: 401, code: "unauthenticated" },
+    ];
+    for (const c of cases) {
+      expect(c.res.status(), c.code).toBe(c.status);
+      const body = await c.res.json();
+      expect(body.error).toMatchObject({ code: c.code, message: expect.any(String), request_id: expect.any(String) });
+    }
+  });
+
+  test("an unknown page is a friendly 404", async ({ page }) => {
+    const res = await page.goto("/no/such/page");
+    expect(res?.status()).toBe(404);
+    await expect(page.getByRole("heading", { name: "Page not found" })).toBeVisible();
+  });
+});
+
+test.describe("start-up refuses bad configuration", () => {
+  test("a missing AUTH_SECRET stops start-up with one line naming it", async () => {
+    const server = spawnNext(await freePort(), { AUTH_SECRET: "", REALMGATE_DATA_DIR: ":memory:" });
+    const { code, output } = await waitForExit(server);
+    expect(code).not.toBe(0);
+    expect(output).toContain("Invalid configuration: AUTH_SECRET");
+  });
+
+  test("an unreachable database exits non-zero with a clear error, not a hang", async () => {
+    const server = spawnNext(await freePort(), {
+      AUTH_SECRET: "x".repeat(40),
+      DATABASE_URL: "postgres://postgres@127.0.0.1:1/nothing",
+      DB_CONNECT_TIMEOUT_MS: "2000",
+    });
+    const { code, output } = await waitForExit(server);
+    expect(code).not.toBe(0);
+    expect(output).toContain("Cannot reach the PostgreSQL server at postgres://postgres@127.0.0.1:1/nothing");
+  });
+});

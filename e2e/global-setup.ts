@@ -1,0 +1,50 @@
+// Starts, for the whole e2e run: a local OpenID Connect issuer and the built app on a fresh database.
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { startOidcIssuer } from "../dev/oidc-issuer";
+import { freePort, spawnNext, waitForHealth } from "./support/server";
+
+export default async function globalSetup() {
+  const port = await freePort();
+  const appUrl = `http://127.0.0.1:${port}`;
+  const clientSecret = randomBytes(24).toString("base64url");
+  const issuer = await startOidcIssuer({
+    clients: [
+      {
+        client_id: "realmgate-e2e",
+        client_secret: clientSecret,
+        redirect_uris: [`${appUrl}/api/auth/callback/oidc`],
+        grant_types: ["authorization_code"],
+        response_types: ["code"],
+      },
+    ],
+  });
+
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "realmgate-e2e-"));
+  fs.mkdirSync("e2e/artifacts", { recursive: true });
+  const env = {
+    AUTH_SECRET: randomBytes(32).toString("base64url"),
+    APP_URL: appUrl,
+    REALMGATE_DATA_DIR: dataDir,
+    REALMGATE_SEED_DEMO: "1",
+    REALMGATE_DEV_LOGIN: "0",
+    AUTH_OIDC_ISSUER: issuer.issuer,
+    AUTH_OIDC_CLIENT_ID: "realmgate-e2e",
+    AUTH_OIDC_CLIENT_SECRET: clientSecret,
+    AUTH_OIDC_NAME: "Local SSO",
+  };
+  const server = spawnNext(port, env, "e2e/artifacts/server.log");
+  await waitForHealth(server);
+
+  process.env.E2E_BASE_URL = appUrl;
+  process.env.E2E_DATA_DIR = dataDir;
+  process.env.E2E_ISSUER = issuer.issuer;
+
+  return async () => {
+    await server.stop();
+    await issuer.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  };
+}

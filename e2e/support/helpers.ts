@@ -1,0 +1,36 @@
+import fs from "node:fs";
+import path from "node:path";
+import AxeBuilder from "@axe-core/playwright";
+import { expect, type Page } from "@playwright/test";
+
+export type Demo = {
+  tenant: { id: string; slug: string };
+  users: Record<string, { email: string; role: string; api_key: string; user_id: string; password: string }>;
+} & Record<string, unknown>;
+
+export const demo = (): Demo => JSON.parse(fs.readFileSync(path.join(process.env.E2E_DATA_DIR!, "demo.json"), "utf8"));
+
+/** Sign in through the local OpenID Connect issuer, as a person would. */
+export async function signInAs(page: Page, login: "alice" | "bob" | "sam" | string, returnTo = "/") {
+  await page.goto(returnTo);
+  await expect(page).toHaveURL(/\/signin/);
+  await page.getByRole("button", { name: "Continue with Local SSO" }).click();
+  await page.locator('input[name="login"]').fill(login);
+  await page.locator('input[name="password"]').fill("any password");
+  await page.getByRole("button", { name: /sign-in/i }).click();
+  const consent = page.getByRole("button", { name: "Continue" });
+  if (await consent.isVisible({ timeout: 3000 }).catch(() => false)) await consent.click();
+  await page.waitForURL((u) => !u.href.includes("/signin") && u.href.startsWith(process.env.E2E_BASE_URL!), { timeout: 20_000 });
+}
+
+/** No serious or critical axe violations on the current page. */
+export async function expectAccessible(page: Page) {
+  const results = await new AxeBuilder({ page }).analyze();
+  const bad = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  expect(bad.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`)).toEqual([]);
+}
+
+export async function screenshot(page: Page, name: string) {
+  fs.mkdirSync("e2e/artifacts/screenshots", { recursive: true });
+  await page.screenshot({ path: `e2e/artifacts/screenshots/${name}.png`, fullPage: true });
+}

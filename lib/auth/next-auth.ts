@@ -1,0 +1,106 @@
+// Sign-in (Auth.js v5): any OpenID Connect issuer from the environment, plus a development sign-in that
+// exists only when REALMGATE_DEV_LOGIN is set. Sessions are JWTs carrying our user id only; role and
+// tenant are read from the database on every request.
+import type { NextRequest } from "next/server";
+import NextAuth, { type NextAuthConfig } from "next-auth";
+import Credentials from "next-auth/providers/credentials";
+import type { Provider } from "next-auth/providers";
+import { getDb } from "@/db/client";
+import { userForDevSignIn, userForOidcSignIn } from "@/lib/authz/users";
+import { env } from "@/lib/env";
+
+export const OIDC_PROVIDER_ID = "oidc";
+export const DEV_PROVIDER_ID = "dev";
+
+function providers(): Provider[] {
+  const cfg = env();
+  const list: Provider[] = [];
+  if (cfg.AUTH_OIDC_ISSUER && cfg.AUTH_OIDC_CLIENT_ID && cfg.AUTH_OIDC_CLIENT_SECRET) {
+    list.push({
+      id: OIDC_PROVIDER_ID,
+      name: cfg.AUTH_OIDC_NAME,
+      type: "oidc",
+      issuer: cfg.AUTH_OIDC_ISSUER,
+      clientId: cfg.AUTH_OIDC_CLIENT_ID,
+      clientSecret: cfg.AUTH_OIDC_CLIENT_SECRET,
+      checks: ["pkce", "state", "nonce"],
+      authorization: { params: { scope: "openid email profile" } },
+    });
+  }
+  if (cfg.REALMGATE_DEV_LOGIN) {
+    list.push(
+      Credentials({
+        id: DEV_PROVIDER_ID,
+        name: "Development sign-in",
+        credentials: { email: { label: "Email", type: "email" }, password: { label: "Password", type: "password" } },
+        async authorize(credentials) {
+          const email = typeof credentials?.email === "string" ? credentials.email : "";
+          const password = typeof credentials?.password === "string" ? credentials.password : "";
+          if (!email || !password) return null;
+          return userForDevSignIn(await getDb(), email, password);
+        },
+      }),
+    );
+  }
+  return list;
+}
+
+export const signInMethods = () => {
+  const cfg = env();
+  return {
+    oidc: Boolean(cfg.AUTH_OIDC_ISSUER) ? { id: OIDC_PROVIDER_ID, name: cfg.AUTH_OIDC_NAME } : null,
+    dev: cfg.REALMGATE_DEV_LOGIN,
+  };
+};
+
+function config(): NextAuthConfig {
+  const cfg = env();
+  return {
+    secret: cfg.AUTH_SECRET,
+    trustHost: true,
+    session: { strategy: "jwt", maxAge: 12 * 60 * 60 },
+    pages: { signIn: "/signin", error: "/signin" },
+    providers: providers(),
+    callbacks: {
+      async jwt({ token, user, account, profile }) {
+        if (account?.provider === OIDC_PROVIDER_ID && profile?.sub) {
+          token.uid = await userForOidcSignIn(await getDb(), {
+            issuer: String(profile.iss ?? cfg.AUTH_OIDC_ISSUER),
+            subject: String(profile.sub),
+            email: typeof profile.email === "string" ? profile.email : null,
+            emailVerified: profile.email_verified === true,
+            name: typeof profile.name === "string" ? profile.name : null,
+          });
+        } else if (account?.provider === DEV_PROVIDER_ID && user?.id) {
+          token.uid = user.id;
+        }
+        return token;
+      },
+      session({ session, token }) {
+        if (typeof token.uid === "string") (session.user as { id?: string }).id = token.uid;
+        return session;
+      },
+    },
+  };
+}
+
+export const { handlers, auth, signIn, signOut } = NextAuth(() => config());
+
+/**
+ * Auth.js builds the OAuth redirect_uri from the request URL in route handlers, but from the Host header in
+ * server actions. Next's request URL rewrites loopback hosts (`127.0.0.1` becomes `localhost`), so both
+ * sides of the flow would disagree. Hand Auth.js a plain Request whose URL carries the real Host.
+ */
+function withRequestOrigin(req: NextRequest): NextRequest {
+  const host = req.headers.get("x-forwarded-host") ?? req.headers.get("host");
+  if (!host) return req;
+  const proto = (req.headers.get("x-forwarded-proto") ?? req.nextUrl.protocol).replace(/:$/, "");
+  const url = `${proto}://${host}${req.nextUrl.pathname}${req.nextUrl.search}`;
+  const init: RequestInit & { duplex?: "half" } = { method: req.method, headers: req.headers, body: req.body, duplex: "half" };
+  return new Request(url, init) as NextRequest; // Auth.js reads only the Request interface
+}
+
+export const authRouteHandlers = {
+  GET: (req: NextRequest) => handlers.GET(withRequestOrigin(req)),
+  POST: (req: NextRequest) => handlers.POST(withRequestOrigin(req)),
+};

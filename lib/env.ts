@@ -1,0 +1,79 @@
+// Configuration, read from the environment and validated once. A bad value stops start-up with one line.
+import path from "node:path";
+import { z } from "zod";
+
+const flag = z
+  .enum(["0", "1", "true", "false", ""])
+  .optional()
+  .transform((v) => v === "1" || v === "true");
+
+const optionalUrl = z
+  .string()
+  .trim()
+  .optional()
+  .transform((v) => (v ? v : undefined))
+  .pipe(z.url({ protocol: /^https?$/ }).optional());
+
+export const envSchema = z
+  .object({
+    NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+    DATABASE_URL: z
+      .string()
+      .trim()
+      .optional()
+      .transform((v) => (v ? v : undefined))
+      .refine((v) => v === undefined || /^postgres(ql)?:\/\//.test(v), "must start with postgres:// or postgresql://"),
+    REALMGATE_DATA_DIR: z.string().default(".data"),
+    AUTH_SECRET: z.string().min(32, "must be at least 32 characters (try: openssl rand -base64 32)"),
+    APP_URL: optionalUrl,
+    AUTH_OIDC_ISSUER: optionalUrl,
+    AUTH_OIDC_CLIENT_ID: z.string().optional(),
+    AUTH_OIDC_CLIENT_SECRET: z.string().optional(),
+    AUTH_OIDC_NAME: z.string().default("Single sign-on"),
+    REALMGATE_DEV_LOGIN: flag,
+    REALMGATE_SEED_DEMO: flag,
+    DB_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5000),
+  })
+  .superRefine((env, ctx) => {
+    const oidc = [env.AUTH_OIDC_ISSUER, env.AUTH_OIDC_CLIENT_ID, env.AUTH_OIDC_CLIENT_SECRET];
+    if (oidc.some(Boolean) && !oidc.every(Boolean)) {
+      for (const key of ["AUTH_OIDC_ISSUER", "AUTH_OIDC_CLIENT_ID", "AUTH_OIDC_CLIENT_SECRET"] as const) {
+        if (!env[key]) ctx.addIssue({ code: "custom", path: [key], message: "is required when any AUTH_OIDC_* variable is set" });
+      }
+    }
+  });
+
+export type Env = z.infer<typeof envSchema> & { dataDir: string; appUrl: string; dbKind: "pglite" | "postgres" };
+
+export class ConfigError extends Error {}
+
+/** Parse an environment; throws ConfigError whose message is one line naming the variable. */
+export function parseEnv(source: Record<string, string | undefined>): Env {
+  const result = envSchema.safeParse(source);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    const name = issue.path.join(".") || "environment";
+    const missing = issue.code === "invalid_type" && source[name] === undefined;
+    throw new ConfigError(`Invalid configuration: ${name} ${missing ? "is required" : issue.message}`);
+  }
+  const env = result.data;
+  return {
+    ...env,
+    dataDir: path.resolve(env.REALMGATE_DATA_DIR),
+    appUrl: (env.APP_URL ?? `http://localhost:${source.PORT ?? "3000"}`).replace(/\/+$/, ""),
+    dbKind: env.DATABASE_URL ? "postgres" : "pglite",
+  };
+}
+
+const g = globalThis as unknown as { __realmgateEnv?: Env };
+
+/** The process's configuration, parsed on first use. */
+export function env(): Env {
+  if (!g.__realmgateEnv) g.__realmgateEnv = parseEnv(process.env);
+  return g.__realmgateEnv;
+}
+
+/** Re-read process.env (after a test or a script changes it). */
+export function reloadEnv(): void {
+  g.__realmgateEnv = undefined;
+}

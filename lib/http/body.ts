@@ -1,0 +1,82 @@
+// Reading request bodies: size-limited before parsing, depth-limited, then validated with zod.
+import type { z } from "zod";
+import { AppError, parseWith } from "@/lib/errors";
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+export const MAX_JSON_DEPTH = 64;
+
+/** Read the raw body, refusing (413) anything over `maxBytes` without buffering it all. */
+export async function readBodyBytes(req: Request, maxBytes = MAX_BODY_BYTES): Promise<Uint8Array> {
+  const declared = Number(req.headers.get("content-length") ?? "NaN");
+  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
+  if (!req.body) return new Uint8Array();
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge(maxBytes);
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const c of chunks) {
+    out.set(c, offset);
+    offset += c.byteLength;
+  }
+  return out;
+}
+
+const tooLarge = (maxBytes: number) =>
+  new AppError("payload_too_large", `The request body is larger than ${maxBytes} bytes.`, { details: { max_bytes: maxBytes } });
+
+/** Nesting depth of a JSON text, scanned without parsing (so a hostile document cannot exhaust the stack). */
+export function jsonDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92 /* \ */) i++;
+      else if (c === 34 /* " */) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) max = Math.max(max, ++depth);
+    else if (c === 125 || c === 93) depth--;
+  }
+  return max;
+}
+
+/** Parse JSON text with a depth bound; an empty body is `{}`. */
+export function parseJsonText(text: string, maxDepth = MAX_JSON_DEPTH): unknown {
+  if (text.trim() === "") return {};
+  if (jsonDepth(text) > maxDepth) {
+    throw new AppError("invalid_input", `The JSON body is nested deeper than ${maxDepth} levels.`, { details: { max_depth: maxDepth } });
+  }
+  try {
+    return JSON.parse(text);
+  } catch (cause) {
+    throw new AppError("invalid_input", `Malformed JSON: ${(cause as Error).message}`, { cause });
+  }
+}
+
+export async function readJson(req: Request, maxBytes = MAX_BODY_BYTES): Promise<unknown> {
+  const bytes = await readBodyBytes(req, maxBytes);
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch (cause) {
+    throw new AppError("invalid_input", "The request body is not valid UTF-8.", { cause });
+  }
+  return parseJsonText(text);
+}
+
+/** Read, parse and validate a JSON body against `schema`. */
+export async function parseBody<S extends z.ZodType>(req: Request, schema: S, maxBytes?: number): Promise<z.infer<S>> {
+  return parseWith(schema, await readJson(req, maxBytes), "request body");
+}

@@ -1,0 +1,27 @@
+// Start-up: validate configuration, open (and migrate) the database, seed the demo when asked.
+// Any failure prints one clear line and exits non-zero instead of serving a broken app.
+import { ConfigError, env } from "@/lib/env";
+
+export async function startUp(): Promise<void> {
+  if (process.env.NEXT_PHASE === "phase-production-build") return;
+  try {
+    const cfg = env();
+    const { getDb, DatabaseUnavailableError } = await import("@/db/client");
+    let db;
+    try {
+      db = await getDb();
+    } catch (err) {
+      if (err instanceof DatabaseUnavailableError) throw new ConfigError(err.message);
+      throw err;
+    }
+    if (cfg.REALMGATE_SEED_DEMO) {
+      const { seedDemo } = await import("@/db/seed");
+      const { demoSeedSteps } = await import("@/db/demo-steps");
+      const demo = await seedDemo(db, { dataDir: cfg.dataDir, appUrl: cfg.appUrl, steps: demoSeedSteps });
+      console.log(`Realmgate demo tenant "${demo.tenant.slug}" ready; sign-in details and API keys in ${cfg.dataDir}/demo.json`);
+    }
+  } catch (err) {
+    console.error(err instanceof ConfigError ? err.message : `Realmgate could not start: ${(err as Error).stack ?? err}`);
+    process.exit(1);
+  }
+}

@@ -1,0 +1,17 @@
+import path from "node:path";
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  resolve: { alias: { "@": path.resolve(import.meta.dirname) } },
+  test: {
+    include: ["{lib,db,app,dev,bench}/**/*.test.ts"],
+    environment: "node",
+    setupFiles: ["./vitest.setup.ts"],
+    // One database per worker process, shared by the files it runs: a PGlite instance costs seconds.
+    pool: "forks",
+    isolate: false,
+    maxWorkers: 2,
+    testTimeout: 30_000,
+    hookTimeout: 120_000,
+  },
+});
