@@ -13,6 +13,8 @@ const config: NextConfig = {
   // PGlite ships ~15 MB of wasm; pg has optional native bindings. Both stay outside the bundle.
   serverExternalPackages: ["@electric-sql/pglite", "pg", "oidc-provider"],
   poweredByHeader: false,
+  // Parallel builds (e.g. several e2e suites on one machine) can each use their own output folder.
+  distDir: process.env.NEXT_DIST_DIR || ".next",
   typedRoutes: false,
   async headers() {
     return [{ source: "/:path*", headers: securityHeaders }];

@@ -1,9 +1,11 @@
-// Starts, for the whole e2e run: a local OpenID Connect issuer and the built app on a fresh database.
+// Starts, for the whole e2e run: a local OpenID Connect issuer for sign-in, every development fixture in
+// e2e/fixtures/ (local providers the realms talk to), and the built app on a fresh database.
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { startOidcIssuer } from "../dev/oidc-issuer";
+import { e2eFixtures } from "./fixtures";
 import { freePort, spawnNext, waitForHealth } from "./support/server";
 
 export default async function globalSetup() {
@@ -24,6 +26,13 @@ export default async function globalSetup() {
 
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "realmgate-e2e-"));
   fs.mkdirSync("e2e/artifacts", { recursive: true });
+  const started: { close: () => Promise<void> }[] = [];
+  const fixtureEnv: Record<string, string> = {};
+  for (const fixture of e2eFixtures) {
+    const f = await fixture({ appUrl });
+    started.push(f);
+    Object.assign(fixtureEnv, f.env);
+  }
   const env = {
     AUTH_SECRET: randomBytes(32).toString("base64url"),
     APP_URL: appUrl,
@@ -34,17 +43,21 @@ export default async function globalSetup() {
     AUTH_OIDC_CLIENT_ID: "realmgate-e2e",
     AUTH_OIDC_CLIENT_SECRET: clientSecret,
     AUTH_OIDC_NAME: "Local SSO",
+    ...fixtureEnv,
   };
   const server = spawnNext(port, env, "e2e/artifacts/server.log");
   await waitForHealth(server);
 
+  // Specs read these (workers inherit the environment set here).
   process.env.E2E_BASE_URL = appUrl;
   process.env.E2E_DATA_DIR = dataDir;
   process.env.E2E_ISSUER = issuer.issuer;
+  for (const [k, v] of Object.entries(fixtureEnv)) process.env[`E2E_FIXTURE_${k}`] = v;
 
   return async () => {
     await server.stop();
     await issuer.close();
+    for (const f of started) await f.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
   };
 }

@@ -2,6 +2,7 @@
 // own small resolver; this file only picks one.
 import type { Db } from "@/db/client";
 import { AppError } from "@/lib/errors";
+import { ACTOR_TOKEN_PREFIX, actorForToken } from "./actors";
 import { API_KEY_PREFIX, userForApiKey } from "./api-keys";
 import type { AuthContext } from "./context";
 import { primaryMembership } from "./users";
@@ -21,6 +22,9 @@ export function bearerToken(req: Request): string | null {
 export async function contextForBearer(db: Db, token: string, requestId: string): Promise<AuthContext> {
   if (token.startsWith(`${API_KEY_PREFIX}_`)) {
     const ctx = await userForApiKey(db, token);
+    if (ctx) return { ...ctx, requestId };
+  } else if (token.startsWith(`${ACTOR_TOKEN_PREFIX}_`)) {
+    const ctx = await actorForToken(db, token);
     if (ctx) return { ...ctx, requestId };
   }
   throw unauthenticated("The bearer token is unknown, expired or revoked.");

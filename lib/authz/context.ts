@@ -1,5 +1,6 @@
 // Who is calling: always derived from the session or a bearer token, never from a request body.
-import type { Role } from "@/db/schema";
+import type { ActorKind, Role } from "@/db/schema";
+import type { Principal } from "@/lib/realms/contract";
 
 export type UserContext = {
   kind: "user";
@@ -10,4 +11,27 @@ export type UserContext = {
   requestId: string;
 };
 
-export type AuthContext = UserContext;
+/** A delegated actor: an agent, an MCP client or an automation — never rewritten into its user. */
+export type ActorContext = {
+  kind: "actor";
+  tenantId: string;
+  actorId: string;
+  actorKind: ActorKind;
+  actorName: string;
+  /** The user who created the actor and approves its grants. */
+  grantorId: string;
+  via: "actor_token" | "mcp_oauth";
+  /** The token or OAuth access token used (for audit). */
+  credentialId: string;
+  requestId: string;
+};
+
+export type AuthContext = UserContext | ActorContext;
+
+export const principalOf = (ctx: AuthContext): Principal =>
+  ctx.kind === "user"
+    ? { type: "user", userId: ctx.userId }
+    : { type: "actor", actorId: ctx.actorId, grantorId: ctx.grantorId, actorKind: ctx.actorKind };
+
+export const auditPrincipalOf = (ctx: AuthContext) =>
+  ctx.kind === "user" ? ({ type: "user", userId: ctx.userId } as const) : ({ type: "actor", actorId: ctx.actorId, grantorId: ctx.grantorId } as const);

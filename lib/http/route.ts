@@ -72,6 +72,11 @@ export async function authenticate(req: Request, requestId: string): Promise<Aut
   return contextForSessionUser(db, userId, requestId);
 }
 
+/** Any authenticated caller: a person, or a delegated actor (the nine tools). */
+export function withCaller(handler: Handler<RouteCtx & { auth: AuthContext }>) {
+  return route(async (req, ctx) => handler(req, { ...ctx, auth: await authenticate(req, ctx.requestId) }));
+}
+
 /** A signed-in user (session or personal API key), any role. */
 export function withUser(handler: Handler<RouteCtx & { user: UserContext }>) {
   return route(async (req, ctx) => {
@@ -92,6 +97,9 @@ export function withRole(roles: readonly Role[], handler: Handler<RouteCtx & { u
     return handler(req, ctx);
   });
 }
+
+/** Query string parameters as a plain object (repeated keys keep the last value). */
+export const queryOf = (req: Request): Record<string, string> => Object.fromEntries(new URL(req.url).searchParams);
 
 export const param = (ctx: RouteCtx, name: string): string => {
   const v = ctx.params[name];

@@ -1,0 +1,1 @@
+ALTER TABLE "consent_requests" ADD COLUMN "last_attempt_at" timestamp with time zone DEFAULT now() NOT NULL;

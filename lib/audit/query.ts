@@ -1,0 +1,97 @@
+// Reading the audit trail (owners and support): filters, newest first, keyset-paged by seq. A support
+// person's own views are audited too.
+import { and, desc, eq, gte, lt, lte, type SQL } from "drizzle-orm";
+import { z } from "zod";
+import type { Db } from "@/db/client";
+import { auditEvents, type AuditEventRow } from "@/db/schema";
+import { AppError } from "@/lib/errors";
+import { recordAudit } from "./record";
+
+export const listAuditQuery = z.strictObject({
+  user_id: z.string().max(64).optional(),
+  actor_id: z.string().max(64).optional(),
+  namespace: z.string().max(64).optional(),
+  operation: z.string().max(250).optional(),
+  event: z.string().max(64).optional(),
+  outcome: z.enum(["allow", "deny", "ok", "error"]).optional(),
+  subject_id: z.string().max(64).optional(),
+  from: z.iso.datetime({ offset: true }).optional(),
+  to: z.iso.datetime({ offset: true }).optional(),
+  before_seq: z.coerce.number().int().min(1).optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+});
+export type ListAuditQuery = z.infer<typeof listAuditQuery>;
+
+export type AuditEventView = {
+  id: string;
+  seq: number;
+  at: string;
+  event: string;
+  request_id: string | null;
+  principal_type: string;
+  user_id: string | null;
+  actor_id: string | null;
+  namespace: string | null;
+  operation: string | null;
+  ref: string | null;
+  outcome: string;
+  gate: string | null;
+  reason: string | null;
+  subject_id: string | null;
+  details: Record<string, unknown>;
+};
+
+export const auditView = (r: AuditEventRow): AuditEventView => ({
+  id: r.id,
+  seq: r.seq,
+  at: r.at.toISOString(),
+  event: r.event,
+  request_id: r.requestId,
+  principal_type: r.principalType,
+  user_id: r.userId,
+  actor_id: r.actorId,
+  namespace: r.namespace,
+  operation: r.operation,
+  ref: r.ref,
+  outcome: r.outcome,
+  gate: r.gate,
+  reason: r.reason,
+  subject_id: r.subjectId,
+  details: r.details,
+});
+
+type Viewer = { tenantId: string; userId: string; role: string; requestId: string };
+
+export function assertAuditReader(who: Viewer) {
+  if (who.role !== "owner" && who.role !== "support") throw new AppError("forbidden", "The audit trail is for owners and support staff.");
+}
+
+export async function listAuditEvents(db: Db, who: Viewer, q: ListAuditQuery, view = "audit.list") {
+  assertAuditReader(who);
+  const conds: SQL[] = [eq(auditEvents.tenantId, who.tenantId)];
+  if (q.user_id) conds.push(eq(auditEvents.userId, q.user_id));
+  if (q.actor_id) conds.push(eq(auditEvents.actorId, q.actor_id));
+  if (q.namespace) conds.push(eq(auditEvents.namespace, q.namespace));
+  if (q.operation) conds.push(eq(auditEvents.operation, q.operation));
+  if (q.event) conds.push(eq(auditEvents.event, q.event));
+  if (q.outcome) conds.push(eq(auditEvents.outcome, q.outcome));
+  if (q.subject_id) conds.push(eq(auditEvents.subjectId, q.subject_id));
+  if (q.from) conds.push(gte(auditEvents.at, new Date(q.from)));
+  if (q.to) conds.push(lte(auditEvents.at, new Date(q.to)));
+  if (q.before_seq) conds.push(lt(auditEvents.seq, q.before_seq));
+  return db.transaction(async (tx) => {
+    const rows = await tx.select().from(auditEvents).where(and(...conds)).orderBy(desc(auditEvents.seq)).limit(q.limit);
+    if (who.role === "support") {
+      await recordAudit(tx, {
+        tenantId: who.tenantId,
+        event: "support.viewed",
+        principal: { type: "user", userId: who.userId },
+        requestId: who.requestId,
+        outcome: "ok",
+        details: { view, filters: q },
+      });
+    }
+    const events = rows.map(auditView);
+    return { events, next_before_seq: rows.length === q.limit ? rows[rows.length - 1]!.seq : null };
+  });
+}

@@ -1,0 +1,36 @@
+// What a caller may use at all, per realm: for a person every operation; for a delegated actor
+// ceiling ∩ grantor's choice ∩ its live grants. Feeds the tool catalog and the realm list — listing only;
+// every call is still decided by gate one in its own transaction.
+import { and, eq, isNull } from "drizzle-orm";
+import type { Executor } from "@/db/client";
+import { ceilingSettings, grants, userChoices } from "@/db/schema";
+import { operationKeysOf, type OperationKey, type Realm } from "@/lib/realms/contract";
+import type { AuthContext } from "./context";
+import { coversOperation, isLive } from "./gate";
+
+export async function allowedOperations(db: Executor, auth: AuthContext, realms: Realm[], now = new Date()): Promise<Map<string, Set<OperationKey>>> {
+  const out = new Map<string, Set<OperationKey>>();
+  if (auth.kind === "user") {
+    for (const r of realms) out.set(r.manifest.namespace, new Set(operationKeysOf(r.manifest)));
+    return out;
+  }
+  const off = new Set<string>();
+  const ceiling = await db.select().from(ceilingSettings).where(and(eq(ceilingSettings.tenantId, auth.tenantId), eq(ceilingSettings.enabled, false)));
+  for (const c of ceiling) off.add(`${c.namespace} ${c.operation}`);
+  const choices = await db
+    .select()
+    .from(userChoices)
+    .where(and(eq(userChoices.tenantId, auth.tenantId), eq(userChoices.userId, auth.grantorId), eq(userChoices.enabled, false)));
+  for (const c of choices) off.add(`${c.namespace} ${c.operation}`);
+  const live = (
+    await db.select().from(grants).where(and(eq(grants.tenantId, auth.tenantId), eq(grants.actorId, auth.actorId), isNull(grants.revokedAt)))
+  ).filter((g) => isLive({ ...g, resourceScope: g.resourceScope ?? null }, now));
+  for (const r of realms) {
+    const ns = r.manifest.namespace;
+    const nsGrants = live.filter((g) => g.namespace === ns);
+    if (nsGrants.length === 0) continue;
+    const ops = operationKeysOf(r.manifest).filter((op) => !off.has(`${ns} ${op}`) && nsGrants.some((g) => coversOperation(g.operations, op)));
+    if (ops.length) out.set(ns, new Set(ops));
+  }
+  return out;
+}

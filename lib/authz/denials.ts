@@ -1,0 +1,68 @@
+// Gate one's denials as answers, never dead ends: which wall, who can open it, where, and whether to retry.
+import { AppError } from "@/lib/errors";
+import type { GateOneDecision } from "./gate";
+
+type Denied = Extract<GateOneDecision, { allow: false }>;
+
+export function gateOneError(
+  d: Denied,
+  facts: { namespace: string; operation: string; ref: string | null; appUrl: string; actorName: string; grantorName: string; consentRequestId?: string },
+): AppError {
+  const base = { namespace: facts.namespace, operation: facts.operation, ref: facts.ref, gate: "one" };
+  const realmUrl = `${facts.appUrl}/realms/${facts.namespace}`;
+  switch (d.code) {
+    case "operation_disabled":
+      return d.wall === "owner_ceiling"
+        ? new AppError("operation_disabled", `${facts.operation} on ${facts.namespace} is turned off for this workspace's agents by its owner.`, {
+            details: {
+              ...base,
+              wall: "owner_ceiling",
+              who_can_open: "a workspace owner",
+              url: realmUrl,
+              retry_hint: "do_not_retry_until_changed",
+              instructions: `Ask a workspace owner to turn on "${facts.operation}" for ${facts.namespace} at ${realmUrl}.`,
+            },
+          })
+        : new AppError("operation_disabled", `${facts.grantorName} has turned ${facts.operation} on ${facts.namespace} off for their agents.`, {
+            details: {
+              ...base,
+              wall: "user_choice",
+              who_can_open: facts.grantorName,
+              url: realmUrl,
+              retry_hint: "do_not_retry_until_changed",
+              instructions: `Ask ${facts.grantorName} to turn on "${facts.operation}" for ${facts.namespace} at ${realmUrl}.`,
+            },
+          });
+    case "consent_required": {
+      const url = `${facts.appUrl}/consent/${facts.consentRequestId}`;
+      return new AppError("consent_required", `${facts.actorName} has no grant for ${facts.operation} on ${facts.namespace}. ${facts.grantorName} can approve it.`, {
+        details: {
+          ...base,
+          wall: "grant",
+          who_can_open: facts.grantorName,
+          consent_request_id: facts.consentRequestId,
+          connection_hub_url: url,
+          retry_hint: "retry_after_approval",
+          instructions: `Ask ${facts.grantorName} to approve "${facts.operation}" on ${facts.namespace} for ${facts.actorName} at ${url}, then retry the same call.`,
+        },
+      });
+    }
+    case "grant_expired":
+    case "grant_revoked": {
+      const word = d.code === "grant_expired" ? "expired" : "was revoked";
+      const url = facts.consentRequestId ? `${facts.appUrl}/consent/${facts.consentRequestId}` : `${facts.appUrl}/agents`;
+      return new AppError(d.code, `${facts.actorName}'s grant for ${facts.operation} on ${facts.namespace} ${word}.`, {
+        details: {
+          ...base,
+          wall: "grant",
+          grant_id: d.grantId,
+          who_can_open: facts.grantorName,
+          consent_request_id: facts.consentRequestId,
+          connection_hub_url: url,
+          retry_hint: d.code === "grant_revoked" ? "do_not_retry_unless_approved_again" : "retry_after_approval",
+          instructions: `Ask ${facts.grantorName} to approve "${facts.operation}" on ${facts.namespace} again at ${url}.`,
+        },
+      });
+    }
+  }
+}

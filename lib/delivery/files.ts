@@ -1,0 +1,49 @@
+// Files in Realmgate's database, and the DeliveryPort realms use to store them and hand out signed URLs.
+import { createHash } from "node:crypto";
+import { and, eq } from "drizzle-orm";
+import type { Executor } from "@/db/client";
+import { files } from "@/db/schema";
+import { recordAudit, type AuditPrincipal } from "@/lib/audit/record";
+import { AppError } from "@/lib/errors";
+import { newId } from "@/lib/ids";
+import type { DeliveryPort } from "@/lib/realms/contract";
+import { signUrl } from "./signed-urls";
+
+export const MAX_FILE_BYTES = 512 * 1024;
+
+export type DeliveryCaller = { tenantId: string; principalId: string; audit: AuditPrincipal; requestId: string; appUrl: string; now: Date };
+
+export function deliveryPort(tx: Executor, caller: DeliveryCaller): DeliveryPort {
+  return {
+    async storeFile({ namespace, name, contentType, bytes, ownerUserId }) {
+      if (bytes.byteLength > MAX_FILE_BYTES) {
+        throw new AppError("payload_too_large", `Files are limited to ${MAX_FILE_BYTES} bytes.`, { details: { max_bytes: MAX_FILE_BYTES, size: bytes.byteLength } });
+      }
+      const id = newId("fil");
+      const sha256 = createHash("sha256").update(bytes).digest("hex");
+      await tx.insert(files).values({ id, tenantId: caller.tenantId, namespace, ownerUserId, name, contentType, size: bytes.byteLength, sha256, content: bytes });
+      return { fileId: id, size: bytes.byteLength, sha256 };
+    },
+    async fileUrl(fileId, opts = {}) {
+      const [f] = await tx.select({ id: files.id, namespace: files.namespace, name: files.name }).from(files).where(and(eq(files.id, fileId), eq(files.tenantId, caller.tenantId)));
+      if (!f) throw new AppError("not_found", "No such file.", { details: { file_id: fileId } });
+      const signed = signUrl(caller.appUrl, fileId, caller.principalId, caller.now, opts.ttlSeconds);
+      await recordAudit(tx, {
+        tenantId: caller.tenantId,
+        event: "url.minted",
+        principal: caller.audit,
+        requestId: caller.requestId,
+        namespace: f.namespace,
+        outcome: "ok",
+        subjectId: fileId,
+        details: { expires_at: signed.expires_at },
+      });
+      return { encoding: "url" as const, url: signed.url, expires_at: signed.expires_at, name: opts.name ?? f.name };
+    },
+  };
+}
+
+export async function readFileRow(db: Executor, tenantId: string | null, fileId: string) {
+  const [f] = await db.select().from(files).where(tenantId ? and(eq(files.id, fileId), eq(files.tenantId, tenantId)) : eq(files.id, fileId));
+  return f ?? null;
+}

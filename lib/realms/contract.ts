@@ -1,0 +1,257 @@
+// The realm contract: the declaration every realm makes (its manifest, validated here) and the
+// RealmAdapter interface its code implements. Operations are declared as data; the adapter interface
+// never grows realm-specific methods.
+import { z } from "zod";
+import type { Tx } from "@/db/client";
+
+/** Namespaces: lowercase ASCII, start with a letter. */
+export const namespaceSchema = z.string().regex(/^[a-z][a-z0-9_]{1,30}$/, "a namespace is 2–31 of a-z, 0-9, _ starting with a letter");
+
+/**
+ * Action names are exact ASCII identifiers. Native realms use snake_case (`reply_comment`); imported
+ * OpenAPI realms use the operationId as written (`issues/create-comment`, `GET /search/person`).
+ * Case, whitespace and look-alike variants never match: comparison is byte-for-byte.
+ */
+export const actionNameSchema = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[\x21-\x7e]+( \/[\x21-\x7e]*)?$/, "an action name is printable ASCII, with at most one space (as in `GET /path`)");
+
+export const baseOperationKeys = [
+  "provider.about",
+  "object.schema",
+  "object.list",
+  "object.search",
+  "object.get",
+  "object.upsert",
+  "object.delete",
+  "file.host",
+] as const;
+export type BaseOperationKey = (typeof baseOperationKeys)[number];
+export type ActionOperationKey = `object.action.${string}`;
+export type OperationKey = BaseOperationKey | ActionOperationKey;
+
+export const actionOperationKey = (action: string): ActionOperationKey => `object.action.${action}`;
+export const isOperationKey = (s: string): s is OperationKey =>
+  (baseOperationKeys as readonly string[]).includes(s) || (s.startsWith("object.action.") && actionNameSchema.safeParse(s.slice(14)).success);
+
+export const riskSchema = z.enum(["read", "write", "destructive"]);
+export type Risk = z.infer<typeof riskSchema>;
+
+/** Risk of each base operation (actions declare their own). */
+export const baseOperationRisk: Record<BaseOperationKey, Risk> = {
+  "provider.about": "read",
+  "object.schema": "read",
+  "object.list": "read",
+  "object.search": "read",
+  "object.get": "read",
+  "object.upsert": "write",
+  "object.delete": "destructive",
+  "file.host": "write",
+};
+
+export const fieldTypeSchema = z.enum(["string", "text", "number", "integer", "boolean", "datetime", "ref", "string[]", "ref[]", "object", "file"]);
+
+export const fieldSchema = z.strictObject({
+  name: z.string().regex(/^[a-z][a-z0-9_]*$/),
+  type: fieldTypeSchema,
+  description: z.string().min(1),
+  required: z.boolean().default(false),
+  /** Known values (open vocabulary when `open` is true). */
+  enum: z.array(z.string()).optional(),
+  open: z.boolean().optional(),
+  /** Returned only with `get_object(full: true)` (large bodies). */
+  heavy: z.boolean().optional(),
+  /** Settable through upsert_object. */
+  writable: z.boolean().default(false),
+  /** For ref fields: the kind referred to. */
+  ref_kind: z.string().optional(),
+});
+export type FieldDef = z.infer<typeof fieldSchema>;
+
+export const kindSchema = z.strictObject({
+  /** `<namespace>.<noun>`, e.g. `docs.comment_thread`. */
+  name: z.string().regex(/^[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*$/),
+  label: z.string().min(1),
+  one_liner: z.string().min(1),
+  /** Human description of the ref shape, e.g. `docs:thread:<id>`. */
+  ref_pattern: z.string().min(1),
+  fields: z.array(fieldSchema).min(1),
+  /** Which base operations this kind supports. */
+  operations: z.array(z.enum(["object.list", "object.search", "object.get", "object.upsert", "object.delete"])),
+  /** Filters list_objects/search_objects accept for this kind (field names). */
+  filters: z.array(z.string()).default([]),
+});
+export type KindDef = z.infer<typeof kindSchema>;
+
+export const selectorSchema = z.strictObject({
+  kind: z.string(),
+  /** The field a person would name the object by: `title`, `author`, `status`, `label`… */
+  by: z.string(),
+  description: z.string().min(1),
+});
+export type SelectorDef = z.infer<typeof selectorSchema>;
+
+/** A JSON Schema object (draft 2020-12 subset) describing an action's payload. */
+export const jsonSchemaObject = z.record(z.string(), z.unknown());
+
+export const actionSchema = z.strictObject({
+  name: actionNameSchema,
+  label: z.string().min(1),
+  description: z.string().min(1),
+  /** The kind whose ref the action runs on; null for namespace-level actions (e.g. `send`). */
+  target_kind: z.string().nullable(),
+  payload_schema: jsonSchemaObject,
+  example: z.record(z.string(), z.unknown()),
+  risk: riskSchema,
+  /** Connected-account claims needed (gate two of connected realms), e.g. `gmail:send`. */
+  claims: z.array(z.string()).default([]),
+  /** What the action returns, in a sentence. */
+  returns: z.string().min(1),
+});
+export type ActionDef = z.infer<typeof actionSchema>;
+
+export type CatalogNode = {
+  path: string;
+  label: string;
+  description: string;
+  keywords: string[];
+  kinds: string[];
+  operations: string[];
+  children: CatalogNode[];
+};
+
+export const catalogNodeSchema: z.ZodType<CatalogNode> = z.lazy(() =>
+  z.strictObject({
+    /** Absolute, slash-separated: `/discussion/reply`. The root is `/`. */
+    path: z.string().regex(/^\/([a-z0-9_-]+(\/[a-z0-9_-]+)*)?$/),
+    label: z.string().min(1),
+    description: z.string().min(1),
+    keywords: z.array(z.string()),
+    kinds: z.array(z.string()),
+    operations: z.array(z.string()),
+    children: z.array(catalogNodeSchema),
+  }),
+);
+
+export const serviceCardSchema = z.strictObject({
+  title: z.string().min(1),
+  purpose: z.string().min(1),
+  works_with: z.string().min(1),
+  touches: z.array(z.string()).min(1),
+  /** Human label for every operation key the realm offers (base operations and actions). */
+  operation_labels: z.record(z.string(), z.string()),
+});
+
+export const manifestSchema = z
+  .strictObject({
+    namespace: namespaceSchema,
+    realm_type: z.enum(["native", "connected", "openapi", "remote"]),
+    service_card: serviceCardSchema,
+    kinds: z.array(kindSchema).min(1),
+    selectors: z.array(selectorSchema).default([]),
+    actions: z.array(actionSchema).default([]),
+    catalog: catalogNodeSchema,
+    claims: z.array(z.strictObject({ name: z.string(), label: z.string() })).default([]),
+    /** Rules an agent should know: how selection and ambiguity work, the file story, denial shapes. */
+    rules: z.array(z.string()).default([]),
+    delivery: z.strictObject({
+      cursors: z.boolean(),
+      files: z.boolean(),
+      max_page_size: z.number().int().min(1).max(200).default(50),
+    }),
+  })
+  .superRefine((m, ctx) => {
+    const kinds = new Set(m.kinds.map((k) => k.name));
+    for (const k of m.kinds) {
+      if (!k.name.startsWith(`${m.namespace}.`)) ctx.addIssue({ code: "custom", path: ["kinds"], message: `kind ${k.name} is outside namespace ${m.namespace}` });
+    }
+    const names = new Set<string>();
+    for (const a of m.actions) {
+      if (names.has(a.name)) ctx.addIssue({ code: "custom", path: ["actions"], message: `duplicate action ${a.name}` });
+      names.add(a.name);
+      if (a.target_kind && !kinds.has(a.target_kind)) ctx.addIssue({ code: "custom", path: ["actions"], message: `action ${a.name} targets unknown kind ${a.target_kind}` });
+    }
+    const ops = new Set(operationKeysOf(m));
+    for (const key of ops) {
+      if (!m.service_card.operation_labels[key]) ctx.addIssue({ code: "custom", path: ["service_card", "operation_labels"], message: `no human label for ${key}` });
+    }
+    const walk = (n: CatalogNode) => {
+      for (const k of n.kinds) if (!kinds.has(k)) ctx.addIssue({ code: "custom", path: ["catalog"], message: `catalog ${n.path} names unknown kind ${k}` });
+      for (const o of n.operations) if (!ops.has(o as OperationKey)) ctx.addIssue({ code: "custom", path: ["catalog"], message: `catalog ${n.path} names unknown operation ${o}` });
+      n.children.forEach(walk);
+    };
+    walk(m.catalog);
+  });
+
+export type RealmManifest = z.infer<typeof manifestSchema>;
+
+/** Every operation key a realm offers: about + schema, the base operations its kinds support, its actions. */
+export function operationKeysOf(m: Pick<RealmManifest, "kinds" | "actions" | "delivery">): OperationKey[] {
+  const keys = new Set<OperationKey>(["provider.about", "object.schema"]);
+  for (const k of m.kinds) for (const op of k.operations) keys.add(op);
+  if (m.delivery.files) keys.add("file.host");
+  for (const a of m.actions) keys.add(actionOperationKey(a.name));
+  return [...keys];
+}
+
+export function riskOf(m: Pick<RealmManifest, "actions">, op: OperationKey): Risk {
+  if (op.startsWith("object.action.")) return m.actions.find((a) => a.name === op.slice(14))?.risk ?? "destructive";
+  return baseOperationRisk[op as BaseOperationKey];
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The adapter side.
+
+/** Who a call runs for. A delegated actor is never rewritten into its user. */
+export type Principal =
+  | { type: "user"; userId: string }
+  | { type: "actor"; actorId: string; grantorId: string; actorKind: string };
+
+/** The user whose authority a call projects: the user, or the actor's grantor. Realm ACLs check this. */
+export const authorityOf = (p: Principal): string => (p.type === "user" ? p.userId : p.grantorId);
+
+/** Signed URLs and stored files, provided by lib/delivery to realms. */
+export interface DeliveryPort {
+  /** Store bytes as a file owned by `realm` under `ownerRef`; returns the file id. */
+  storeFile(input: { namespace: string; name: string; contentType: string; bytes: Uint8Array; ownerUserId: string }): Promise<{ fileId: string; size: number; sha256: string }>;
+  /** `{ encoding: "url", url, expires_at }` for a stored file, readable only by this call's principal. */
+  fileUrl(fileId: string, opts?: { ttlSeconds?: number; name?: string }): Promise<{ encoding: "url"; url: string; expires_at: string }>;
+}
+
+export type RealmContext = {
+  /** The transaction of this call: gate one was read in it, the audit is written in it. */
+  tx: Tx;
+  tenantId: string;
+  principal: Principal;
+  requestId: string;
+  now: Date;
+  delivery: DeliveryPort;
+  /** Absolute base URL of the app (for deep links in denials). */
+  appUrl: string;
+};
+
+export type LeanItem = { ref: string; kind: string; label: string; summary?: string; updated_at?: string };
+export type Page = { items: LeanItem[]; next_cursor: string | null };
+export type Filter = Record<string, string | number | boolean | string[]>;
+
+/** Cursor state a realm round-trips through list/search; lib/delivery signs and opaques it. */
+export type CursorState = Record<string, string | number | null>;
+
+export type ResolveResult = { ref: string } | { choices: LeanItem[] };
+
+export interface RealmAdapter {
+  list(ctx: RealmContext, input: { kind: string; filter: Filter; after: CursorState | null; limit: number }): Promise<{ items: LeanItem[]; next: CursorState | null }>;
+  search(ctx: RealmContext, input: { kind: string | null; query: string; filter: Filter; after: CursorState | null; limit: number }): Promise<{ items: LeanItem[]; next: CursorState | null }>;
+  /** A compact object by default; `full` adds heavy fields. Unknown or invisible refs throw `not_found`. */
+  get(ctx: RealmContext, input: { ref: string; full: boolean }): Promise<Record<string, unknown>>;
+  action(ctx: RealmContext, input: { action: ActionDef; ref: string | null; payload: Record<string, unknown> }): Promise<Record<string, unknown>>;
+  upsert(ctx: RealmContext, input: { kind: string; ref: string | null; fields: Record<string, unknown> }): Promise<{ ref: string; created: boolean; object: Record<string, unknown> }>;
+  delete(ctx: RealmContext, input: { ref: string }): Promise<{ ref: string; deleted: true }>;
+  hostFile(ctx: RealmContext, input: { name: string; contentType: string; bytes: Uint8Array }): Promise<{ ref: string; file_id: string }>;
+  /** Name → ref by a declared selector. Several matches return choices (the dispatcher answers `ambiguous_selector`). */
+  resolve(ctx: RealmContext, input: { kind: string; selector: Record<string, string> }): Promise<ResolveResult>;
+}
+
+export type Realm = { manifest: RealmManifest; adapter: RealmAdapter };

@@ -1,0 +1,47 @@
+// The explicit list of realms. Folder name = namespace = registry key (checked by registry.test.ts).
+// Imported (OpenAPI) realms are per tenant and come from the database through `tenantRealmSources`.
+import type { Executor } from "@/db/client";
+import { AppError } from "@/lib/errors";
+import { adapter as boardAdapter } from "./board/adapter";
+import { manifest as boardManifest } from "./board/manifest";
+import type { Realm } from "./contract";
+import { adapter as docsAdapter } from "./docs/adapter";
+import { manifest as docsManifest } from "./docs/manifest";
+import { adapter as memoryAdapter } from "./memory/adapter";
+import { manifest as memoryManifest } from "./memory/manifest";
+
+export const builtInRealms: Record<string, Realm> = {
+  memory: { manifest: memoryManifest, adapter: memoryAdapter },
+  docs: { manifest: docsManifest, adapter: docsAdapter },
+  board: { manifest: boardManifest, adapter: boardAdapter },
+};
+
+/** Sources of per-tenant realms (e.g. imported OpenAPI services), consulted after the built-in ones. */
+export type TenantRealmSource = {
+  list(db: Executor, tenantId: string): Promise<Realm[]>;
+  get(db: Executor, tenantId: string, namespace: string): Promise<Realm | null>;
+};
+export const tenantRealmSources: TenantRealmSource[] = [];
+
+export async function listRealms(db: Executor, tenantId: string): Promise<Realm[]> {
+  const extra = (await Promise.all(tenantRealmSources.map((s) => s.list(db, tenantId)))).flat();
+  return [...Object.values(builtInRealms), ...extra.filter((r) => !builtInRealms[r.manifest.namespace])];
+}
+
+export async function findRealm(db: Executor, tenantId: string, namespace: string): Promise<Realm | null> {
+  const builtIn = builtInRealms[namespace];
+  if (builtIn) return builtIn;
+  for (const s of tenantRealmSources) {
+    const r = await s.get(db, tenantId, namespace);
+    if (r) return r;
+  }
+  return null;
+}
+
+/** A realm by namespace, or `not_found` naming the namespaces that exist. */
+export async function requireRealm(db: Executor, tenantId: string, namespace: string): Promise<Realm> {
+  const realm = await findRealm(db, tenantId, namespace);
+  if (realm) return realm;
+  const known = (await listRealms(db, tenantId)).map((r) => r.manifest.namespace);
+  throw new AppError("not_found", `No realm "${namespace}".`, { details: { namespace, known_namespaces: known } });
+}

@@ -1,0 +1,187 @@
+// What the capability picker shows: each realm's service card with operation counts (the grid), and one
+// realm's every operation in human words with its risk, claims, kind and the caller's ceiling/choice state.
+import type { Executor } from "@/db/client";
+import type { Role } from "@/db/schema";
+import { operationStates, readCeiling, readChoices } from "@/lib/authz/policy";
+import { operationKeysOf, riskOf, type OperationKey, type Realm, type RealmManifest, type Risk } from "./contract";
+import { listRealms, requireRealm } from "./registry";
+
+type Viewer = { tenantId: string; userId: string; role: Role };
+
+export type RealmType = RealmManifest["realm_type"];
+
+/**
+ * Whether the realm needs a connected account, and (once lib/connections exists) whether the caller has one.
+ * Until then a connected realm answers `unknown` rather than guessing.
+ */
+export type ConnectionStatus = { needed: false } | { needed: true; status: "unknown" | "connected" | "not_connected" | "needs_reconnect" };
+
+export type RiskCounts = Record<Risk, number>;
+
+export type RealmCardView = {
+  namespace: string;
+  realm_type: RealmType;
+  title: string;
+  purpose: string;
+  works_with: string;
+  touches: string[];
+  kinds: { name: string; label: string; one_liner: string }[];
+  connection: ConnectionStatus;
+  operations: {
+    total: number;
+    by_risk: RiskCounts;
+    /** On for the caller's agents (ceiling ∩ the caller's choice). */
+    on_for_my_agents: number;
+    /** Turned off by the workspace owner. */
+    off_by_owner: number;
+    /** Turned off by the caller's own choice (while the ceiling allows them). */
+    off_by_me: number;
+  };
+  /** Human labels of every operation: the picker's search matches them. */
+  operation_labels: string[];
+};
+
+export type OperationView = {
+  key: OperationKey;
+  label: string;
+  description: string;
+  risk: Risk;
+  /** Connected-account claims the operation needs (gate two), with their labels. */
+  claims: { name: string; label: string }[];
+  /** Kinds the operation works on (labels); empty for realm-wide operations. */
+  kinds: string[];
+  /** Action name for `object.action.*`, else null. */
+  action: string | null;
+  ceiling: boolean;
+  choice: boolean;
+  effective: boolean;
+};
+
+export type RealmDetailView = {
+  card: RealmCardView;
+  operations: OperationView[];
+  /** What the viewer may change here: owners the ceiling and their own choices, members their choices. */
+  can_change: { ceiling: boolean; choice: boolean };
+};
+
+const BASE_DESCRIPTIONS: Record<string, string> = {
+  "provider.about": "Learn what this realm is, its kinds and how to use it.",
+  "object.schema": "Look up capabilities, kinds and the exact contract of an operation.",
+  "object.list": "Browse items in collections, page by page.",
+  "object.search": "Find items by words and filters.",
+  "object.get": "Read one item.",
+  "object.upsert": "Create new items or change existing ones.",
+  "object.delete": "Destroy one item.",
+  "file.host": "Upload a file into the realm.",
+};
+
+function connectionOf(m: RealmManifest): ConnectionStatus {
+  return m.realm_type === "connected" ? { needed: true, status: "unknown" } : { needed: false };
+}
+
+const emptyRisk = (): RiskCounts => ({ read: 0, write: 0, destructive: 0 });
+
+type Toggles = { ceiling: Map<string, boolean>; choice: Map<string, boolean> };
+
+function cardOf(realm: Realm, toggles: Toggles): RealmCardView {
+  const m = realm.manifest;
+  const ns = m.namespace;
+  const ops = operationKeysOf(m);
+  const counts = { total: ops.length, by_risk: emptyRisk(), on_for_my_agents: 0, off_by_owner: 0, off_by_me: 0 };
+  for (const op of ops) {
+    counts.by_risk[riskOf(m, op)]++;
+    const ceiling = toggles.ceiling.get(`${ns} ${op}`) ?? true;
+    const choice = toggles.choice.get(`${ns} ${op}`) ?? true;
+    if (!ceiling) counts.off_by_owner++;
+    else if (!choice) counts.off_by_me++;
+    else counts.on_for_my_agents++;
+  }
+  return {
+    namespace: ns,
+    realm_type: m.realm_type,
+    title: m.service_card.title,
+    purpose: m.service_card.purpose,
+    works_with: m.service_card.works_with,
+    touches: m.service_card.touches,
+    kinds: m.kinds.map((k) => ({ name: k.name, label: k.label, one_liner: k.one_liner })),
+    connection: connectionOf(m),
+    operations: counts,
+    operation_labels: ops.map((op) => m.service_card.operation_labels[op] ?? op),
+  };
+}
+
+/** The realms of the caller's workspace, as service cards, sorted by title. */
+export async function realmCards(db: Executor, who: Viewer): Promise<RealmCardView[]> {
+  const [realms, ceiling, choices] = await Promise.all([
+    listRealms(db, who.tenantId),
+    readCeiling(db, who.tenantId),
+    readChoices(db, who.tenantId, who.userId),
+  ]);
+  const toggles: Toggles = {
+    ceiling: new Map(ceiling.map((r) => [`${r.namespace} ${r.operation}`, r.enabled])),
+    choice: new Map(choices.map((r) => [`${r.namespace} ${r.operation}`, r.enabled])),
+  };
+  return realms.map((r) => cardOf(r, toggles)).sort((a, b) => a.title.localeCompare(b.title));
+}
+
+/** One operation of a manifest in human words (no toggle state). */
+export function describeOperation(m: RealmManifest, op: OperationKey): Omit<OperationView, "ceiling" | "choice" | "effective"> {
+  const claimLabel = new Map(m.claims.map((c) => [c.name, c.label]));
+  const kindLabel = new Map(m.kinds.map((k) => [k.name, k.label]));
+  const label = m.service_card.operation_labels[op] ?? op;
+  if (op.startsWith("object.action.")) {
+    const name = op.slice("object.action.".length);
+    const action = m.actions.find((a) => a.name === name);
+    return {
+      key: op,
+      label,
+      description: action?.description ?? label,
+      risk: riskOf(m, op),
+      claims: (action?.claims ?? []).map((c) => ({ name: c, label: claimLabel.get(c) ?? c })),
+      kinds: action?.target_kind ? [kindLabel.get(action.target_kind) ?? action.target_kind] : [],
+      action: name,
+    };
+  }
+  return {
+    key: op,
+    label,
+    description: BASE_DESCRIPTIONS[op] ?? label,
+    risk: riskOf(m, op),
+    claims: [],
+    kinds: m.kinds.filter((k) => (k.operations as string[]).includes(op)).map((k) => k.label),
+    action: null,
+  };
+}
+
+/** One realm: its card and every operation with the caller's ceiling, choice and effective state. */
+export async function realmDetail(db: Executor, who: Viewer, namespace: string): Promise<RealmDetailView> {
+  const realm = await requireRealm(db, who.tenantId, namespace);
+  const states = await operationStates(db, who.tenantId, who.userId, namespace);
+  const toggles: Toggles = { ceiling: new Map(), choice: new Map() };
+  for (const s of states) {
+    toggles.ceiling.set(`${namespace} ${s.operation}`, s.ceiling);
+    toggles.choice.set(`${namespace} ${s.operation}`, s.choice);
+  }
+  return {
+    card: cardOf(realm, toggles),
+    operations: states.map((s) => ({ ...describeOperation(realm.manifest, s.operation), ceiling: s.ceiling, choice: s.choice, effective: s.effective })),
+    can_change: { ceiling: who.role === "owner", choice: who.role !== "support" },
+  };
+}
+
+export type OperationWords = { title: string; operations: Record<string, { label: string; risk: Risk }> };
+
+/** Human words for the operations of some realms (agents and consent pages); unknown namespaces are skipped. */
+export async function operationWords(db: Executor, tenantId: string, namespaces: Iterable<string>): Promise<Record<string, OperationWords>> {
+  const wanted = new Set(namespaces);
+  const out: Record<string, OperationWords> = {};
+  if (wanted.size === 0) return out;
+  for (const realm of await listRealms(db, tenantId)) {
+    const m = realm.manifest;
+    if (!wanted.has(m.namespace)) continue;
+    const operations: OperationWords["operations"] = {};
+    for (const op of operationKeysOf(m)) operations[op] = { label: m.service_card.operation_labels[op] ?? op, risk: riskOf(m, op) };
+    out[m.namespace] = { title: m.service_card.title, operations };
+  }
+  return out;
+}

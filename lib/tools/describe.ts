@@ -1,0 +1,161 @@
+// What provider_about and object_schema say: rendered from realm manifests, compact, and limited to the
+// realms and operations the caller may use.
+import { AppError } from "@/lib/errors";
+import { searchCapabilities } from "@/lib/catalog/search";
+import { riskOf, type CatalogNode, type OperationKey, type Realm, type RealmManifest } from "@/lib/realms/contract";
+import { toolJsonSchema, toolOperation, type ToolName } from "./schemas";
+
+type Allowed = Map<string, Set<OperationKey>>;
+
+const DENIAL_SHAPES =
+  "Denials are answers: error.code says which wall (operation_disabled, consent_required, grant_expired, grant_revoked, needs_connected_account_consent, realm_denied); details name who can open it, a URL (connection_hub_url or url), retry_hint and instructions to relay to the user.";
+
+export function aboutRoot(realms: Realm[], allowed: Allowed) {
+  return {
+    realms: realms
+      .filter((r) => allowed.has(r.manifest.namespace))
+      .map((r) => ({ namespace: r.manifest.namespace, title: r.manifest.service_card.title, purpose: r.manifest.service_card.purpose })),
+    next: "provider_about(namespace) to learn a realm; object_schema(query) to find a capability across realms.",
+  };
+}
+
+export function aboutRealm(m: RealmManifest, allowed: Set<OperationKey>) {
+  return {
+    namespace: m.namespace,
+    title: m.service_card.title,
+    purpose: m.service_card.purpose,
+    works_with: m.service_card.works_with,
+    touches: m.service_card.touches,
+    kinds: m.kinds.map((k) => ({ kind: k.name, about: k.one_liner, ref: k.ref_pattern, operations: k.operations.filter((o) => allowed.has(o)) })),
+    selectors: m.selectors.map((s) => ({ kind: s.kind, by: s.by })),
+    actions: m.actions.map((a) => ({
+      action: a.name,
+      label: a.label,
+      on: a.target_kind ?? "namespace",
+      risk: a.risk,
+      allowed: allowed.has(`object.action.${a.name}`),
+    })),
+    rules: [
+      "Refs are opaque: pass them back exactly as returned.",
+      "A selector that matches several objects returns ambiguous_selector with choices; pick one ref and call again.",
+      m.delivery.files ? "Files and exports come back as {encoding: \"url\", url, expires_at}; fetch the URL before it expires." : "This realm stores no files.",
+      ...m.rules,
+      DENIAL_SHAPES,
+    ],
+  };
+}
+
+const nodeSummary = (n: CatalogNode) => ({ path: n.path, label: n.label, description: n.description });
+
+export function findNode(root: CatalogNode, path: string): CatalogNode | null {
+  const norm = path === "/" ? "/" : `/${path.replace(/^\/+|\/+$/g, "")}`;
+  if (root.path === norm) return root;
+  for (const c of root.children) {
+    const hit = findNode(c, norm);
+    if (hit) return hit;
+  }
+  return null;
+}
+
+export function schemaNode(m: RealmManifest, path: string, allowed: Set<OperationKey>) {
+  const node = findNode(m.catalog, path);
+  if (!node) {
+    throw new AppError("not_found", `No catalog node ${path} in ${m.namespace}.`, {
+      details: { namespace: m.namespace, schema_path: path, children_of_root: m.catalog.children.map((c) => c.path) },
+    });
+  }
+  return {
+    namespace: m.namespace,
+    ...nodeSummary(node),
+    kinds: node.kinds,
+    operations: node.operations
+      .filter((o) => allowed.has(o as OperationKey))
+      .map((o) => ({ operation: o, label: m.service_card.operation_labels[o] ?? o, risk: riskOf(m, o as OperationKey) })),
+    children: node.children.map(nodeSummary),
+  };
+}
+
+export function schemaRoot(realms: Realm[], allowed: Allowed) {
+  return {
+    realms: realms
+      .filter((r) => allowed.has(r.manifest.namespace))
+      .map((r) => ({
+        namespace: r.manifest.namespace,
+        title: r.manifest.service_card.title,
+        catalog: r.manifest.catalog.children.map((c) => ({ path: c.path, label: c.label })),
+      })),
+    next: "object_schema(namespace, schema_path) to browse; object_schema(query) to search; object_schema(namespace, operation) for an exact contract.",
+  };
+}
+
+export function schemaQuery(realms: Realm[], allowed: Allowed, query: string, opts: { limit?: number; asked?: string }) {
+  const manifests = realms.filter((r) => allowed.has(r.manifest.namespace)).map((r) => r.manifest);
+  const matches = searchCapabilities(manifests, query, { limit: opts.limit ?? 8 }).filter((mt) =>
+    allowed.get(mt.namespace)?.has(mt.operation as OperationKey),
+  );
+  const asked = opts.asked ?? "auto";
+  return {
+    query,
+    mode_ran: "lexical" as const,
+    ...(asked === "semantic" || asked === "hybrid"
+      ? { fallback: { asked, reason: "no embeddings endpoint is configured; lexical search ran instead" } }
+      : {}),
+    matches,
+    next: "object_schema(namespace, operation) for the exact contract of a match.",
+  };
+}
+
+export function schemaKind(m: RealmManifest, kindName: string, allowed: Set<OperationKey>) {
+  const kind = m.kinds.find((k) => k.name === kindName);
+  if (!kind) throw new AppError("not_found", `No kind ${kindName} in ${m.namespace}.`, { details: { known_kinds: m.kinds.map((k) => k.name) } });
+  return {
+    kind: kind.name,
+    label: kind.label,
+    about: kind.one_liner,
+    ref: kind.ref_pattern,
+    fields: kind.fields,
+    filters: kind.filters,
+    operations: kind.operations.filter((o) => allowed.has(o)),
+    selectors: m.selectors.filter((s) => s.kind === kind.name).map((s) => ({ by: s.by, description: s.description })),
+    actions: m.actions.filter((a) => a.target_kind === kind.name).map((a) => ({ action: a.name, label: a.label, risk: a.risk })),
+  };
+}
+
+const baseTool: Record<string, ToolName> = Object.fromEntries(Object.entries(toolOperation).map(([tool, op]) => [op, tool as ToolName]));
+
+export function schemaOperation(m: RealmManifest, op: string) {
+  if (op.startsWith("object.action.")) {
+    const action = m.actions.find((a) => a.name === op.slice(14));
+    if (!action) throw new AppError("not_found", `No operation ${op} in ${m.namespace}.`, { details: { known_actions: m.actions.map((a) => a.name) } });
+    return {
+      operation: op,
+      tool: "object_action",
+      action: action.name,
+      label: action.label,
+      description: action.description,
+      on: action.target_kind ?? "namespace",
+      risk: action.risk,
+      claims: action.claims,
+      payload_schema: action.payload_schema,
+      example: {
+        action: action.name,
+        ...(action.target_kind ? { ref: `<ref of a ${action.target_kind}>` } : { namespace: m.namespace }),
+        payload: action.example,
+      },
+      returns: action.returns,
+    };
+  }
+  const tool = baseTool[op];
+  if (!tool || !m.service_card.operation_labels[op]) {
+    throw new AppError("not_found", `No operation ${op} in ${m.namespace}.`, { details: { namespace: m.namespace } });
+  }
+  return {
+    operation: op,
+    tool,
+    label: m.service_card.operation_labels[op],
+    risk: riskOf(m, op as OperationKey),
+    claims: [],
+    input_schema: toolJsonSchema(tool),
+    kinds: m.kinds.filter((k) => (k.operations as string[]).includes(op)).map((k) => k.name),
+  };
+}
