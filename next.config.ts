@@ -13,6 +13,8 @@ const config: NextConfig = {
   // PGlite ships ~15 MB of wasm; pg has optional native bindings. Both stay outside the bundle.
   serverExternalPackages: ["@electric-sql/pglite", "pg", "oidc-provider"],
   poweredByHeader: false,
+  // `npm test` type-checks the whole project first (tsc --noEmit); the build need not do it again.
+  typescript: { ignoreBuildErrors: true },
   // Parallel builds (e.g. several e2e suites on one machine) can each use their own output folder.
   distDir: process.env.NEXT_DIST_DIR || ".next",
   typedRoutes: false,

@@ -2,6 +2,7 @@
 import { seedDemo as seedBoardDemo } from "@/lib/realms/board/demo";
 import { seedDemo as seedDocsDemo } from "@/lib/realms/docs/demo";
 import { seedDemo as seedMemoryDemo } from "@/lib/realms/memory/demo";
+import { seedDemoAgent } from "@/lib/authz/demo-agent";
 import type { DemoSeedStep } from "./seed";
 
-export const demoSeedSteps: DemoSeedStep[] = [seedMemoryDemo, seedDocsDemo, seedBoardDemo];
+export const demoSeedSteps: DemoSeedStep[] = [seedMemoryDemo, seedDocsDemo, seedBoardDemo, seedDemoAgent];

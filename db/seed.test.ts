@@ -41,3 +41,25 @@ describe("demo seed", () => {
     expect((await userForApiKey(db, again.users.bob!.api_key))?.userId).toBe(first.users.bob!.user_id);
   });
 });
+
+describe("demo agent", () => {
+  it("acts for alice with the read operations, board actions, and no docs actions", async () => {
+    const { demoSeedSteps } = await import("./demo-steps");
+    const { dispatch } = await import("@/lib/tools/dispatch");
+    const { actorForToken } = await import("@/lib/authz/actors");
+    const db = await getDb();
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "rg-seed-"));
+    const demo = await seedDemo(db, { dataDir, appUrl: "http://x", steps: demoSeedSteps });
+    const again = await seedDemo(db, { dataDir, appUrl: "http://x", steps: demoSeedSteps });
+    expect(again.agent!.token).toBe(demo.agent!.token);
+    const ctx = { ...(await actorForToken(db, demo.agent!.token))!, requestId: "req_demo_agent_1" };
+    expect(ctx.grantorId).toBe(demo.users.alice!.user_id);
+    const docs = (await dispatch(ctx, "search_objects", { namespace: "docs", query: "Q3" })) as { items: { ref: string; kind: string }[] };
+    expect(docs.items.length).toBeGreaterThan(0);
+    const thread = docs.items.find((i) => i.kind === "docs.comment_thread");
+    const docRef = docs.items.find((i) => i.kind === "docs.document")!.ref;
+    await expect(dispatch(ctx, "object_action", { ref: thread?.ref ?? docRef, action: thread ? "resolve_thread" : "export", payload: thread ? {} : { format: "text" } })).rejects.toMatchObject({
+      code: "consent_required",
+    });
+  });
+});

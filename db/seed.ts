@@ -18,7 +18,13 @@ export const DEMO_USERS: { key: string; email: string; name: string; role: Role 
 ];
 
 export type DemoUser = { email: string; name: string; role: Role; password: string; api_key: string; user_id: string };
-export type DemoFile = { app_url: string; tenant: { id: string; slug: string; name: string }; users: Record<string, DemoUser> };
+export type DemoFile = {
+  app_url: string;
+  tenant: { id: string; slug: string; name: string };
+  users: Record<string, DemoUser>;
+  /** Added by the demo agent step: a delegated actor acting for alice. */
+  agent?: { actor_id: string; name: string; grantor: string; token: string; grants: Record<string, string[]> };
+};
 
 export type DemoSeedStep = (db: Db, demo: DemoFile, previous: Partial<DemoFile> | null) => Promise<void>;
 

@@ -6,6 +6,7 @@ import { expect, type Page } from "@playwright/test";
 export type Demo = {
   tenant: { id: string; slug: string };
   users: Record<string, { email: string; role: string; api_key: string; user_id: string; password: string }>;
+  agent: { actor_id: string; token: string };
 } & Record<string, unknown>;
 
 export const demo = (): Demo => JSON.parse(fs.readFileSync(path.join(process.env.E2E_DATA_DIR!, "demo.json"), "utf8"));
