@@ -33,6 +33,18 @@ export const envSchema = z
     REALMGATE_DEV_LOGIN: flag,
     REALMGATE_SEED_DEMO: flag,
     DB_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5000),
+    /** Token vault keys, `kid:base64key,…` (first = current); unset derives a development key from AUTH_SECRET. */
+    REALMGATE_VAULT_KEYS: z.string().trim().optional(),
+    GOOGLE_CLIENT_ID: z.string().trim().optional(),
+    GOOGLE_CLIENT_SECRET: z.string().trim().optional(),
+    /** A mail provider speaking OpenID Connect + the Gmail REST API (e.g. the local development one). */
+    REALMGATE_DEVMAIL_ISSUER: optionalUrl,
+    REALMGATE_DEVMAIL_CLIENT_ID: z.string().trim().optional(),
+    REALMGATE_DEVMAIL_CLIENT_SECRET: z.string().trim().optional(),
+    REALMGATE_DEVMAIL_API_URL: optionalUrl,
+    REALMGATE_DEVMAIL_NAME: z.string().trim().optional(),
+    /** Bound on every call to an outside provider. */
+    REALMGATE_PROVIDER_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   })
   .superRefine((env, ctx) => {
     const oidc = [env.AUTH_OIDC_ISSUER, env.AUTH_OIDC_CLIENT_ID, env.AUTH_OIDC_CLIENT_SECRET];

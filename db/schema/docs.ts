@@ -1,5 +1,6 @@
-// The native `docs` realm: documents with tabs, comment threads with their comments, and the exports
-// rendered from documents. Every row carries tenant_id; children repeat it so every query can filter on it.
+// The native `docs` realm: documents with tabs, comment threads with their comments, the exports rendered
+// from documents, and files people upload. Every row carries tenant_id; children repeat it so every query
+// can filter on it.
 import { sql } from "drizzle-orm";
 import { bigint, check, index, integer, pgTable, text } from "drizzle-orm/pg-core";
 import { createdAt, idColumn, timestampCol } from "./columns";
@@ -117,3 +118,29 @@ export const docsExports = pgTable(
   (t) => [index("docs_exports_document").on(t.tenantId, t.documentId, t.createdAt)],
 );
 export type DocsExport = typeof docsExports.$inferSelect;
+
+/**
+ * A file put into the docs store with host_file, optionally attached to a document; `id` is the stored
+ * file's id. Deleting the row does not delete the bytes: they stay in lib/delivery's `files` table, which
+ * offers realms no way to delete them.
+ */
+export const docsFiles = pgTable(
+  "docs_files",
+  {
+    id: idColumn(),
+    tenantId: text("tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" }),
+    /** The uploader's authority (the user, or the grantor of the actor below): lib/delivery lets only them download. */
+    ownerId: text("owner_id").notNull().references(() => users.id),
+    /** Set when a delegated actor uploaded it on owner_id's behalf. */
+    viaActor: text("via_actor"),
+    /** The document it is attached to; a deleted document leaves the file with its owner, unattached. */
+    documentId: text("document_id").references(() => docsDocuments.id, { onDelete: "set null" }),
+    name: text("name").notNull(),
+    contentType: text("content_type").notNull(),
+    size: integer("size").notNull(),
+    sha256: text("sha256").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("docs_files_owner").on(t.tenantId, t.ownerId, t.createdAt), index("docs_files_document").on(t.tenantId, t.documentId, t.createdAt)],
+);
+export type DocsFile = typeof docsFiles.$inferSelect;

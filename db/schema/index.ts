@@ -5,3 +5,6 @@ export * from "./delivery";
 export * from "./memory";
 export * from "./board";
 export * from "./docs";
+export * from "./mcp";
+export * from "./openapi";
+export * from "./connections";

@@ -35,6 +35,10 @@ export const auditEventNames = [
   "support.viewed",
   "audit.verified",
   "audit.exported",
+  "oauth.authorized",
+  "oauth.denied",
+  "oauth.token_issued",
+  "oauth.tokens_revoked",
 ] as const;
 export type AuditEventName = (typeof auditEventNames)[number];
 

@@ -40,6 +40,9 @@ export function deliveryPort(tx: Executor, caller: DeliveryCaller): DeliveryPort
       });
       return { encoding: "url" as const, url: signed.url, expires_at: signed.expires_at, name: opts.name ?? f.name };
     },
+    async deleteFile(fileId) {
+      await tx.delete(files).where(and(eq(files.id, fileId), eq(files.tenantId, caller.tenantId)));
+    },
   };
 }
 

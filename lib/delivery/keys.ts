@@ -4,7 +4,7 @@ import { env } from "@/lib/env";
 
 const cache = new Map<string, Buffer>();
 
-export function deriveKey(purpose: "cursor" | "signed-url" | "mcp-token" | "oauth-state"): Buffer {
+export function deriveKey(purpose: "cursor" | "signed-url" | "mcp-token" | "oauth-state" | "vault-dev"): Buffer {
   const secret = env().AUTH_SECRET;
   const id = `${purpose}:${secret.length}:${secret.slice(0, 4)}`;
   let key = cache.get(id);

@@ -218,6 +218,8 @@ export interface DeliveryPort {
   storeFile(input: { namespace: string; name: string; contentType: string; bytes: Uint8Array; ownerUserId: string }): Promise<{ fileId: string; size: number; sha256: string }>;
   /** `{ encoding: "url", url, expires_at }` for a stored file, readable only by this call's principal. */
   fileUrl(fileId: string, opts?: { ttlSeconds?: number; name?: string }): Promise<{ encoding: "url"; url: string; expires_at: string }>;
+  /** Destroy a stored file's bytes: links minted earlier stop working at once. */
+  deleteFile(fileId: string): Promise<void>;
 }
 
 export type RealmContext = {

@@ -23,6 +23,7 @@ import { manifest } from "./manifest";
 const delivery: DeliveryPort = {
   storeFile: () => Promise.reject(new Error("board never stores files")),
   fileUrl: () => Promise.reject(new Error("board never signs file URLs")),
+  deleteFile: () => Promise.reject(new Error("board never deletes files")),
 };
 
 let t: TestTenant;

@@ -21,6 +21,9 @@ function fakeDelivery() {
       urls.push({ fileId, name: opts?.name });
       return { encoding: "url", url: `http://x/files/${fileId}?sig=test`, expires_at: new Date(Date.now() + 300_000).toISOString() };
     },
+    async deleteFile(fileId) {
+      files.delete(fileId);
+    },
   };
   return { port, files, urls };
 }
@@ -372,5 +375,167 @@ describe("docs adapter", () => {
     expect(await resolve("docs.comment_thread", { quote: "Option B" })).toEqual({ ref: b });
     const both = await resolve("docs.comment_thread", { quote: "option", document: weekly1 });
     expect("choices" in both && both.choices.map((x) => x.ref)).toEqual([b, c]);
+  });
+});
+
+describe("docs files (host_file)", () => {
+  const bytesOf = (text: string) => new TextEncoder().encode(text);
+  const host = (t: TestTenant, who: string | Principal, name: string, text: string, contentType = "text/plain") =>
+    as(t, who, (ctx) => adapter.hostFile(ctx, { name, contentType, bytes: bytesOf(text) }));
+  const get = (t: TestTenant, who: string, ref: string) => as(t, who, (ctx) => adapter.get(ctx, { ref, full: false }));
+  const patch = (t: TestTenant, who: string, ref: string, fields: Record<string, unknown>) => as(t, who, (ctx) => adapter.upsert(ctx, { kind: "docs.file", ref, fields }));
+
+  it("stores the bytes through lib/delivery as the caller's file and returns a docs:file ref", async () => {
+    const t = await makeTenant();
+    const hosted = await host(t, "alice", "notes.txt", "Ship in May.\n");
+    expect(hosted.ref).toBe(`docs:file:${hosted.file_id}`);
+    expect(hosted.file_id).toMatch(/^fil_[0-9a-z]{20}$/);
+    const stored = delivery.files.get(hosted.file_id)!;
+    expect(stored).toMatchObject({ namespace: "docs", name: "notes.txt", contentType: "text/plain", ownerUserId: t.users.alice!.userId });
+    expect(new TextDecoder().decode(stored.bytes)).toBe("Ship in May.\n");
+
+    // An agent's upload is its grantor's file, and says which agent put it there.
+    const actor: Principal = { type: "actor", actorId: "act_uploader", grantorId: t.users.bob!.userId, actorKind: "hosted_agent" };
+    const byAgent = await host(t, actor, "agent.csv", "a,b\n1,2\n", "text/csv");
+    expect(delivery.files.get(byAgent.file_id)!.ownerUserId).toBe(t.users.bob!.userId);
+    expect(await get(t, "bob", byAgent.ref)).toMatchObject({ owner: t.users.bob!.email, uploaded_via_actor: "act_uploader", content_type: "text/csv" });
+
+    // A name that cannot be a file name is refused before anything is stored.
+    const before = delivery.files.size;
+    await expect(host(t, "alice", "two\nlines.txt", "x")).rejects.toMatchObject({ code: "invalid_input" });
+    expect(delivery.files.size).toBe(before);
+    await expect(as(t, "alice", (ctx) => adapter.upsert(ctx, { kind: "docs.file", ref: null, fields: { name: "x.txt" } }))).rejects.toMatchObject({
+      code: "invalid_input",
+    });
+  });
+
+  it("gets a file as its details and a fresh download URL, never the bytes", async () => {
+    const t = await makeTenant();
+    const hosted = await host(t, "alice", "secret-plan.md", "# The secret plan\n");
+    const got = await get(t, "alice", hosted.ref);
+    expect(got).toMatchObject({
+      ref: hosted.ref,
+      kind: "docs.file",
+      name: "secret-plan.md",
+      content_type: "text/plain",
+      size: 18,
+      owner: t.users.alice!.email,
+      document: null,
+      download: { encoding: "url", url: `http://x/files/${hosted.file_id}?sig=test`, expires_at: expect.any(String) },
+    });
+    expect(got).not.toHaveProperty("download_note");
+    expect(JSON.stringify(got)).not.toContain("The secret plan");
+    expect(delivery.urls.at(-1)).toEqual({ fileId: hosted.file_id, name: "secret-plan.md" });
+    // A file ref is not an export ref, even with the same id shape.
+    await expect(get(t, "alice", `docs:export:${hosted.file_id}`)).rejects.toMatchObject({ code: "not_found" });
+  });
+
+  it("lists the caller's files newest first, page by page", async () => {
+    const t = await makeTenant();
+    const refs: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      refs.push((await host(t, "alice", `file-${i}.txt`, `content ${i}`)).ref);
+      // Files sort by upload time (ties by id): keep the uploads a few milliseconds apart so "newest" is defined.
+      await new Promise((r) => setTimeout(r, 3));
+    }
+    await host(t, "bob", "bobs.txt", "not alice's");
+    const pages = await allPages(t, "alice", "docs.file", {}, 2);
+    expect(pages.map((p) => p.length)).toEqual([2, 2, 1]);
+    expect(pages.flat()).toEqual([...refs].reverse());
+    const first = await as(t, "alice", (ctx) => adapter.list(ctx, { kind: "docs.file", filter: {}, after: null, limit: 1 }));
+    expect(first.items[0]).toMatchObject({ kind: "docs.file", label: "file-4.txt", summary: expect.stringContaining("not attached") });
+    // A cursor from another kind's list is refused.
+    const doc = await createDoc(t, "alice", { title: "Cursor source" });
+    await createDoc(t, "alice", { title: "Cursor source 2" });
+    const docCursor = (await as(t, "alice", (ctx) => adapter.list(ctx, { kind: "docs.document", filter: {}, after: null, limit: 1 }))).next;
+    await expect(as(t, "alice", (ctx) => adapter.list(ctx, { kind: "docs.file", filter: {}, after: docCursor, limit: 1 }))).rejects.toMatchObject({ code: "invalid_cursor" });
+    await expect(as(t, "alice", (ctx) => adapter.list(ctx, { kind: "docs.file", filter: { owner: "me" }, after: null, limit: 1 }))).rejects.toMatchObject({ code: "invalid_input" });
+    expect((await as(t, "alice", (ctx) => adapter.list(ctx, { kind: "docs.file", filter: { document: doc }, after: null, limit: 10 }))).items).toEqual([]);
+  });
+
+  it("attaches a file to a document the caller can edit, renames and detaches it", async () => {
+    const t = await makeTenant();
+    const doc = await createDoc(t, "alice", { title: "Launch" });
+    const bobsPrivate = await createDoc(t, "bob", { title: "Bob only" });
+    const hosted = await host(t, "alice", "budget.csv", "q,amount\n");
+
+    const attached = await patch(t, "alice", hosted.ref, { document: doc });
+    expect(attached).toMatchObject({ ref: hosted.ref, created: false, object: { document: doc, document_title: "Launch", name: "budget.csv" } });
+    const listed = await as(t, "alice", (ctx) => adapter.list(ctx, { kind: "docs.file", filter: { document: doc }, after: null, limit: 10 }));
+    expect(listed.items.map((i) => [i.ref, i.summary])).toEqual([[hosted.ref, expect.stringContaining("attached to “Launch”")]]);
+
+    // A document the caller cannot see does not exist for them.
+    await expect(patch(t, "alice", hosted.ref, { document: bobsPrivate })).rejects.toMatchObject({ code: "not_found" });
+    await expect(patch(t, "alice", hosted.ref, { document: "docs:tab:tab_aaaaaaaaaaaaaaaaaaaa" })).rejects.toMatchObject({ code: "invalid_ref" });
+    // Only the name and the attachment change.
+    await expect(patch(t, "alice", hosted.ref, { size: 1 })).rejects.toMatchObject({ code: "invalid_input" });
+    await expect(patch(t, "alice", hosted.ref, { content_type: "image/png" })).rejects.toMatchObject({ code: "invalid_input" });
+
+    expect((await patch(t, "alice", hosted.ref, { name: "budget-2026.csv" })).object).toMatchObject({ name: "budget-2026.csv", document: doc });
+    expect((await patch(t, "alice", hosted.ref, { document: null })).object).toMatchObject({ document: null, document_title: null });
+    expect((await as(t, "alice", (ctx) => adapter.list(ctx, { kind: "docs.file", filter: { document: doc }, after: null, limit: 10 }))).items).toEqual([]);
+
+    // Deleting the document leaves an attached file with its uploader, unattached.
+    await patch(t, "alice", hosted.ref, { document: doc });
+    await as(t, "alice", (ctx) => adapter.delete(ctx, { ref: doc }));
+    expect(await get(t, "alice", hosted.ref)).toMatchObject({ document: null, name: "budget-2026.csv" });
+  });
+
+  it("shows a file attached to a shared document to its readers, without a download link; only the uploader changes or deletes it", async () => {
+    const t = await makeTenant();
+    const shared = await createDoc(t, "alice", { title: "Team plan", shared_with: [t.users.bob!.email] });
+    const hosted = await host(t, "alice", "plan.pdf", "%PDF-1.7 alice's bytes", "application/pdf");
+
+    // Not attached yet: only alice knows it exists.
+    await expect(get(t, "bob", hosted.ref)).rejects.toMatchObject({ code: "not_found" });
+    await patch(t, "alice", hosted.ref, { document: shared });
+
+    const minted = delivery.urls.length;
+    const seen = await get(t, "bob", hosted.ref);
+    expect(seen).toMatchObject({ name: "plan.pdf", owner: t.users.alice!.email, document: shared, download: null, download_note: expect.stringContaining("Only the uploader") });
+    expect(delivery.urls.length).toBe(minted); // no link was minted for bob
+    expect(JSON.stringify(seen)).not.toContain("alice's bytes");
+    const bobLists = await as(t, "bob", (ctx) => adapter.list(ctx, { kind: "docs.file", filter: { document: shared }, after: null, limit: 10 }));
+    expect(bobLists.items.map((i) => i.ref)).toEqual([hosted.ref]);
+    // Bob's own files are his uploads only.
+    expect((await as(t, "bob", (ctx) => adapter.list(ctx, { kind: "docs.file", filter: {}, after: null, limit: 10 }))).items).toEqual([]);
+
+    await expect(as(t, "bob", (ctx) => adapter.delete(ctx, { ref: hosted.ref }))).rejects.toMatchObject({ code: "realm_denied" });
+    await expect(patch(t, "bob", hosted.ref, { name: "mine-now.pdf" })).rejects.toMatchObject({ code: "realm_denied" });
+    await expect(patch(t, "bob", hosted.ref, { document: null })).rejects.toMatchObject({ code: "realm_denied" });
+    // Sam cannot read the document, so the file does not exist for him.
+    await expect(get(t, "sam", hosted.ref)).rejects.toMatchObject({ code: "not_found" });
+    await expect(as(t, "sam", (ctx) => adapter.delete(ctx, { ref: hosted.ref }))).rejects.toMatchObject({ code: "not_found" });
+
+    // Unsharing the document hides the file again.
+    await as(t, "alice", (ctx) => adapter.upsert(ctx, { kind: "docs.document", ref: shared, fields: { shared_with: [] } }));
+    await expect(get(t, "bob", hosted.ref)).rejects.toMatchObject({ code: "not_found" });
+
+    expect(await as(t, "alice", (ctx) => adapter.delete(ctx, { ref: hosted.ref }))).toEqual({ ref: hosted.ref, deleted: true });
+    await expect(get(t, "alice", hosted.ref)).rejects.toMatchObject({ code: "not_found" });
+  });
+
+  it("answers not_found for another tenant's file, even for the same user id", async () => {
+    const t = await makeTenant();
+    const other = await makeTenant();
+    const hosted = await host(t, "alice", "tenant-a.txt", "A only");
+    const sameUserOtherTenant = { ...other, users: t.users };
+    for (const tenant of [other, sameUserOtherTenant]) {
+      await expect(get(tenant, "alice", hosted.ref)).rejects.toMatchObject({ code: "not_found" });
+      await expect(as(tenant, "alice", (ctx) => adapter.delete(ctx, { ref: hosted.ref }))).rejects.toMatchObject({ code: "not_found" });
+      await expect(patch(tenant, "alice", hosted.ref, { name: "stolen.txt" })).rejects.toMatchObject({ code: "not_found" });
+    }
+    expect((await as(sameUserOtherTenant, "alice", (ctx) => adapter.list(ctx, { kind: "docs.file", filter: {}, after: null, limit: 10 }))).items).toEqual([]);
+    expect(await get(t, "alice", hosted.ref)).toMatchObject({ name: "tenant-a.txt" });
+  });
+
+  it("rejects docs.file refs with a malformed id as invalid_ref", async () => {
+    const t = await makeTenant();
+    const { file_id } = await host(t, "alice", "x.txt", "x");
+    for (const bad of ["docs:file:fil_short", "docs:file:doc_aaaaaaaaaaaaaaaaaaaa", "docs:file:FIL_AAAAAAAAAAAAAAAAAAAA", `docs:file:${file_id}:extra`, "docs:file:"]) {
+      await expect(get(t, "alice", bad), bad).rejects.toMatchObject({ code: "invalid_ref" });
+      await expect(as(t, "alice", (ctx) => adapter.delete(ctx, { ref: bad })), bad).rejects.toMatchObject({ code: "invalid_ref" });
+    }
+    await expect(patch(t, "alice", `docs:document:${file_id.replace("fil_", "doc_")}`, { name: "y.txt" })).rejects.toMatchObject({ code: "invalid_ref" });
   });
 });

@@ -1,6 +1,7 @@
-// The docs realm's adapter: documents, tabs, comment threads, comments and exports in Realmgate's
-// database, per tenant, behind the owner / shared-with ACL of the document (gate two). Children inherit
-// their document's ACL. Every query carries the tenant; what the caller cannot see answers not_found.
+// The docs realm's adapter: documents, tabs, comment threads, comments, exports and uploaded files in
+// Realmgate's database, per tenant, behind the owner / shared-with ACL of the document (gate two). Children
+// inherit their document's ACL; a file is its uploader's, and also visible to the readers of the document it
+// is attached to. Every query carries the tenant; what the caller cannot see answers not_found.
 import { and, asc, desc, eq, inArray, or, sql, type SQL } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { z } from "zod";
@@ -9,18 +10,20 @@ import {
   docsComments,
   docsDocuments,
   docsExports,
+  docsFiles,
   docsTabs,
   docsThreads,
   memberships,
   threadStatuses,
   users,
   type DocsDocument,
+  type DocsFile,
   type DocsTab,
   type DocsThread,
 } from "@/db/schema";
 import { AppError, parseWith } from "@/lib/errors";
 import { newId } from "@/lib/ids";
-import { assertDestroyable, assertReadable, notFound } from "@/lib/realms/acl";
+import { assertDestroyable, assertReadable, canRead, canWrite, notFound } from "@/lib/realms/acl";
 import {
   authorityOf,
   type ActionDef,
@@ -41,6 +44,7 @@ const KINDS = {
   thread: "docs.comment_thread",
   comment: "docs.comment",
   export: "docs.export",
+  file: "docs.file",
 } as const;
 type Segment = keyof typeof KINDS;
 
@@ -50,6 +54,7 @@ const refs = refCodec<Segment>("docs", {
   thread: { kind: KINDS.thread, idPrefix: "thr" },
   comment: { kind: KINDS.comment, idPrefix: "cmt" },
   export: { kind: KINDS.export, idPrefix: "fil" },
+  file: { kind: KINDS.file, idPrefix: "fil" },
 });
 
 const MAX_CHOICES = 20;
@@ -99,6 +104,12 @@ const tabFilter = z.strictObject({ document: refString });
 const threadFilter = z.strictObject({ document: refString.optional(), status: z.enum(threadStatuses).optional() });
 const commentFilter = z.strictObject({ thread: refString });
 const exportFilter = z.strictObject({ document: refString });
+const fileFilter = z.strictObject({ document: refString.optional() });
+
+/** File names end up in download headers: one line, no control characters. */
+const fileName = oneLine(200).regex(/^[^\p{Cc}]*$/u, "must not contain control characters");
+/** Only the name and the attachment change; the bytes never do (upload a new file instead). */
+const filePatch = z.strictObject({ name: fileName.optional(), document: refString.nullable().optional() });
 
 const selectorText = z.string().trim().min(1).max(1_000);
 const documentSelector = z
@@ -116,6 +127,7 @@ const cursors = {
   thread: z.strictObject({ k: z.literal("thread"), s: z.number().int().min(0) }),
   comment: z.strictObject({ k: z.literal("comment"), s: z.number().int().min(0) }),
   export: z.strictObject({ k: z.literal("export"), u: timeKey, id: idKey }),
+  file: z.strictObject({ k: z.literal("file"), u: timeKey, id: idKey }),
 };
 
 function readCursor<S extends Segment>(segment: S, after: CursorState | null): z.infer<(typeof cursors)[S]> | null {
@@ -226,6 +238,27 @@ async function loadThread(ctx: RealmContext, ref: string): Promise<{ thread: Doc
     .where(and(eq(docsThreads.tenantId, ctx.tenantId), eq(docsThreads.id, id)));
   assertReadable(row && aclOf(row.doc), ref, ctx.principal);
   return row!;
+}
+
+type LoadedFile = { file: DocsFile; doc: DocsDocument | null };
+
+/** A file is visible to its uploader, and to whoever can read the document it is attached to. */
+async function loadFile(ctx: RealmContext, ref: string): Promise<LoadedFile> {
+  const id = idOf(ref, "file");
+  const [row] = await ctx.tx
+    .select({ file: docsFiles, doc: docsDocuments })
+    .from(docsFiles)
+    .leftJoin(docsDocuments, and(eq(docsDocuments.id, docsFiles.documentId), eq(docsDocuments.tenantId, docsFiles.tenantId)))
+    .where(and(eq(docsFiles.tenantId, ctx.tenantId), eq(docsFiles.id, id)));
+  if (!row) throw notFound(ref);
+  const mine = row.file.ownerId === authorityOf(ctx.principal);
+  if (!mine && !(row.doc && canRead(aclOf(row.doc), ctx.principal))) throw notFound(ref);
+  return row;
+}
+
+/** Renaming, attaching and deleting a file are its uploader's alone, as downloading it is. */
+function assertUploader(file: DocsFile, ref: string, ctx: RealmContext): void {
+  assertDestroyable({ ownerId: file.ownerId, sharedWith: [] }, ref, ctx.principal);
 }
 
 /** Serialise writes that renumber a document's tabs. */
@@ -508,6 +541,47 @@ async function exportPage(ctx: RealmContext, doc: DocsDocument, after: CursorSta
   return { items, next: rows.length > n && last ? { k: "export", u: last.key, id: last.id } : null };
 }
 
+/**
+ * Files newest first: without a document, the caller's own uploads; with one (which the caller must be able
+ * to read), every file attached to it, since its readers may all see them.
+ */
+async function filePage(ctx: RealmContext, filter: Filter, after: CursorState | null, limit: number): Promise<PageResult> {
+  const f = parseWith(fileFilter, filter, "filter");
+  const n = clampLimit(limit);
+  const c = readCursor("file", after);
+  const where = [eq(docsFiles.tenantId, ctx.tenantId)];
+  if (f.document !== undefined) where.push(eq(docsFiles.documentId, (await loadDocument(ctx, f.document)).id));
+  else where.push(eq(docsFiles.ownerId, authorityOf(ctx.principal)));
+  if (c) where.push(sql`(${docsFiles.createdAt}, ${docsFiles.id}) < (${c.u}::timestamptz, ${c.id})`);
+  const rows = await ctx.tx
+    .select({
+      id: docsFiles.id,
+      name: docsFiles.name,
+      contentType: docsFiles.contentType,
+      size: docsFiles.size,
+      createdAt: docsFiles.createdAt,
+      key: exactTime(docsFiles.createdAt),
+      documentTitle: docsDocuments.title,
+      uploader: users.name,
+    })
+    .from(docsFiles)
+    .innerJoin(users, eq(users.id, docsFiles.ownerId))
+    .leftJoin(docsDocuments, and(eq(docsDocuments.id, docsFiles.documentId), eq(docsDocuments.tenantId, docsFiles.tenantId)))
+    .where(and(...where))
+    .orderBy(desc(docsFiles.createdAt), desc(docsFiles.id))
+    .limit(n + 1);
+  const shown = rows.slice(0, n);
+  const items = shown.map((r) => ({
+    ref: refs.make("file", r.id),
+    kind: KINDS.file,
+    label: r.name,
+    summary: [r.contentType, plural(r.size, "byte"), r.documentTitle === null ? "not attached" : `attached to “${r.documentTitle}”`, `by ${r.uploader}`].join(" · "),
+    updated_at: r.createdAt.toISOString(),
+  }));
+  const last = shown.at(-1);
+  return { items, next: rows.length > n && last ? { k: "file", u: last.key, id: last.id } : null };
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Presenting one object (get_object and upsert results).
 
@@ -668,6 +742,37 @@ async function getExport(ctx: RealmContext, ref: string): Promise<Record<string,
   };
 }
 
+/**
+ * A file's details. lib/delivery redeems a file's URL only for its uploader's authority, so a link is minted
+ * for the uploader alone (and only when asked: get, not upsert); anyone else gets download: null and why.
+ */
+async function presentFile(ctx: RealmContext, { file, doc }: LoadedFile, withDownload: boolean): Promise<Record<string, unknown>> {
+  const people = await peopleOf(ctx, [file.ownerId]);
+  const mine = file.ownerId === authorityOf(ctx.principal);
+  const download = !withDownload
+    ? {}
+    : mine
+      ? { download: await ctx.delivery.fileUrl(file.id, { name: file.name }) }
+      : {
+          download: null,
+          download_note: `Only the uploader (${emailOf(people, file.ownerId)}) can download this file; you can see its details because it is attached to a document you can read.`,
+        };
+  return {
+    ref: refs.make("file", file.id),
+    kind: KINDS.file,
+    name: file.name,
+    content_type: file.contentType,
+    size: file.size,
+    sha256: file.sha256,
+    owner: emailOf(people, file.ownerId),
+    ...(file.viaActor ? { uploaded_via_actor: file.viaActor } : {}),
+    document: doc ? refs.make("document", doc.id) : null,
+    document_title: doc?.title ?? null,
+    ...download,
+    created_at: file.createdAt.toISOString(),
+  };
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Writes.
 
@@ -818,6 +923,55 @@ async function createThread(ctx: RealmContext, fields: Record<string, unknown>) 
   const ref = refs.make("thread", id);
   const loaded = await loadThread(ctx, ref);
   return { ref, created: true, object: await presentThread(ctx, loaded.thread, loaded.doc, false) };
+}
+
+async function uploadFile(ctx: RealmContext, input: { name: string; contentType: string; bytes: Uint8Array }) {
+  const name = parseWith(fileName, input.name, "name");
+  const who = authorityOf(ctx.principal);
+  const stored = await ctx.delivery.storeFile({ namespace: "docs", name, contentType: input.contentType, bytes: input.bytes, ownerUserId: who });
+  await ctx.tx.insert(docsFiles).values({
+    id: stored.fileId,
+    tenantId: ctx.tenantId,
+    ownerId: who,
+    viaActor: viaActor(ctx),
+    documentId: null,
+    name,
+    contentType: input.contentType,
+    size: stored.size,
+    sha256: stored.sha256,
+    createdAt: ctx.now,
+  });
+  return { ref: refs.make("file", stored.fileId), file_id: stored.fileId };
+}
+
+async function patchFile(ctx: RealmContext, ref: string, fields: Record<string, unknown>) {
+  const f = parseWith(filePatch, fields, "fields");
+  const loaded = await loadFile(ctx, ref);
+  if (f.name === undefined && f.document === undefined) return { ref, created: false, object: await presentFile(ctx, loaded, false) };
+  assertUploader(loaded.file, ref, ctx);
+  const changes: Partial<DocsFile> = {};
+  if (f.name !== undefined) changes.name = f.name;
+  if (f.document === null) changes.documentId = null;
+  else if (f.document !== undefined) {
+    // Attaching shows the file to the document's readers: only someone who may edit the document may do it.
+    const doc = await loadDocument(ctx, f.document);
+    if (!canWrite(aclOf(doc), ctx.principal)) throw notFound(f.document);
+    changes.documentId = doc.id;
+  }
+  await ctx.tx
+    .update(docsFiles)
+    .set(changes)
+    .where(and(eq(docsFiles.tenantId, ctx.tenantId), eq(docsFiles.id, loaded.file.id)));
+  return { ref, created: false, object: await presentFile(ctx, await loadFile(ctx, ref), false) };
+}
+
+/** The record and the bytes go together: a link minted before the delete stops working at once. */
+async function deleteFile(ctx: RealmContext, ref: string) {
+  const { file } = await loadFile(ctx, ref);
+  assertUploader(file, ref, ctx);
+  await ctx.tx.delete(docsFiles).where(and(eq(docsFiles.tenantId, ctx.tenantId), eq(docsFiles.id, file.id)));
+  await ctx.delivery.deleteFile(file.id);
+  return { ref, deleted: true as const };
 }
 
 function requiredField(field: string, what: string): AppError {
@@ -989,6 +1143,8 @@ export const adapter: RealmAdapter = {
         const f = parseWith(exportFilter, input.filter, "filter");
         return exportPage(ctx, await loadDocument(ctx, f.document), input.after, input.limit);
       }
+      case "file":
+        return filePage(ctx, input.filter, input.after, input.limit);
     }
   },
 
@@ -1027,6 +1183,8 @@ export const adapter: RealmAdapter = {
         return getComment(ctx, input.ref);
       case "export":
         return getExport(ctx, input.ref);
+      case "file":
+        return presentFile(ctx, await loadFile(ctx, input.ref), true);
     }
   },
 
@@ -1058,6 +1216,13 @@ export const adapter: RealmAdapter = {
           });
         }
         return createThread(ctx, input.fields);
+      case "file":
+        if (input.ref === null) {
+          throw new AppError("invalid_input", "Files are created with host_file; upsert_object renames a file or attaches it to a document.", {
+            details: { kind: input.kind, tool: "host_file" },
+          });
+        }
+        return patchFile(ctx, input.ref, input.fields);
       default:
         return unsupported(input.kind, "object.upsert");
     }
@@ -1065,16 +1230,18 @@ export const adapter: RealmAdapter = {
 
   async delete(ctx, input) {
     const { segment, kind } = refs.parse(input.ref);
+    if (segment === "file") return deleteFile(ctx, input.ref);
     if (segment !== "document") unsupported(kind, "object.delete");
     const doc = await loadDocument(ctx, input.ref);
     assertDestroyable(aclOf(doc), input.ref, ctx.principal);
-    // Tabs, threads, comments and export records go with it (foreign keys cascade).
+    // Tabs, threads, comments and export records go with it (foreign keys cascade); attached files stay
+    // with their uploaders, unattached (set null).
     await ctx.tx.delete(docsDocuments).where(and(eq(docsDocuments.tenantId, ctx.tenantId), eq(docsDocuments.id, doc.id)));
     return { ref: input.ref, deleted: true };
   },
 
-  async hostFile() {
-    throw new AppError("invalid_input", "docs does not take uploads (file.host); export a document to get a download link.");
+  async hostFile(ctx, input) {
+    return uploadFile(ctx, input);
   },
 
   async resolve(ctx, input) {

@@ -51,4 +51,5 @@ describe("docs demo seed", () => {
 const noDelivery = {
   storeFile: () => Promise.reject(new Error("listing stores no files")),
   fileUrl: () => Promise.reject(new Error("listing mints no URLs")),
+  deleteFile: () => Promise.reject(new Error("listing deletes no files")),
 };

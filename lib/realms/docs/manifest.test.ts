@@ -14,7 +14,23 @@ describe("docs manifest", () => {
     expect(() => manifestSchema.parse(manifest)).not.toThrow();
     expect(manifest.namespace).toBe("docs");
     for (const key of operationKeysOf(manifest)) expect(manifest.service_card.operation_labels[key], key).toBeTruthy();
-    expect(operationKeysOf(manifest)).not.toContain("file.host");
+    expect(operationKeysOf(manifest)).toContain("file.host");
+    expect(manifest.delivery.files).toBe(true);
+    expect(manifest.service_card.operation_labels["file.host"]).toBe("Upload a file");
+  });
+
+  it("declares docs.file and leads upload and attach intents to /files", () => {
+    const file = manifest.kinds.find((k) => k.name === "docs.file")!;
+    expect(file.operations).toEqual(["object.list", "object.get", "object.upsert", "object.delete"]);
+    expect(file.fields.filter((f) => f.writable).map((f) => f.name).sort()).toEqual(["document", "name"]);
+    expect(file.fields.find((f) => f.name === "download")!.description).toMatch(/only by their uploader/);
+    const files = manifest.catalog.children.find((n) => n.path === "/files")!;
+    expect(files.operations).toEqual(expect.arrayContaining(["file.host", "object.list", "object.get", "object.delete"]));
+    // The /files node and its /files/upload child both answer an upload; either is the right operation.
+    expect(best("upload a file")).toMatch(/^\/files(\/upload)? docs\.file file\.host$/);
+    expect(best("put a file in docs")).toMatch(/^\/files(\/upload)? docs\.file file\.host$/);
+    expect(best("attach a file to a document")).toBe("/files/attach docs.file object.upsert");
+    expect(best("delete a file")).toBe("/files/delete docs.file object.delete");
   });
 
   it("leads a 'reply to a comment' query to /discussion → docs.comment_thread → object.action.reply_comment", () => {

@@ -1,4 +1,4 @@
-// The docs realm's declaration: documents with tabs, comment threads with replies, and exports.
+// The docs realm's declaration: documents with tabs, comment threads with replies, exports, and uploaded files.
 import { z } from "zod";
 import { manifestSchema, type RealmManifest } from "@/lib/realms/contract";
 
@@ -25,22 +25,24 @@ export const manifest: RealmManifest = manifestSchema.parse({
   service_card: {
     title: "Docs",
     purpose:
-      "Write and share documents made of tabs, discuss them in comment threads, and export them as Markdown, HTML or plain text.",
+      "Write and share documents made of tabs, discuss them in comment threads, export them as Markdown, HTML or plain text, and store files next to them.",
     works_with: "Realmgate's own document store; no outside account needed.",
     touches: [
       "Documents you own or that were shared with you: their title, status, sharing and tabs (markdown text)",
       "Comment threads on those documents and the replies in them",
       "Exported files of those documents, readable only through short-lived download links",
+      "Files you upload (name, type, size; the bytes only through short-lived download links for the uploader), and files others attached to documents you can read",
       "Nothing outside Realmgate",
     ],
     operation_labels: {
       "provider.about": "See what this service offers",
       "object.schema": "Browse this service's capabilities",
-      "object.list": "List documents, tabs, comment threads or comments",
+      "object.list": "List documents, tabs, comment threads, comments, exports or files",
       "object.search": "Search documents and comment threads",
-      "object.get": "Read a document, tab, comment thread, comment or export",
-      "object.upsert": "Create or edit documents and tabs, or start a comment thread",
-      "object.delete": "Delete a document with its tabs and comments",
+      "object.get": "Read a document, tab, comment thread, comment, export or file",
+      "object.upsert": "Create or edit documents and tabs, start a comment thread, or rename or attach a file",
+      "object.delete": "Delete a document with its tabs and comments, or a file you uploaded",
+      "file.host": "Upload a file",
       "object.action.reply_comment": "Reply in a comment thread",
       "object.action.resolve_thread": "Resolve a comment thread",
       "object.action.export": "Export a document to a downloadable file",
@@ -156,6 +158,37 @@ export const manifest: RealmManifest = manifestSchema.parse({
       operations: ["object.list", "object.get"],
       filters: ["document"],
     },
+    {
+      name: "docs.file",
+      label: "File",
+      one_liner: "A file someone put into the docs store with host_file, optionally attached to a document; get it for its details and, if you uploaded it, a download link.",
+      ref_pattern: "docs:file:<fil_id>",
+      fields: [
+        { name: "name", type: "string", description: "The file name, one line (1–200 characters); set by host_file, renamable.", writable: true },
+        {
+          name: "document",
+          type: "ref",
+          ref_kind: "docs.document",
+          description:
+            "The document it is attached to, or null. Set it to attach the file to a document you can edit (its readers then see the file's details); null detaches it. Only the uploader may change it.",
+          writable: true,
+        },
+        { name: "owner", type: "string", description: "Email of who uploaded it (for an agent: the person it acts for): the only one who may rename, attach, delete or download it." },
+        { name: "uploaded_via_actor", type: "string", description: "The delegated actor that uploaded it, when an agent did." },
+        { name: "content_type", type: "string", description: "The file's media type, as given to host_file." },
+        { name: "size", type: "integer", description: "Size in bytes." },
+        { name: "sha256", type: "string", description: "SHA-256 of the bytes, hex." },
+        {
+          name: "download",
+          type: "file",
+          description:
+            "For the uploader: {encoding: \"url\", url, expires_at}, a short-lived link to the bytes minted for this call. For anyone else who can see the file (readers of its document): null, with download_note saying why — stored files are downloadable only by their uploader.",
+        },
+        { name: "created_at", type: "datetime", description: "When it was uploaded." },
+      ],
+      operations: ["object.list", "object.get", "object.upsert", "object.delete"],
+      filters: ["document"],
+    },
   ],
   selectors: [
     { kind: "docs.document", by: "title", description: "A document by its title, e.g. {title: \"Q3 planning\"}: an exact match (any case) wins, else a unique partial match." },
@@ -201,9 +234,9 @@ export const manifest: RealmManifest = manifestSchema.parse({
   catalog: {
     path: "/",
     label: "Docs",
-    description: "Documents with tabs, the comment threads people leave on them, and exports to files.",
+    description: "Documents with tabs, the comment threads people leave on them, exports to files, and files people upload.",
     keywords: ["writing", "collaboration", "overview", "what can you do"],
-    kinds: ["docs.document", "docs.tab", "docs.comment_thread", "docs.comment", "docs.export"],
+    kinds: ["docs.document", "docs.tab", "docs.comment_thread", "docs.comment", "docs.export", "docs.file"],
     operations: ["provider.about", "object.schema"],
     children: [
       {
@@ -260,7 +293,7 @@ export const manifest: RealmManifest = manifestSchema.parse({
           {
             path: "/documents/delete",
             label: "Delete a document",
-            description: "Delete a document with its tabs, comment threads and exports; only its owner can.",
+            description: "Delete a document with its tabs, comment threads and exports (files attached to it stay with their uploaders); only its owner can.",
             keywords: ["delete", "remove", "trash", "destroy", "get rid of"],
             kinds: ["docs.document"],
             operations: ["object.delete"],
@@ -323,17 +356,65 @@ export const manifest: RealmManifest = manifestSchema.parse({
           },
         ],
       },
+      {
+        path: "/files",
+        label: "Store and share files",
+        description:
+          "Upload a file into the docs store, attach it to a document so its readers see it, list and read your files with a short-lived download link, rename or delete them.",
+        keywords: ["upload", "attach", "attachment", "file", "put", "save", "store", "host", "share a file", "bytes", "image", "pdf", "csv", "my files"],
+        kinds: ["docs.file"],
+        operations: ["file.host", "object.list", "object.get", "object.upsert", "object.delete"],
+        children: [
+          {
+            path: "/files/upload",
+            label: "Upload a file",
+            description: "Put a file (base64 bytes, a name and a media type) into the docs store; get its ref and a short-lived download link.",
+            keywords: ["upload", "put", "save", "store", "host", "add a file", "send a file", "keep a copy", "image", "pdf", "csv", "attachment"],
+            kinds: ["docs.file"],
+            operations: ["file.host"],
+            children: [],
+          },
+          {
+            path: "/files/read",
+            label: "Find and download your files",
+            description: "List the files you uploaded or those attached to a document; get one for its details and, if you uploaded it, a fresh download link.",
+            keywords: ["my files", "list files", "uploaded", "uploads", "attachments", "get file", "download my file", "link", "fetch"],
+            kinds: ["docs.file"],
+            operations: ["object.list", "object.get"],
+            children: [],
+          },
+          {
+            path: "/files/attach",
+            label: "Attach or rename a file",
+            description: "Attach a file you uploaded to a document you can edit (its readers then see it), detach it, or rename it.",
+            keywords: ["attach", "attach a file", "attachment", "add to document", "link to document", "detach", "rename", "move"],
+            kinds: ["docs.file"],
+            operations: ["object.upsert"],
+            children: [],
+          },
+          {
+            path: "/files/delete",
+            label: "Delete a file",
+            description: "Delete a file you uploaded; only its uploader can.",
+            keywords: ["delete a file", "remove a file", "delete upload", "remove attachment", "get rid of"],
+            kinds: ["docs.file"],
+            operations: ["object.delete"],
+            children: [],
+          },
+        ],
+      },
     ],
   },
   rules: [
-    "Refs look like docs:document:<doc_id>, docs:tab:<tab_id>, docs:thread:<thr_id>, docs:comment:<cmt_id>, docs:export:<fil_id>; pass them back exactly as given.",
+    "Refs look like docs:document:<doc_id>, docs:tab:<tab_id>, docs:thread:<thr_id>, docs:comment:<cmt_id>, docs:export:<fil_id>, docs:file:<fil_id>; pass them back exactly as given.",
     "Selectors: documents by {title}, {author} (email, name or \"me\") and {status}, combinable; tabs by {title} (optionally with {document}); threads by {quote} (optionally with {document}). An exact match (any case) wins over partial ones; several matches return choices (ambiguous_selector), never a guess.",
     "get_object is compact: a document lists its tabs without their text, a tab shows a preview, a thread shows its comments shortened. Pass full: true for tab bodies and whole comments.",
-    "Listing tabs needs filter {document}; listing comments needs filter {thread}; listing threads takes {document} and {status}.",
+    "Listing tabs needs filter {document}; listing comments needs filter {thread}; listing threads takes {document} and {status}; listing files without a filter gives the files you uploaded, with {document} every file attached to that document.",
     "shared_with takes a list (replaces) or {add: [...], remove: [...]} of member emails or user ids; only the owner may change it.",
-    "Files: export renders a document to a file and returns a short-lived download link ({encoding: \"url\", url, expires_at}) and a docs:export ref; get that ref later for a fresh link. Bytes never come inline. Docs takes no uploads.",
+    "Files: export renders a document to a file and returns a short-lived download link ({encoding: \"url\", url, expires_at}) and a docs:export ref; get that ref later for a fresh link. Bytes never come inline.",
+    "Uploads: host_file stores a file and returns {ref: docs:file:<fil_id>, file_id, encoding: \"url\", url, expires_at}. Attach it to a document with upsert_object(kind: docs.file, ref, fields: {document: <document ref>}); {document: null} detaches it, {name} renames it. Readers of that document see the file's details but get download: null — only the uploader can download; only the uploader can rename, attach or delete it (realm_denied for others).",
     "A document's owner and the people it is shared with can read it, edit it and its tabs, comment, reply and resolve. Only the owner can delete it or change its sharing (realm_denied). Documents you cannot see answer not_found, like missing ones.",
     "Replying to a resolved thread reopens it; resolving a resolved thread changes nothing.",
   ],
-  delivery: { cursors: true, files: false, max_page_size: 100 },
+  delivery: { cursors: true, files: true, max_page_size: 100 },
 });

@@ -15,6 +15,7 @@ import { manifest } from "./manifest";
 const delivery: DeliveryPort = {
   storeFile: () => Promise.reject(new Error("memory never stores files")),
   fileUrl: () => Promise.reject(new Error("memory never signs file URLs")),
+  deleteFile: () => Promise.reject(new Error("memory never deletes files")),
 };
 
 let t: TestTenant;
