@@ -11,7 +11,6 @@ import {
   manifestSchema,
   operationKeysOf,
   type CursorState,
-  type DeliveryPort,
   type LeanItem,
   type Principal,
   type RealmContext,
@@ -19,12 +18,9 @@ import {
 import { adapter } from "./adapter";
 import { seedDemo } from "./demo";
 import { manifest } from "./manifest";
+import { inCall, refusingDelivery, userPrincipal } from "@/db/test-realm";
 
-const delivery: DeliveryPort = {
-  storeFile: () => Promise.reject(new Error("board never stores files")),
-  fileUrl: () => Promise.reject(new Error("board never signs file URLs")),
-  deleteFile: () => Promise.reject(new Error("board never deletes files")),
-};
+const delivery = refusingDelivery("board");
 
 let t: TestTenant;
 let other: TestTenant;
@@ -33,13 +29,8 @@ beforeAll(async () => {
   other = await makeTenant({ eve: "owner" });
 });
 
-const user = (tt: TestTenant, name: string): Principal => ({ type: "user", userId: tt.users[name]!.userId });
-
-/** Run one call in its own transaction, as the dispatcher does. */
-async function as<T>(tt: TestTenant, principal: Principal, fn: (ctx: RealmContext) => Promise<T>): Promise<T> {
-  const db = await getDb();
-  return db.transaction((tx) => fn({ tx, tenantId: tt.tenantId, principal, requestId: "req_test", now: new Date(), delivery, appUrl: "http://x" }));
-}
+const user = userPrincipal;
+const as = <T>(tt: TestTenant, principal: Principal, fn: (ctx: RealmContext) => Promise<T>) => inCall(tt, principal, delivery, fn);
 
 async function failure(p: Promise<unknown>): Promise<AppError> {
   try {

@@ -3,13 +3,14 @@
 // not_found. Positions are 0-based and kept dense per board (columns) and per column (active cards).
 import { and, asc, count, eq, inArray, ne, or, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
-import { boardCards, boardColumns, boards, memberships, users, type Board, type BoardCard, type BoardColumn } from "@/db/schema";
+import { boardCards, boardColumns, boards, type Board, type BoardCard, type BoardColumn } from "@/db/schema";
 import { AppError, parseWith } from "@/lib/errors";
 import { newId } from "@/lib/ids";
 import { assertDestroyable, assertReadable, type AclFields } from "@/lib/realms/acl";
 import { authorityOf, type CursorState, type Filter, type LeanItem, type RealmAdapter, type RealmContext, type ResolveResult } from "@/lib/realms/contract";
 import { invalidRef, refCodec } from "@/lib/realms/refs";
 import { archivePayload, assignPayload, manifest, moveCardPayload } from "./manifest";
+import { emailsOf, likePattern, memberIds, peopleAfter, sqlTextArray } from "@/lib/realms/native";
 
 const refs = refCodec("board", {
   board: { kind: "board.board", idPrefix: "brd" },
@@ -36,7 +37,6 @@ const people = z.union([
   z.array(person).max(50),
   z.strictObject({ add: z.array(person).max(50).optional(), remove: z.array(person).max(50).optional() }),
 ]);
-type CollectionPatch = z.infer<typeof people>;
 
 const boardFields = z.strictObject({ title: title.optional(), description: description.optional(), shared_with: people.optional() });
 const columnFields = z.strictObject({ board: nameOrRef.optional(), title: title.optional(), position: position.optional() });
@@ -105,14 +105,6 @@ const aclOf = (b: Board): AclFields => ({ ownerId: b.ownerId, sharedWith: b.shar
 function boardVisible(ctx: RealmContext): SQL {
   const who = authorityOf(ctx.principal);
   return and(eq(boards.tenantId, ctx.tenantId), or(eq(boards.ownerId, who), sql`${who} = any(${boards.sharedWith})`))!;
-}
-
-function likePattern(term: string): string {
-  return `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
-
-function sqlTextArray(values: string[]): SQL {
-  return values.length ? sql`array[${sql.join(values.map((v) => sql`${v}`), sql`, `)}]::text[]` : sql`'{}'::text[]`;
 }
 
 function termsMatch(haystack: SQL, query: string): SQL[] {
@@ -272,44 +264,6 @@ async function columnFrom(ctx: RealmContext, value: string, board: Board | null)
 
 // ---------------------------------------------------------------------------------------------------
 // People: assignees and shared_with name tenant members by email or user id; rows store user ids.
-
-async function memberIds(ctx: RealmContext, idents: string[], field: string, alreadyListed: string[] = []): Promise<string[]> {
-  if (!idents.length) return [];
-  const lowered = [...new Set(idents.map((i) => i.toLowerCase()))];
-  const rows = await ctx.tx
-    .select({ id: users.id, email: users.email })
-    .from(users)
-    .innerJoin(memberships, and(eq(memberships.userId, users.id), eq(memberships.tenantId, ctx.tenantId)))
-    .where(or(inArray(users.id, idents), inArray(sql`lower(${users.email})`, lowered)));
-  const byIdent = new Map<string, string>();
-  for (const r of rows) {
-    byIdent.set(r.id.toLowerCase(), r.id);
-    byIdent.set(r.email.toLowerCase(), r.id);
-  }
-  // A former member may still be listed: removing them by user id must work.
-  for (const id of alreadyListed) byIdent.set(id.toLowerCase(), id);
-  const unknown = idents.filter((i) => !byIdent.has(i.toLowerCase()));
-  if (unknown.length) {
-    throw new AppError("invalid_input", `${field}: ${unknown.join(", ")} ${unknown.length === 1 ? "is not a member" : "are not members"} of this tenant.`, {
-      details: { field, unknown },
-    });
-  }
-  return idents.map((i) => byIdent.get(i.toLowerCase())!);
-}
-
-async function peopleAfter(ctx: RealmContext, current: string[], patch: CollectionPatch, field: string): Promise<string[]> {
-  const p = Array.isArray(patch) ? { set: patch } : { add: patch.add, remove: patch.remove };
-  const set = p.set && (await memberIds(ctx, p.set, field));
-  const add = p.add ? await memberIds(ctx, p.add, field) : [];
-  const removed = new Set(p.remove ? await memberIds(ctx, p.remove, field, current) : []);
-  return [...new Set([...(set ?? current), ...add])].filter((id) => !removed.has(id));
-}
-
-async function emailsOf(ctx: RealmContext, ids: string[]): Promise<Map<string, string>> {
-  if (!ids.length) return new Map();
-  const rows = await ctx.tx.select({ id: users.id, email: users.email }).from(users).where(inArray(users.id, [...new Set(ids)]));
-  return new Map(rows.map((r) => [r.id, r.email]));
-}
 
 // ---------------------------------------------------------------------------------------------------
 // Positions.

@@ -37,6 +37,7 @@ import {
 import { invalidRef, refCodec } from "@/lib/realms/refs";
 import { exportPayload, manifest, replyCommentPayload, resolveThreadPayload } from "./manifest";
 import { renderDocument } from "./render";
+import { likePattern, sharedWithAfter } from "@/lib/realms/native";
 
 const KINDS = {
   document: "docs.document",
@@ -83,7 +84,6 @@ const sharedWithInput = z.union([
   z.array(person).max(100),
   z.strictObject({ add: z.array(person).max(100).optional(), remove: z.array(person).max(100).optional() }),
 ]);
-type SharedWithInput = z.infer<typeof sharedWithInput>;
 
 const documentFields = z.strictObject({
   title: title.optional(),
@@ -170,7 +170,6 @@ const charCount = (s: string) => {
   for (const _ of s) n++;
   return n;
 };
-const likePattern = (term: string) => `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 /** A timestamp as an exact (microsecond) UTC string: a JS Date would lose precision and break the keyset. */
 const exactTime = (col: AnyPgColumn) =>
   sql<string>`to_char(${col} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
@@ -293,38 +292,6 @@ async function authorIds(ctx: RealmContext, author: string): Promise<string[]> {
   if (exact.length) return exact.map((r) => r.id);
   const partial = await members().where(sql`${users.name} ilike ${likePattern(author)}`);
   return partial.map((r) => r.id);
-}
-
-/** Tenant members named by user id or email → user id. Anyone else is invalid_input, named. */
-async function memberIds(ctx: RealmContext, idents: string[], alreadyListed: string[]): Promise<string[]> {
-  if (!idents.length) return [];
-  const rows = await ctx.tx
-    .select({ id: users.id, email: users.email })
-    .from(users)
-    .innerJoin(memberships, and(eq(memberships.userId, users.id), eq(memberships.tenantId, ctx.tenantId)))
-    .where(or(inArray(users.id, idents), inArray(sql`lower(${users.email})`, idents.map((i) => i.toLowerCase()))));
-  const byIdent = new Map<string, string>();
-  for (const r of rows) {
-    byIdent.set(r.id.toLowerCase(), r.id);
-    byIdent.set(r.email.toLowerCase(), r.id);
-  }
-  // Someone who left the tenant may still be listed: removing them by user id must work.
-  for (const id of alreadyListed) byIdent.set(id.toLowerCase(), id);
-  const unknown = idents.filter((i) => !byIdent.has(i.toLowerCase()));
-  if (unknown.length) {
-    throw new AppError("invalid_input", `shared_with: ${unknown.join(", ")} ${unknown.length === 1 ? "is not a member" : "are not members"} of this workspace.`, {
-      details: { field: "shared_with", unknown },
-    });
-  }
-  return idents.map((i) => byIdent.get(i.toLowerCase())!);
-}
-
-async function sharedWithAfter(ctx: RealmContext, current: string[], ownerId: string, input: SharedWithInput): Promise<string[]> {
-  const patch = Array.isArray(input) ? { set: input } : { add: input.add, remove: input.remove };
-  const set = patch.set && (await memberIds(ctx, patch.set, []));
-  const add = await memberIds(ctx, patch.add ?? [], []);
-  const remove = new Set(await memberIds(ctx, patch.remove ?? [], current));
-  return [...new Set([...(set ?? current), ...add])].filter((id) => !remove.has(id) && id !== ownerId);
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -7,16 +7,13 @@ import { makeTenant, type TestTenant } from "@/db/test-fixtures";
 import { searchCapabilities } from "@/lib/catalog/search";
 import { AppError } from "@/lib/errors";
 import { validatePayload } from "@/lib/tools/payload";
-import { manifestSchema, operationKeysOf, type CursorState, type DeliveryPort, type LeanItem, type Principal, type RealmContext } from "@/lib/realms/contract";
+import { manifestSchema, operationKeysOf, type CursorState, type LeanItem, type Principal, type RealmContext } from "@/lib/realms/contract";
 import { adapter } from "./adapter";
 import { seedDemo } from "./demo";
 import { manifest } from "./manifest";
+import { inCall, refusingDelivery, userPrincipal } from "@/db/test-realm";
 
-const delivery: DeliveryPort = {
-  storeFile: () => Promise.reject(new Error("memory never stores files")),
-  fileUrl: () => Promise.reject(new Error("memory never signs file URLs")),
-  deleteFile: () => Promise.reject(new Error("memory never deletes files")),
-};
+const delivery = refusingDelivery("memory");
 
 let t: TestTenant;
 let other: TestTenant;
@@ -25,13 +22,8 @@ beforeAll(async () => {
   other = await makeTenant({ eve: "owner" });
 });
 
-const user = (tt: TestTenant, name: string): Principal => ({ type: "user", userId: tt.users[name]!.userId });
-
-/** Run one call in its own transaction, as the dispatcher does. */
-async function as<T>(tt: TestTenant, principal: Principal, fn: (ctx: RealmContext) => Promise<T>): Promise<T> {
-  const db = await getDb();
-  return db.transaction((tx) => fn({ tx, tenantId: tt.tenantId, principal, requestId: "req_test", now: new Date(), delivery, appUrl: "http://x" }));
-}
+const user = userPrincipal;
+const as = <T>(tt: TestTenant, principal: Principal, fn: (ctx: RealmContext) => Promise<T>) => inCall(tt, principal, delivery, fn);
 
 async function codeOf(p: Promise<unknown>): Promise<string> {
   try {

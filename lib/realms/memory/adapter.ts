@@ -1,14 +1,15 @@
 // The memory realm's adapter: memory items in Realmgate's database, per tenant, behind the owner /
 // shared-with ACL (gate two). Every query carries the tenant; invisible items answer not_found.
-import { and, desc, eq, inArray, or, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, or, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
-import { memberships, memoryItems, users, type MemoryItem } from "@/db/schema";
+import { memoryItems, type MemoryItem } from "@/db/schema";
 import { AppError, parseWith } from "@/lib/errors";
 import { newId } from "@/lib/ids";
 import { assertDestroyable, assertReadable } from "@/lib/realms/acl";
 import { authorityOf, type CursorState, type Filter, type LeanItem, type RealmAdapter, type RealmContext } from "@/lib/realms/contract";
 import { refCodec } from "@/lib/realms/refs";
 import { forgetPayload, manifest, pinPayload } from "./manifest";
+import { applyCollection, emailsOf, likePattern, sharedWithAfter, sqlTextArray } from "@/lib/realms/native";
 
 const KIND = "memory.item";
 const refs = refCodec("memory", { item: { kind: KIND, idPrefix: "mem" } });
@@ -25,7 +26,6 @@ const collection = <T extends z.ZodType<string>>(item: T) =>
     z.array(item).max(50),
     z.strictObject({ add: z.array(item).max(50).optional(), remove: z.array(item).max(50).optional() }),
   ]);
-type CollectionPatch = string[] | { add?: string[]; remove?: string[] };
 
 const upsertFields = z.strictObject({
   text: z.string().trim().min(1).max(10_000).optional(),
@@ -76,10 +76,6 @@ function visible(ctx: RealmContext): SQL {
 /** created_at as an exact (microsecond) UTC string: a JS Date would lose precision and break the keyset. */
 const createdKey = sql<string>`to_char(${memoryItems.createdAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
-function likePattern(term: string): string {
-  return `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
-
 function filterConditions(filter: Filter): SQL[] {
   const f = parseWith(filterSchema, filter, "filter");
   const out: SQL[] = [];
@@ -90,10 +86,6 @@ function filterConditions(filter: Filter): SQL[] {
   }
   if (f.pinned !== undefined) out.push(eq(memoryItems.pinned, f.pinned));
   return out;
-}
-
-function sqlTextArray(values: string[]): SQL {
-  return values.length ? sql`array[${sql.join(values.map((v) => sql`${v}`), sql`, `)}]::text[]` : sql`'{}'::text[]`;
 }
 
 function textMatches(query: string): SQL[] {
@@ -174,52 +166,6 @@ async function present(ctx: RealmContext, row: MemoryItem): Promise<Record<strin
   };
 }
 
-async function emailsOf(ctx: RealmContext, ids: string[]): Promise<Map<string, string>> {
-  if (!ids.length) return new Map();
-  const rows = await ctx.tx.select({ id: users.id, email: users.email }).from(users).where(inArray(users.id, [...new Set(ids)]));
-  return new Map(rows.map((r) => [r.id, r.email]));
-}
-
-/** Tenant members named by user id or email → user id. Anyone else is invalid_input, named. */
-async function memberIds(ctx: RealmContext, idents: string[], field: string, alreadyListed: string[] = []): Promise<string[]> {
-  if (!idents.length) return [];
-  const lowered = [...new Set(idents.map((i) => i.toLowerCase()))];
-  const rows = await ctx.tx
-    .select({ id: users.id, email: users.email })
-    .from(users)
-    .innerJoin(memberships, and(eq(memberships.userId, users.id), eq(memberships.tenantId, ctx.tenantId)))
-    .where(or(inArray(users.id, idents), inArray(sql`lower(${users.email})`, lowered)));
-  const byIdent = new Map<string, string>();
-  for (const r of rows) {
-    byIdent.set(r.id.toLowerCase(), r.id);
-    byIdent.set(r.email.toLowerCase(), r.id);
-  }
-  // A former member may still be listed: removing them by user id must work.
-  for (const id of alreadyListed) byIdent.set(id.toLowerCase(), id);
-  const unknown = idents.filter((i) => !byIdent.has(i.toLowerCase()));
-  if (unknown.length) {
-    throw new AppError("invalid_input", `${field}: ${unknown.join(", ")} ${unknown.length === 1 ? "is not a member" : "are not members"} of this tenant.`, {
-      details: { field, unknown },
-    });
-  }
-  return idents.map((i) => byIdent.get(i.toLowerCase())!);
-}
-
-function applyCollection(current: string[], patch: { set?: string[]; add?: string[]; remove?: string[] }): string[] {
-  const base = patch.set ?? current;
-  const removed = new Set(patch.remove ?? []);
-  return [...new Set([...base, ...(patch.add ?? [])])].filter((v) => !removed.has(v));
-}
-
-const asPatch = (p: CollectionPatch) => (Array.isArray(p) ? { set: p } : { add: p.add, remove: p.remove });
-
-async function sharedWithAfter(ctx: RealmContext, current: string[], ownerId: string, patch: CollectionPatch): Promise<string[]> {
-  const p = asPatch(patch);
-  const resolve = (list: string[] | undefined, listed: string[] = []) => (list ? memberIds(ctx, list, "shared_with", listed) : Promise.resolve(undefined));
-  const next = applyCollection(current, { set: await resolve(p.set), add: await resolve(p.add), remove: await resolve(p.remove, current) });
-  return next.filter((id) => id !== ownerId);
-}
-
 // ---------------------------------------------------------------------------------------------------
 
 export const adapter: RealmAdapter = {
@@ -264,7 +210,7 @@ export const adapter: RealmAdapter = {
   async upsert(ctx, input) {
     assertKind(input.kind);
     const fields = parseWith(upsertFields, input.fields, "fields");
-    const labelsPatch = fields.labels && asPatch(fields.labels);
+    const labelsPatch = fields.labels;
 
     if (input.ref === null) {
       if (fields.text === undefined) throw new AppError("invalid_input", "Invalid fields: text: required to create a memory item.", { details: { issues: [{ path: "text", message: "required" }] } });
