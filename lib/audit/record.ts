@@ -133,3 +133,13 @@ function normaliseDetails(d: Record<string, unknown>): Record<string, unknown> {
 
 export const auditCount = (tx: Executor, tenantId: string) =>
   tx.select({ n: sql<number>`count(*)::int` }).from(auditEvents).where(eq(auditEvents.tenantId, tenantId));
+
+/** A person's change (grant, token, ceiling…): the common shape of most non-decision records. */
+export function recordChange(
+  tx: Executor,
+  who: { tenantId: string; userId: string; requestId?: string | null },
+  event: AuditEventName,
+  fields: Omit<AuditInput, "tenantId" | "event" | "principal" | "requestId" | "outcome"> = {},
+) {
+  return recordAudit(tx, { ...fields, tenantId: who.tenantId, event, principal: { type: "user", userId: who.userId }, requestId: who.requestId ?? null, outcome: "ok" });
+}

@@ -4,7 +4,7 @@ import { and, desc, eq, inArray, isNull } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, Executor } from "@/db/client";
 import { actors, actorKinds, actorTokens, grants, memberships, type Actor } from "@/db/schema";
-import { recordAudit } from "@/lib/audit/record";
+import { recordChange } from "@/lib/audit/record";
 import { AppError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
 import type { ActorContext, UserContext } from "./context";
@@ -58,12 +58,7 @@ export async function createActor(db: Db, who: Who, input: z.infer<typeof create
       .insert(actors)
       .values({ id: newId("act"), tenantId: who.tenantId, grantorId: who.userId, kind: input.kind, name: input.name, clientId: opts.clientId ?? null })
       .returning();
-    await recordAudit(tx, {
-      tenantId: who.tenantId,
-      event: "actor.created",
-      principal: { type: "user", userId: who.userId },
-      requestId: who.requestId,
-      outcome: "ok",
+    await recordChange(tx, who, "actor.created", {
       subjectId: actor!.id,
       details: { name: input.name, kind: input.kind },
     });
@@ -115,12 +110,7 @@ async function issueTokenTx(tx: Executor, who: Who, actorId: string, expiresInDa
       .where(and(eq(actorTokens.actorId, actorId), eq(actorTokens.tenantId, who.tenantId), isNull(actorTokens.revokedAt)))
       .returning({ id: actorTokens.id });
     for (const r of revoked) {
-      await recordAudit(tx, {
-        tenantId: who.tenantId,
-        event: "token.revoked",
-        principal: { type: "user", userId: who.userId },
-        requestId: who.requestId,
-        outcome: "ok",
+      await recordChange(tx, who, "token.revoked", {
         subjectId: r.id,
         details: { actor_id: actorId, reason: "rotated" },
       });
@@ -132,12 +122,7 @@ async function issueTokenTx(tx: Executor, who: Who, actorId: string, expiresInDa
     .insert(actorTokens)
     .values({ id: newId("tok"), tenantId: who.tenantId, actorId, displayPrefix: token.slice(0, 10), hash: hashSecret(token), expiresAt })
     .returning();
-  await recordAudit(tx, {
-    tenantId: who.tenantId,
-    event: "token.issued",
-    principal: { type: "user", userId: who.userId },
-    requestId: who.requestId,
-    outcome: "ok",
+  await recordChange(tx, who, "token.issued", {
     subjectId: row!.id,
     details: { actor_id: actorId, expires_at: expiresAt?.toISOString() ?? null },
   });
@@ -165,12 +150,7 @@ export async function revokeActorToken(db: Db, who: Who, actorId: string, tokenI
       if (!existing) throw new AppError("not_found", "No such token.");
       return tokenView(existing);
     }
-    await recordAudit(tx, {
-      tenantId: who.tenantId,
-      event: "token.revoked",
-      principal: { type: "user", userId: who.userId },
-      requestId: who.requestId,
-      outcome: "ok",
+    await recordChange(tx, who, "token.revoked", {
       subjectId: row.id,
       details: { actor_id: actorId },
     });
@@ -191,24 +171,14 @@ export async function revokeActor(db: Db, who: Who, actorId: string, reason: str
       .set({ revokedAt: now, revokedBy: who.userId, revokeReason: `actor revoked: ${reason}` })
       .where(and(eq(grants.actorId, actorId), eq(grants.tenantId, who.tenantId), isNull(grants.revokedAt)))
       .returning({ id: grants.id, namespace: grants.namespace });
-    await recordAudit(tx, {
-      tenantId: who.tenantId,
-      event: "actor.revoked",
-      principal: { type: "user", userId: who.userId },
-      requestId: who.requestId,
-      outcome: "ok",
+    await recordChange(tx, who, "actor.revoked", {
       subjectId: actorId,
       reason,
       details: { grants_revoked: ended.map((g) => g.id) },
     });
     for (const g of ended) {
-      await recordAudit(tx, {
-        tenantId: who.tenantId,
-        event: "grant.revoked",
-        principal: { type: "user", userId: who.userId },
-        requestId: who.requestId,
+      await recordChange(tx, who, "grant.revoked", {
         namespace: g.namespace,
-        outcome: "ok",
         subjectId: g.id,
         reason: `actor revoked: ${reason}`,
         details: { actor_id: actorId },

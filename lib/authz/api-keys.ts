@@ -3,6 +3,7 @@ import { and, desc, eq, isNull } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/db/client";
 import { apiKeys, memberships } from "@/db/schema";
+import { recordChange } from "@/lib/audit/record";
 import { AppError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
 import type { UserContext } from "./context";
@@ -23,13 +24,18 @@ const view = (k: typeof apiKeys.$inferSelect): ApiKeyView => ({
   revoked_at: k.revokedAt?.toISOString() ?? null,
 });
 
-export async function createApiKey(db: Db, who: Pick<UserContext, "tenantId" | "userId">, name: string): Promise<ApiKeyView & { key: string }> {
+type Who = Pick<UserContext, "tenantId" | "userId"> & { requestId?: string };
+
+export async function createApiKey(db: Db, who: Who, name: string): Promise<ApiKeyView & { key: string }> {
   const key = newSecret(API_KEY_PREFIX);
-  const [row] = await db
-    .insert(apiKeys)
-    .values({ id: newId("key"), tenantId: who.tenantId, userId: who.userId, name, displayPrefix: key.slice(0, 10), hash: hashSecret(key) })
-    .returning();
-  return { ...view(row!), key };
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .insert(apiKeys)
+      .values({ id: newId("key"), tenantId: who.tenantId, userId: who.userId, name, displayPrefix: key.slice(0, 10), hash: hashSecret(key) })
+      .returning();
+    await recordChange(tx, who, "api_key.created", { subjectId: row!.id, details: { name } });
+    return { ...view(row!), key };
+  });
 }
 
 export async function listApiKeys(db: Db, who: Pick<UserContext, "tenantId" | "userId">): Promise<ApiKeyView[]> {
@@ -42,12 +48,16 @@ export async function listApiKeys(db: Db, who: Pick<UserContext, "tenantId" | "u
 }
 
 /** Revoke one of the caller's own keys. Another user's key is `not_found`, never "forbidden". */
-export async function revokeApiKey(db: Db, who: Pick<UserContext, "tenantId" | "userId">, id: string): Promise<ApiKeyView> {
-  const [row] = await db
-    .update(apiKeys)
-    .set({ revokedAt: new Date() })
-    .where(and(eq(apiKeys.id, id), eq(apiKeys.tenantId, who.tenantId), eq(apiKeys.userId, who.userId), isNull(apiKeys.revokedAt)))
-    .returning();
+export async function revokeApiKey(db: Db, who: Who, id: string): Promise<ApiKeyView> {
+  const row = await db.transaction(async (tx) => {
+    const [r] = await tx
+      .update(apiKeys)
+      .set({ revokedAt: new Date() })
+      .where(and(eq(apiKeys.id, id), eq(apiKeys.tenantId, who.tenantId), eq(apiKeys.userId, who.userId), isNull(apiKeys.revokedAt)))
+      .returning();
+    if (r) await recordChange(tx, who, "api_key.revoked", { subjectId: r.id });
+    return r;
+  });
   if (row) return view(row);
   const [existing] = await db
     .select()

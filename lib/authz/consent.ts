@@ -4,7 +4,7 @@ import { and, desc, eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, Executor } from "@/db/client";
 import { actors, consentRequests, users, type ConsentRequest } from "@/db/schema";
-import { recordAudit } from "@/lib/audit/record";
+import { recordAudit, recordChange } from "@/lib/audit/record";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
@@ -167,13 +167,8 @@ export async function decideConsentRequest(
       .update(consentRequests)
       .set({ status: body.decision === "approve" ? "approved" : "denied", decidedAt: now, decidedBy: who.userId, grantId: grant?.id ?? null })
       .where(eq(consentRequests.id, id));
-    await recordAudit(tx, {
-      tenantId: who.tenantId,
-      event: body.decision === "approve" ? "consent.approved" : "consent.denied",
-      principal: { type: "user", userId: who.userId },
-      requestId: who.requestId,
+    await recordChange(tx, who, body.decision === "approve" ? "consent.approved" : "consent.denied", {
       namespace: row.namespace,
-      outcome: "ok",
       subjectId: row.id,
       details: { actor_id: row.actorId, operations: row.operations, grant_id: grant?.id ?? null, expires: body.decision === "approve" ? body.expires : null },
     });

@@ -4,7 +4,7 @@ import { and, desc, eq, isNull } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, Executor } from "@/db/client";
 import { actors, grants, type Grant, type ResourceScope } from "@/db/schema";
-import { recordAudit } from "@/lib/audit/record";
+import { recordChange } from "@/lib/audit/record";
 import { AppError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
 import { isOperationKey, operationKeysOf } from "@/lib/realms/contract";
@@ -104,13 +104,8 @@ export async function createGrantTx(
       consentRequestId: input.consentRequestId ?? null,
     })
     .returning();
-  await recordAudit(tx, {
-    tenantId: who.tenantId,
-    event: "grant.created",
-    principal: { type: "user", userId: who.userId },
-    requestId: who.requestId,
+  await recordChange(tx, who, "grant.created", {
     namespace: input.namespace,
-    outcome: "ok",
     subjectId: row!.id,
     details: { actor_id: actor.id, operations, resource_scope: input.resourceScope, expires_at: input.expiresAt?.toISOString() ?? null },
   });
@@ -158,13 +153,8 @@ export async function revokeGrant(db: Db, who: Who, grantId: string, reason: str
       .set({ revokedAt: new Date(), revokedBy: who.userId, revokeReason: reason })
       .where(and(eq(grants.id, grantId), isNull(grants.revokedAt)))
       .returning();
-    await recordAudit(tx, {
-      tenantId: who.tenantId,
-      event: "grant.revoked",
-      principal: { type: "user", userId: who.userId },
-      requestId: who.requestId,
+    await recordChange(tx, who, "grant.revoked", {
       namespace: g.namespace,
-      outcome: "ok",
       subjectId: g.id,
       reason,
       details: { actor_id: g.actorId, operations: g.operations },

@@ -4,7 +4,7 @@ import { and, eq } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, Executor } from "@/db/client";
 import { ceilingSettings, userChoices } from "@/db/schema";
-import { recordAudit } from "@/lib/audit/record";
+import { recordChange } from "@/lib/audit/record";
 import { AppError } from "@/lib/errors";
 import { isOperationKey, operationKeysOf, type OperationKey } from "@/lib/realms/contract";
 import { requireRealm } from "@/lib/realms/registry";
@@ -72,13 +72,8 @@ export async function changeCeiling(db: Db, who: UserContext, input: z.infer<typ
           set: { enabled: c.enabled, updatedBy: who.userId, updatedAt: new Date() },
         });
     }
-    await recordAudit(tx, {
-      tenantId: who.tenantId,
-      event: "ceiling.changed",
-      principal: { type: "user", userId: who.userId },
-      requestId: who.requestId,
+    await recordChange(tx, who, "ceiling.changed", {
       namespace: input.namespace,
-      outcome: "ok",
       details: { changes: input.changes },
     });
     return operationStates(tx, who.tenantId, who.userId, input.namespace);
@@ -99,13 +94,8 @@ export async function changeChoices(db: Db, who: UserContext, input: z.infer<typ
           set: { enabled: c.enabled, updatedAt: new Date() },
         });
     }
-    await recordAudit(tx, {
-      tenantId: who.tenantId,
-      event: "choice.changed",
-      principal: { type: "user", userId: who.userId },
-      requestId: who.requestId,
+    await recordChange(tx, who, "choice.changed", {
       namespace: input.namespace,
-      outcome: "ok",
       details: { changes: input.changes },
     });
     return operationStates(tx, who.tenantId, who.userId, input.namespace);
