@@ -96,6 +96,12 @@ export type SelectorDef = z.infer<typeof selectorSchema>;
 /** A JSON Schema object (draft 2020-12 subset) describing an action's payload. */
 export const jsonSchemaObject = z.record(z.string(), z.unknown());
 
+/** An action's payload contract from its zod schema: what a caller may send (defaults not required), without `$schema`. */
+export function payloadSchema(schema: z.ZodType): Record<string, unknown> {
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: "input" });
+  return rest;
+}
+
 export const actionSchema = z.strictObject({
   name: actionNameSchema,
   label: z.string().min(1),

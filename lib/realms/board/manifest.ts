@@ -1,6 +1,6 @@
 // The board realm's declaration: boards, their columns and cards; card actions; selectors and catalog.
 import { z } from "zod";
-import { manifestSchema, type RealmManifest } from "@/lib/realms/contract";
+import { manifestSchema, payloadSchema, type RealmManifest } from "@/lib/realms/contract";
 
 const person = z.string().trim().min(1).max(320);
 
@@ -17,11 +17,6 @@ export const archivePayload = z.strictObject({
   archived: z.boolean().default(true).describe("true archives the card, false brings it back to the end of its column"),
 });
 
-/** A JSON Schema of what a caller may send (defaults not required), without `$schema` so any validator takes it. */
-function payloadSchema(schema: z.ZodType): Record<string, unknown> {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: "input" });
-  return rest;
-}
 
 const timestamps = [
   { name: "created_at", type: "datetime", description: "When it was created." },

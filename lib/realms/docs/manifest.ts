@@ -1,6 +1,6 @@
 // The docs realm's declaration: documents with tabs, comment threads with replies, exports, and uploaded files.
 import { z } from "zod";
-import { manifestSchema, type RealmManifest } from "@/lib/realms/contract";
+import { manifestSchema, payloadSchema, type RealmManifest } from "@/lib/realms/contract";
 
 /** Action payloads, parsed by the adapter; the JSON Schemas below are derived from them so the two never drift. */
 export const replyCommentPayload = z.strictObject({
@@ -13,11 +13,6 @@ export const exportPayload = z.strictObject({
   format: z.enum(["markdown", "html", "text"]).describe("markdown (.md), html (.html, a standalone page) or text (.txt)."),
 });
 
-/** A JSON Schema of what a caller may send (defaults not required), without `$schema` so any validator takes it. */
-function payloadSchema(schema: z.ZodType): Record<string, unknown> {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: "input" });
-  return rest;
-}
 
 export const manifest: RealmManifest = manifestSchema.parse({
   namespace: "docs",

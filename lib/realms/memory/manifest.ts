@@ -1,6 +1,6 @@
 // The memory realm's declaration: one kind (`memory.item`), its selectors, actions and catalog.
 import { z } from "zod";
-import { manifestSchema, type RealmManifest } from "@/lib/realms/contract";
+import { manifestSchema, payloadSchema, type RealmManifest } from "@/lib/realms/contract";
 
 /** Action payloads, parsed by the adapter; their JSON Schemas below are derived from them so the two never drift. */
 export const pinPayload = z.strictObject({
@@ -10,11 +10,6 @@ export const forgetPayload = z.strictObject({
   reason: z.string().trim().min(1).max(500).optional().describe("why it should be forgotten (kept in the audit, not in the realm)"),
 });
 
-/** A JSON Schema of what a caller may send (defaults not required), without `$schema` so any validator takes it. */
-function payloadSchema(schema: z.ZodType): Record<string, unknown> {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: "input" });
-  return rest;
-}
 
 export const manifest: RealmManifest = manifestSchema.parse({
   namespace: "memory",
