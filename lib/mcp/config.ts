@@ -1,0 +1,75 @@
+// The MCP gateway's fixed facts: its URLs (derived from APP_URL, so the token audience and the discovery
+// documents always agree), its OAuth scopes, lifetimes and limits.
+import { z } from "zod";
+import { env } from "@/lib/env";
+
+/** The MCP endpoint's absolute URL: the resource (RFC 8707) and the only audience our access tokens carry. */
+export const mcpResourceUrl = () => `${env().appUrl}/api/mcp`;
+/** The authorization server's issuer identifier (RFC 8414): the app's origin, no trailing slash. */
+export const oauthIssuer = () => env().appUrl;
+export const protectedResourceMetadataUrl = () => `${env().appUrl}/.well-known/oauth-protected-resource/api/mcp`;
+
+export const oauthEndpoints = () => {
+  const base = env().appUrl;
+  return {
+    authorization: `${base}/oauth/authorize`,
+    token: `${base}/api/oauth/token`,
+    registration: `${base}/api/oauth/register`,
+    revocation: `${base}/api/oauth/revoke`,
+  };
+};
+
+/**
+ * Scopes say how far the approved operations reach, not which ones (grants do that): `realms:read` for
+ * read operations, `realms:write` for anything that writes or destroys. A write call with a read-only token
+ * is refused with 403 `insufficient_scope` before it reaches the dispatcher.
+ */
+export const SCOPE_READ = "realms:read";
+export const SCOPE_WRITE = "realms:write";
+export const scopesSupported = [SCOPE_READ, SCOPE_WRITE] as const;
+
+export const ACCESS_TOKEN_TTL_SECONDS = 600;
+export const AUTHORIZATION_CODE_TTL_SECONDS = 120;
+/** How long a consent form stays valid between showing and approving it. */
+export const CONSENT_REQUEST_TTL_SECONDS = 600;
+/** Refresh tokens live as long as the approved grants; "never" gets a sliding 90 days, renewed by each rotation. */
+export const OPEN_ENDED_REFRESH_TTL_SECONDS = 90 * 86_400;
+
+/** Client ID Metadata Documents: fetched with these bounds. */
+export const CLIENT_METADATA_TIMEOUT_MS = 5_000;
+export const CLIENT_METADATA_MAX_BYTES = 64 * 1024;
+
+/** Requests to /api/mcp: bounded body and time. */
+export const MCP_MAX_BODY_BYTES = 1024 * 1024;
+export const MCP_REQUEST_TIMEOUT_MS = 30_000;
+
+const limitsSchema = z.object({
+  MCP_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(300),
+  OAUTH_REGISTER_LIMIT_PER_HOUR: z.coerce.number().int().min(1).max(1_000_000).default(60),
+});
+
+/** Rate limits, overridable by environment (a load test raises them). Read on each use: cheap, and testable. */
+export function rateLimits() {
+  const parsed = limitsSchema.parse({
+    MCP_RATE_LIMIT_PER_MINUTE: process.env.MCP_RATE_LIMIT_PER_MINUTE || undefined,
+    OAUTH_REGISTER_LIMIT_PER_HOUR: process.env.OAUTH_REGISTER_LIMIT_PER_HOUR || undefined,
+  });
+  return {
+    mcp: { limit: parsed.MCP_RATE_LIMIT_PER_MINUTE, windowSeconds: 60 },
+    register: { limit: parsed.OAUTH_REGISTER_LIMIT_PER_HOUR, windowSeconds: 3600 },
+  };
+}
+
+/**
+ * A development or test deployment on a loopback http origin may accept loopback http client-id URLs
+ * (Client ID Metadata Documents served by a local tool). Anywhere else client ids must be https.
+ */
+export function loopbackDeployment(): boolean {
+  const u = new URL(env().appUrl);
+  return u.protocol === "http:" && isLoopbackHost(u.hostname);
+}
+
+export function isLoopbackHost(hostname: string): boolean {
+  const h = hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  return h === "localhost" || h === "::1" || /^127(\.\d{1,3}){3}$/.test(h);
+}

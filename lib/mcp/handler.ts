@@ -1,0 +1,158 @@
+// One MCP HTTP request, checked from scratch every time (no sessions): the token (never from the query
+// string), the caller's live state, the per-actor rate limit, the body bound, the OAuth scope of each tool
+// call; then a fresh MCP server and stateless Streamable HTTP transport answer it.
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { getDb, type Db, type Executor } from "@/db/client";
+import { bearerToken, contextForBearer } from "@/lib/authz/authenticate";
+import { ACTOR_TOKEN_PREFIX } from "@/lib/authz/actors";
+import { API_KEY_PREFIX } from "@/lib/authz/api-keys";
+import type { AuthContext } from "@/lib/authz/context";
+import { AppError, isAppError } from "@/lib/errors";
+import { parseJsonText, readBodyBytes } from "@/lib/http/body";
+import { baseOperationRisk, type BaseOperationKey } from "@/lib/realms/contract";
+import { namespaceOfRef } from "@/lib/realms/refs";
+import { findRealm } from "@/lib/realms/registry";
+import { isToolName } from "@/lib/tools/dispatch";
+import { toolOperation } from "@/lib/tools/schemas";
+import { MCP_MAX_BODY_BYTES, MCP_REQUEST_TIMEOUT_MS, protectedResourceMetadataUrl, rateLimits, SCOPE_READ, SCOPE_WRITE, scopesSupported } from "./config";
+import { actorForAccessToken } from "./oauth";
+import { enforceRateLimit } from "./rate-limit";
+import { mcpServerFor } from "./server";
+import { looksLikeJwt, TokenRejected } from "./tokens";
+
+/** Header values are ASCII: quotes, backslashes, control and non-ASCII characters are replaced. */
+const quoted = (s: string) => s.replace(/…/g, "...").replace(/["\\]/g, "'").replace(/[^\x20-\x7e]/g, "?");
+
+/** 401 with the discovery pointer (RFC 9728 §5.1) an MCP client follows to start OAuth. */
+export function mcpUnauthenticated(message: string, tokenPresented: boolean): AppError {
+  const parts = [
+    ...(tokenPresented ? [`error="invalid_token"`, `error_description="${quoted(message)}"`] : []),
+    `resource_metadata="${protectedResourceMetadataUrl()}"`,
+    `scope="${scopesSupported.join(" ")}"`,
+  ];
+  return new AppError("unauthenticated", message, { headers: { "WWW-Authenticate": `Bearer ${parts.join(", ")}` }, details: { resource_metadata: protectedResourceMetadataUrl() } });
+}
+
+export type McpCaller = { auth: AuthContext; scopes: string[] | null };
+
+/** The caller of an MCP request: an actor token, or an OAuth access token for this server. Nothing else. */
+export async function authenticateMcp(db: Db, req: Request, requestId: string): Promise<McpCaller> {
+  if (new URL(req.url).searchParams.has("access_token")) {
+    throw mcpUnauthenticated("Tokens in the URL are refused: send `Authorization: Bearer <token>`.", true);
+  }
+  let token: string | null;
+  try {
+    token = bearerToken(req);
+  } catch {
+    throw mcpUnauthenticated("The Authorization header must be `Bearer <token>`.", true);
+  }
+  if (token === null) throw mcpUnauthenticated("Send `Authorization: Bearer <token>`: an actor token (rga_…) or an OAuth access token from this server.", false);
+  if (looksLikeJwt(token)) {
+    try {
+      const caller = await actorForAccessToken(db, token, requestId);
+      if (!caller) throw mcpUnauthenticated("This connection was revoked, or its approval ended. Connect again.", true);
+      return caller;
+    } catch (err) {
+      if (err instanceof TokenRejected) throw mcpUnauthenticated(err.message, true);
+      throw err;
+    }
+  }
+  if (token.startsWith(`${ACTOR_TOKEN_PREFIX}_`)) {
+    try {
+      return { auth: await contextForBearer(db, token, requestId), scopes: null };
+    } catch (err) {
+      if (isAppError(err) && err.code === "unauthenticated") throw mcpUnauthenticated("The actor token is unknown, expired or revoked.", true);
+      throw err;
+    }
+  }
+  if (token.startsWith(`${API_KEY_PREFIX}_`)) {
+    throw mcpUnauthenticated("Personal API keys act as you and are not accepted here: an MCP client is a delegated actor. Use an actor token (rga_…) or connect with OAuth.", true);
+  }
+  throw mcpUnauthenticated("The bearer token is not one this server issued.", true);
+}
+
+type JsonRpcRequest = { jsonrpc: "2.0"; id?: string | number; method: string; params?: Record<string, unknown> };
+const asMessages = (body: unknown): JsonRpcRequest[] => (Array.isArray(body) ? body : [body]).filter((m): m is JsonRpcRequest => typeof m === "object" && m !== null);
+
+/** The OAuth scope a tool call needs: by the risk of its operation; null when the dispatcher will refuse it anyway. */
+export async function scopeForCall(db: Executor, tenantId: string, name: unknown, args: unknown): Promise<string | null> {
+  if (typeof name !== "string" || !isToolName(name)) return null;
+  if (name !== "object_action") return baseOperationRisk[toolOperation[name] as BaseOperationKey] === "read" ? SCOPE_READ : SCOPE_WRITE;
+  const a = (typeof args === "object" && args !== null ? args : {}) as { ref?: unknown; namespace?: unknown; action?: unknown };
+  let ns: string | null = typeof a.namespace === "string" ? a.namespace : null;
+  if (typeof a.ref === "string") {
+    try {
+      ns = namespaceOfRef(a.ref);
+    } catch {
+      return null;
+    }
+  }
+  const realm = ns ? await findRealm(db, tenantId, ns) : null;
+  const action = realm?.manifest.actions.find((x) => x.name === a.action);
+  if (!action) return null;
+  return action.risk === "read" ? SCOPE_READ : SCOPE_WRITE;
+}
+
+async function assertScopes(db: Executor, caller: McpCaller, messages: JsonRpcRequest[]) {
+  if (caller.scopes === null) return;
+  for (const m of messages) {
+    if (m.method !== "tools/call") continue;
+    const needed = await scopeForCall(db, caller.auth.tenantId, m.params?.name, m.params?.arguments);
+    if (needed && !caller.scopes.includes(needed)) {
+      const description = `This connection was approved for ${caller.scopes.join(" ") || "no scope"}; ${String(m.params?.name)} needs ${needed}.`;
+      throw new AppError("insufficient_scope", description, {
+        headers: {
+          "WWW-Authenticate": `Bearer error="insufficient_scope", scope="${[...new Set([...caller.scopes, needed])].join(" ")}", resource_metadata="${protectedResourceMetadataUrl()}", error_description="${quoted(description)}"`,
+        },
+        details: { required_scope: needed, granted_scopes: caller.scopes, tool: m.params?.name },
+      });
+    }
+  }
+}
+
+/** The spec's DNS-rebinding guard: a browser Origin, when present, must be our own. */
+function assertOrigin(req: Request) {
+  const origin = req.headers.get("origin");
+  if (origin === null) return;
+  const host = req.headers.get("x-forwarded-host") ?? req.headers.get("host");
+  const proto = req.headers.get("x-forwarded-proto") ?? new URL(req.url).protocol.replace(":", "");
+  if (origin !== `${proto}://${host}`) throw new AppError("forbidden", "Cross-origin MCP requests from browsers are refused.", { details: { origin } });
+}
+
+export async function handleMcpPost(req: Request, requestId: string): Promise<Response> {
+  assertOrigin(req);
+  const db = await getDb();
+  const caller = await authenticateMcp(db, req, requestId);
+  const bytes = await readBodyBytes(req, MCP_MAX_BODY_BYTES);
+  const body = parseJsonText(new TextDecoder().decode(bytes));
+  const messages = asMessages(body);
+  const principal = caller.auth.kind === "actor" ? caller.auth.actorId : caller.auth.userId;
+  // A batch counts as many requests as it carries.
+  await enforceRateLimit(db, `mcp:${principal}`, rateLimits().mcp, "MCP requests", new Date(), Math.max(1, messages.filter((m) => m.id !== undefined).length));
+  await assertScopes(db, caller, messages);
+
+  const server = mcpServerFor(caller.auth);
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: MCP_MAX_BODY_BYTES });
+  await server.connect(transport);
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new AppError("service_unavailable", "The MCP request timed out.", { details: { timeout_ms: MCP_REQUEST_TIMEOUT_MS + 5000 } })), MCP_REQUEST_TIMEOUT_MS + 5000);
+    });
+    const res = await Promise.race([transport.handleRequest(req, { parsedBody: body }), timeout]);
+    const headers = new Headers(res.headers);
+    headers.set("cache-control", "no-store");
+    return new Response(await res.text(), { status: res.status, headers });
+  } finally {
+    clearTimeout(timer);
+    await server.close().catch(() => {});
+  }
+}
+
+/** GET (a server-to-client stream) and DELETE (ending a session) need sessions; this server keeps none. */
+export function mcpMethodNotAllowed(): Response {
+  return Response.json(
+    { jsonrpc: "2.0", error: { code: -32000, message: "Method not allowed: this MCP server is stateless; POST JSON-RPC messages." }, id: null },
+    { status: 405, headers: { allow: "POST" } },
+  );
+}

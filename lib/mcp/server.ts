@@ -1,0 +1,85 @@
+// The MCP server for one authenticated caller, built per request (the transport is stateless): tools/list is
+// the caller's tool catalog, tools/call is the same dispatcher REST uses. Denials and failures become tool
+// errors whose structuredContent is exactly the REST error body, so an agent can relay the fix.
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { getDb } from "@/db/client";
+import type { AuthContext } from "@/lib/authz/context";
+import { AppError, toErrorBody } from "@/lib/errors";
+import { toolCatalogFor, type ToolEntry } from "@/lib/tools/catalog";
+import { dispatch, isToolName } from "@/lib/tools/dispatch";
+import type { ToolName } from "@/lib/tools/schemas";
+import pkg from "@/package.json";
+import { MCP_REQUEST_TIMEOUT_MS } from "./config";
+
+const INSTRUCTIONS =
+  "Realmgate exposes your user's realms (docs, boards, memory, connected services) through nine generic tools. " +
+  "Start with provider_about; find an operation with object_schema (query), and read its exact contract before acting. " +
+  "Refs are opaque: pass them back as given. When a call is refused, structuredContent.error.details says which wall " +
+  "stopped it and where your user can open it (connection_hub_url): show that to your user instead of retrying.";
+
+/** Hints for clients that auto-approve reads (MCP tool annotations). object_action depends on the action. */
+const annotations: Partial<Record<ToolName, Tool["annotations"]>> = {
+  provider_about: { readOnlyHint: true },
+  object_schema: { readOnlyHint: true },
+  list_objects: { readOnlyHint: true },
+  search_objects: { readOnlyHint: true },
+  get_object: { readOnlyHint: true },
+  upsert_object: { readOnlyHint: false, destructiveHint: false },
+  host_file: { readOnlyHint: false, destructiveHint: false },
+  delete_object: { readOnlyHint: false, destructiveHint: true },
+};
+
+export function mcpTool(t: ToolEntry): Tool {
+  const a = annotations[t.name];
+  return { name: t.name, description: t.description, inputSchema: t.inputSchema as Tool["inputSchema"], ...(a ? { annotations: a } : {}) };
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+export function toolResult(result: unknown): CallToolResult {
+  return { content: [{ type: "text", text: JSON.stringify(result) }], structuredContent: isPlainObject(result) ? result : { result } };
+}
+
+export function toolError(err: unknown, requestId: string): CallToolResult {
+  const { status, body } = toErrorBody(err, requestId);
+  if (status >= 500) console.error(`[${requestId}] MCP tools/call`, err instanceof Error ? (err.stack ?? err.message) : err);
+  return { isError: true, content: [{ type: "text", text: JSON.stringify(body) }], structuredContent: body };
+}
+
+async function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new AppError("service_unavailable", `The call did not finish within ${ms / 1000} s. It may still complete; retry with the same idempotency_key to be safe.`, {
+            details: { timeout_ms: ms },
+          }),
+        ),
+      ms,
+    );
+  });
+  try {
+    return await Promise.race([p, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export async function callTool(auth: AuthContext, name: string, args: Record<string, unknown>, timeoutMs = MCP_REQUEST_TIMEOUT_MS): Promise<CallToolResult> {
+  // An unknown tool is a protocol error (the caller misread tools/list), not a tool result.
+  if (!isToolName(name)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name.slice(0, 80)}`);
+  try {
+    return toolResult(await withTimeout(dispatch(auth, name, args), timeoutMs));
+  } catch (err) {
+    return toolError(err, auth.requestId);
+  }
+}
+
+export function mcpServerFor(auth: AuthContext): Server {
+  const server = new Server({ name: "realmgate", title: "Realmgate", version: pkg.version }, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await toolCatalogFor(await getDb(), auth)).map(mcpTool) }));
+  server.setRequestHandler(CallToolRequestSchema, async (req) => callTool(auth, req.params.name, req.params.arguments ?? {}));
+  return server;
+}
