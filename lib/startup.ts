@@ -6,6 +6,15 @@ export async function startUp(): Promise<void> {
   if (process.env.NEXT_PHASE === "phase-production-build") return;
   try {
     const cfg = env();
+    // Provider and vault settings are checked now, not on first use.
+    const { configuredProviders } = await import("@/lib/connections/providers");
+    const { keyring } = await import("@/lib/connections/vault");
+    try {
+      configuredProviders();
+      keyring();
+    } catch (err) {
+      throw new ConfigError(`Invalid configuration: ${(err as Error).message}`);
+    }
     const { getDb, DatabaseUnavailableError } = await import("@/db/client");
     let db;
     try {

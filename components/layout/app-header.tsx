@@ -3,6 +3,7 @@ import { signOut } from "@/lib/auth/next-auth";
 import type { PageUser } from "@/lib/auth/page-session";
 
 const nav = [
+  { href: "/connections", label: "Connections" },
   { href: "/settings/api-keys", label: "API keys" },
 ];
 

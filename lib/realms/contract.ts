@@ -238,6 +238,8 @@ export type RealmContext = {
   delivery: DeliveryPort;
   /** Absolute base URL of the app (for deep links in denials). */
   appUrl: string;
+  /** The resource scope of the grant that let an actor in (null: the whole namespace). Realms narrow by it. */
+  grantScope?: { ref_prefix?: string; account_id?: string } | null;
 };
 
 export type LeanItem = { ref: string; kind: string; label: string; summary?: string; updated_at?: string };

@@ -7,6 +7,8 @@ import { manifest as boardManifest } from "./board/manifest";
 import type { Realm } from "./contract";
 import { adapter as docsAdapter } from "./docs/adapter";
 import { manifest as docsManifest } from "./docs/manifest";
+import { adapter as mailAdapter } from "./mail/adapter";
+import { manifest as mailManifest } from "./mail/manifest";
 import { adapter as memoryAdapter } from "./memory/adapter";
 import { manifest as memoryManifest } from "./memory/manifest";
 
@@ -14,6 +16,7 @@ export const builtInRealms: Record<string, Realm> = {
   memory: { manifest: memoryManifest, adapter: memoryAdapter },
   docs: { manifest: docsManifest, adapter: docsAdapter },
   board: { manifest: boardManifest, adapter: boardAdapter },
+  mail: { manifest: mailManifest, adapter: mailAdapter },
 };
 
 /** Sources of per-tenant realms (e.g. imported OpenAPI services), consulted after the built-in ones. */

@@ -38,7 +38,8 @@ export function aboutRealm(m: RealmManifest, allowed: Set<OperationKey>) {
     rules: [
       "Refs are opaque: pass them back exactly as returned.",
       "A selector that matches several objects returns ambiguous_selector with choices; pick one ref and call again.",
-      m.delivery.files ? "Files and exports come back as {encoding: \"url\", url, expires_at}; fetch the URL before it expires." : "This realm stores no files.",
+      "Files, attachments and exports come back as {encoding: \"url\", url, expires_at}: fetch the URL before it expires.",
+      m.delivery.files ? "host_file stores a file here and returns its ref." : "This realm does not accept host_file.",
       ...m.rules,
       DENIAL_SHAPES,
     ],

@@ -104,6 +104,7 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
       requestId: auth.requestId,
       now,
       appUrl: env().appUrl,
+      grantScope: decision.scope ?? null,
       delivery: deliveryPort(tx, {
         tenantId: auth.tenantId,
         principalId: auth.kind === "user" ? auth.userId : auth.actorId,

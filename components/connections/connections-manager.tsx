@@ -1,0 +1,212 @@
+"use client";
+// The Connection Hub's list: every connected account with its status and permissions, and the ways to
+// change them — connect another, add a permission (only the missing one is asked for), reconnect, disconnect.
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { api } from "@/components/api-client";
+import { Alert } from "@/components/ui/alert";
+import { Badge } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
+import { Card } from "@/components/ui/card";
+import { EmptyState } from "@/components/ui/empty-state";
+import { Field, Input, Select } from "@/components/ui/input";
+import { Spinner } from "@/components/ui/spinner";
+import type { AccountView } from "@/lib/connections/accounts";
+import type { ProviderChoice } from "@/lib/connections/views";
+import { currentPath, useStartConnection } from "./use-start-connection";
+import { errorText, resultWords, statusWords } from "./words";
+
+type Listing = { accounts: AccountView[]; providers: ProviderChoice[] };
+
+export function ConnectionsManager({ result, error }: { result: string | null; error: string | null }) {
+  const accounts = useQuery({ queryKey: ["accounts"], queryFn: () => api<Listing>("/api/v1/accounts") });
+  const start = useStartConnection();
+  const [notice, setNotice] = useState<string | null>(null);
+  return (
+    <div className="space-y-6">
+      {notice ? <Alert tone="warning" title="Disconnected here — check at the provider">{notice}</Alert> : null}
+      {result ? <Alert tone="success" title={resultWords[result] ?? "Done."}>Agents acting for you can retry what they asked for now.</Alert> : null}
+      {error ? <Alert tone="error" title="The connection did not complete">{errorText(error)}</Alert> : null}
+      {start.isError ? <Alert tone="error" title="Could not start the connection">{start.error.message}</Alert> : null}
+
+      <Card>
+        <h2 className="font-semibold">Your connected accounts</h2>
+        <p className="mt-1 text-sm text-slate-600">
+          Connecting an account lets Realmgate reach it for you. It never lets an agent in by itself: each agent still needs your grant for each operation.
+        </p>
+        <div className="mt-4">
+          {accounts.isPending ? <Spinner label="Loading your connected accounts…" /> : null}
+          {accounts.isError ? <Alert tone="error" title="Your accounts could not be loaded">{accounts.error.message}</Alert> : null}
+          {accounts.data && accounts.data.accounts.length === 0 ? (
+            <EmptyState title="No accounts connected yet">Connect a mail account below; you can connect several and tell agents which one to use by its label.</EmptyState>
+          ) : null}
+          {accounts.data && accounts.data.accounts.length > 0 ? (
+            <ul className="divide-y divide-slate-200" aria-label="Connected accounts">
+              {accounts.data.accounts.map((a) => (
+                <AccountRow key={a.id} account={a} onStart={start.mutate} starting={start.isPending} onNotice={setNotice} />
+              ))}
+            </ul>
+          ) : null}
+        </div>
+      </Card>
+
+      {accounts.data ? <ConnectForm providers={accounts.data.providers} onStart={start.mutate} starting={start.isPending} /> : null}
+    </div>
+  );
+}
+
+type RowProps = { account: AccountView; onStart: ReturnType<typeof useStartConnection>["mutate"]; starting: boolean; onNotice: (text: string | null) => void };
+
+function AccountRow({ account: a, onStart, starting, onNotice }: RowProps) {
+  const qc = useQueryClient();
+  const [confirming, setConfirming] = useState(false);
+  const disconnect = useMutation({
+    mutationFn: () => api<AccountView & { provider_revocation: string }>(`/api/v1/accounts/${a.id}`, { method: "DELETE" }),
+    onSuccess: (gone) => {
+      // Realmgate forgot the tokens either way; say so when the provider could not be told to revoke them.
+      onNotice(
+        gone.provider_revocation === "revoked" || gone.provider_revocation === "no_token"
+          ? null
+          : `${gone.email ?? gone.label} is disconnected from Realmgate, but ${gone.provider_label} could not be asked to revoke its access. Remove Realmgate from that account's security settings at ${gone.provider_label} to be sure.`,
+      );
+      void qc.invalidateQueries({ queryKey: ["accounts"] });
+    },
+  });
+  const status = statusWords[a.status] ?? { label: a.status, tone: "slate" as const };
+  const name = a.email ?? a.label;
+  return (
+    <li className="py-4">
+      <div className="flex flex-col gap-3 sm:flex-row sm:items-start sm:justify-between">
+        <div>
+          <p className="font-medium">
+            {a.label} <Badge tone={status.tone}>{status.label}</Badge>
+          </p>
+          <p className="text-sm text-slate-600">
+            {a.email ?? "no email"} · {a.provider_label}
+          </p>
+          {a.status === "needs_reconnect" && a.status_reason ? <p className="mt-1 text-sm text-amber-800">Why: {a.status_reason}.</p> : null}
+          <p className="mt-2 text-sm">
+            <span className="text-slate-600">Allows: </span>
+            {a.claims.length ? a.claims.map((c) => c.label).join(" · ") : "nothing yet"}
+          </p>
+        </div>
+        <div className="flex flex-wrap gap-2 sm:justify-end">
+          {a.status === "needs_reconnect" ? (
+            <Button onClick={() => onStart({ intent: "reconnect", account_id: a.id, claims: [], return_to: currentPath() })} disabled={starting} aria-label={`Reconnect ${name}`}>
+              Reconnect
+            </Button>
+          ) : null}
+          {a.status === "active"
+            ? a.missing_claims.map((c) => (
+                <Button key={c.name} variant="secondary" onClick={() => onStart({ intent: "upgrade", account_id: a.id, claims: [c.name], return_to: currentPath() })} disabled={starting} aria-label={`Allow “${c.label}” for ${name}`}>
+                  Allow: {c.label}
+                </Button>
+              ))
+            : null}
+          {!confirming ? (
+            <Button variant="danger" onClick={() => setConfirming(true)} aria-label={`Disconnect ${name}`}>
+              Disconnect
+            </Button>
+          ) : null}
+        </div>
+      </div>
+      {confirming ? (
+        <div className="mt-3 rounded-md border border-red-200 bg-red-50 p-3" role="group" aria-label={`Confirm disconnecting ${name}`}>
+          <p className="text-sm text-red-900">
+            Disconnect {name}? Realmgate revokes its access at {a.provider_label} and forgets it; agents using it will be asked to connect an account again.
+          </p>
+          <div className="mt-2 flex gap-2">
+            <Button variant="danger" onClick={() => disconnect.mutate()} disabled={disconnect.isPending} autoFocus>
+              {disconnect.isPending ? "Disconnecting…" : "Yes, disconnect"}
+            </Button>
+            <Button variant="secondary" onClick={() => setConfirming(false)} disabled={disconnect.isPending}>
+              Cancel
+            </Button>
+          </div>
+        </div>
+      ) : null}
+      {disconnect.isError ? (
+        <div className="mt-3">
+          <Alert tone="error" title="Could not disconnect">{disconnect.error.message}</Alert>
+        </div>
+      ) : null}
+    </li>
+  );
+}
+
+function ConnectForm({ providers, onStart, starting }: { providers: ProviderChoice[]; onStart: ReturnType<typeof useStartConnection>["mutate"]; starting: boolean }) {
+  const [providerId, setProviderId] = useState(providers[0]?.id ?? "");
+  const provider = providers.find((p) => p.id === providerId) ?? providers[0];
+  const [label, setLabel] = useState("");
+  const [claims, setClaims] = useState<Set<string>>(new Set(provider ? [provider.claims[0]!.name] : []));
+  if (!provider) {
+    return (
+      <Card>
+        <h2 className="font-semibold">Connect an account</h2>
+        <div className="mt-3">
+          <Alert tone="warning" title="No provider is configured">
+            This Realmgate has no mail provider set up yet. An administrator can add Google (GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET); see the Connections section of the README.
+          </Alert>
+        </div>
+      </Card>
+    );
+  }
+  return (
+    <Card>
+      <h2 className="font-semibold">Connect an account</h2>
+      <form
+        className="mt-3 space-y-4"
+        onSubmit={(e) => {
+          e.preventDefault();
+          onStart({ intent: "connect", provider: provider.id, claims: [...claims], label: label.trim() || undefined, return_to: currentPath() });
+        }}
+      >
+        <div className="grid gap-4 sm:grid-cols-2">
+          {providers.length > 1 ? (
+            <Field id="connect-provider" label="Provider">
+              <Select id="connect-provider" value={provider.id} onChange={(e) => setProviderId(e.target.value)}>
+                {providers.map((p) => (
+                  <option key={p.id} value={p.id}>
+                    {p.label}
+                  </option>
+                ))}
+              </Select>
+            </Field>
+          ) : (
+            <p className="text-sm">
+              <span className="block font-medium">Provider</span>
+              <span className="mt-2 block">{provider.label}</span>
+            </p>
+          )}
+          <Field id="connect-label" label="Label (optional)" hint="How you and your agents name this account, e.g. Work or Personal. Defaults to its email.">
+            <Input id="connect-label" value={label} onChange={(e) => setLabel(e.target.value)} maxLength={60} aria-describedby="connect-label-hint" placeholder="e.g. Work" />
+          </Field>
+        </div>
+        <fieldset>
+          <legend className="text-sm font-medium">Permissions to ask for</legend>
+          <div className="mt-2 space-y-2">
+            {provider.claims.map((c) => (
+              <label key={c.name} className="flex items-center gap-2 text-sm">
+                <input
+                  type="checkbox"
+                  className="h-4 w-4"
+                  checked={claims.has(c.name)}
+                  onChange={(e) => {
+                    const next = new Set(claims);
+                    if (e.target.checked) next.add(c.name);
+                    else next.delete(c.name);
+                    setClaims(next);
+                  }}
+                />
+                {c.label}
+              </label>
+            ))}
+          </div>
+        </fieldset>
+        <Button type="submit" disabled={starting || claims.size === 0}>
+          {starting ? "Opening the provider…" : `Connect ${provider.label}`}
+        </Button>
+      </form>
+    </Card>
+  );
+}

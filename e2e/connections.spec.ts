@@ -1,0 +1,117 @@
+// The Connection Hub in a real browser: an agent's mail call meets gate two, alice follows the deep link
+// and connects the demo mail account through the local OAuth provider, the agent's retry works; `send`
+// meets a missing claim, alice upgrades, `send` works; alice disconnects and the wall is back.
+import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
+import { demo, expectAccessible, screenshot, signInAs } from "./support/helpers";
+
+const READS = ["provider.about", "object.schema", "object.list", "object.search", "object.get"];
+const base = () => process.env.E2E_BASE_URL!;
+
+type ToolError = { error: { code: string; details: { reason: string; connection_hub_url: string; retry_hint: string; instructions: string } } };
+
+/** At the local provider: sign in if asked, then approve. */
+async function approveAtProvider(page: Page, login: string) {
+  const loginField = page.locator('input[name="login"]');
+  const consent = page.getByRole("button", { name: "Continue" });
+  await expect(loginField.or(consent)).toBeVisible();
+  if (await loginField.isVisible()) {
+    await loginField.fill(login);
+    await page.locator('input[name="password"]').fill("any password");
+    await page.getByRole("button", { name: /sign-in/i }).click();
+  }
+  await consent.click();
+}
+
+async function expectWall(res: Awaited<ReturnType<APIRequestContext["post"]>>, reason: string): Promise<URL> {
+  expect(res.status()).toBe(403);
+  const body = (await res.json()) as ToolError;
+  expect(body.error.code).toBe("needs_connected_account_consent");
+  expect(body.error.details.reason).toBe(reason);
+  expect(body.error.details.instructions).toContain(body.error.details.connection_hub_url);
+  const url = new URL(body.error.details.connection_hub_url);
+  expect(url.origin).toBe(base());
+  expect(url.pathname).toBe("/connections/fix");
+  return url;
+}
+
+test("connect, upgrade and disconnect a mail account from an agent's consent demand", async ({ page, request }) => {
+  const alice = { authorization: `Bearer ${demo().users.alice!.api_key}` };
+  const created = await request.post("/api/v1/actors", { headers: alice, data: { name: "Mail assistant", kind: "automation" } });
+  expect(created.status()).toBe(201);
+  const { actor, token } = (await created.json()) as { actor: { id: string }; token: { token: string } };
+  const granted = await request.post("/api/v1/grants", { headers: alice, data: { actor_id: actor.id, namespace: "mail", operations: READS, expires: "1d" } });
+  expect(granted.status()).toBe(201);
+  const agent = { authorization: `Bearer ${token.token}` };
+  const search = () => request.post("/api/v1/tools/search_objects", { headers: agent, data: { namespace: "mail", query: "agenda" } });
+  const send = () =>
+    request.post("/api/v1/tools/object_action", {
+      headers: agent,
+      data: { namespace: "mail", action: "send", payload: { to: ["dana@northwind.test"], subject: "Agenda for Thursday", body: "Hi Dana, the agenda looks good." } },
+    });
+
+  // Gate one passes (the grant), gate two answers: no mail account is connected.
+  const connectLink = await expectWall(await search(), "connect_required");
+
+  // Alice follows the deep link: it says who asked, for what, and what is missing.
+  await signInAs(page, "alice", `${connectLink.pathname}${connectLink.search}`);
+  await expect(page.getByRole("heading", { name: "Connect an account", level: 1 })).toBeVisible();
+  await expect(page.getByText("Mail assistant", { exact: true })).toBeVisible();
+  await expect(page.getByText("Search your mail")).toBeVisible();
+  await expect(page.getByText("Read your mail and labels").first()).toBeVisible();
+  await expectAccessible(page);
+  await screenshot(page, "connections-fix-connect");
+
+  await page.getByLabel("Label (optional)").fill("Work mail");
+  await page.getByRole("button", { name: /^Connect / }).click();
+  await approveAtProvider(page, "alice");
+  await page.waitForURL((u) => u.href.startsWith(`${base()}/connections/fix`));
+  await expect(page.getByText("Account connected.")).toBeVisible();
+  await expect(page.getByText(/can retry the same request now/)).toBeVisible();
+
+  // The agent's retry succeeds.
+  const found = await search();
+  expect(found.status()).toBe(200);
+  const { items } = (await found.json()) as { items: { ref: string; label: string }[] };
+  expect(items.map((i) => i.label)).toContain("Q3 planning — agenda draft");
+  expect(items[0]!.ref).toMatch(/^mail:gmail:acc_[0-9a-z]{20}:message:/);
+
+  // Sending is granted too, but the account was connected for reading only.
+  expect((await request.post("/api/v1/grants", { headers: alice, data: { actor_id: actor.id, namespace: "mail", operations: ["object.action.send"], expires: "1d" } })).status()).toBe(201);
+  const upgradeLink = await expectWall(await send(), "claim_upgrade_required");
+  await page.goto(`${upgradeLink.pathname}${upgradeLink.search}`);
+  await expect(page.getByRole("heading", { name: "Allow “Send mail as you” for alice@acme.test" })).toBeVisible();
+  await expectAccessible(page);
+  await screenshot(page, "connections-fix-upgrade");
+  await page.getByRole("button", { name: "Allow “Send mail as you”" }).click();
+  await approveAtProvider(page, "alice");
+  await page.waitForURL((u) => u.href.startsWith(`${base()}/connections/fix`));
+  await expect(page.getByText("Permission added.")).toBeVisible();
+
+  const sent = await send();
+  expect(sent.status()).toBe(200);
+  expect(await sent.json()).toMatchObject({ sent: true, account: "Work mail" });
+
+  // Alice disconnects on the Connection Hub; the agent meets the first wall again.
+  await page.getByRole("link", { name: "Connections", exact: true }).click();
+  await expect(page.getByRole("heading", { name: "Connections", level: 1 })).toBeVisible();
+  const accounts = page.getByRole("list", { name: "Connected accounts" });
+  const work = accounts.getByRole("listitem").filter({ hasText: "Work mail" });
+  await expect(work).toContainText("Connected");
+  await expect(work).toContainText("Allows: Read your mail and labels · Send mail as you");
+  await expectAccessible(page);
+  await screenshot(page, "connections-list");
+  await page.getByRole("button", { name: "Disconnect alice@acme.test" }).click();
+  await page.getByRole("button", { name: "Yes, disconnect" }).click();
+  await expect(page.getByText("No accounts connected yet")).toBeVisible();
+
+  await expectWall(await search(), "connect_required");
+});
+
+test("a callback whose state was not started here is refused, and the hub says so", async ({ page }) => {
+  await signInAs(page, "bob", "/connections");
+  await page.goto("/api/v1/connections/callback?code=made-up&state=not-a-real-state");
+  await expect(page).toHaveURL(/\/connections\?connection_error=state_invalid/);
+  await expect(page.getByRole("alert").filter({ hasText: "The connection did not complete" })).toContainText("does not belong to a connection you started");
+  await expect(page.getByText("No accounts connected yet")).toBeVisible();
+  await expectAccessible(page);
+});

@@ -1,0 +1,34 @@
+// A mail provider configured entirely from REALMGATE_DEVMAIL_*: any OpenID Connect issuer (endpoints from
+// its discovery document) in front of an API that speaks the Gmail REST dialect. `npm run dev` and the
+// e2e tests point it at a local one; a self-hosted gateway works the same way.
+import { ConfigError, type Env } from "@/lib/env";
+import type { ProviderConfig } from "./types";
+
+const VARS = ["REALMGATE_DEVMAIL_ISSUER", "REALMGATE_DEVMAIL_CLIENT_ID", "REALMGATE_DEVMAIL_CLIENT_SECRET", "REALMGATE_DEVMAIL_API_URL"] as const;
+
+export function devmailProvider(cfg: Env): ProviderConfig | null {
+  const set = VARS.filter((v) => cfg[v]);
+  if (set.length === 0) return null;
+  const missing = VARS.filter((v) => !cfg[v]);
+  if (missing.length) throw new ConfigError(`Invalid configuration: ${missing[0]} is required when any REALMGATE_DEVMAIL_* variable is set`);
+  return {
+    id: "devmail",
+    label: cfg.REALMGATE_DEVMAIL_NAME || "Development mail",
+    api: "gmail",
+    apiBaseUrl: cfg.REALMGATE_DEVMAIL_API_URL!.replace(/\/+$/, ""),
+    issuer: cfg.REALMGATE_DEVMAIL_ISSUER!.replace(/\/+$/, ""),
+    issuerAliases: [],
+    endpoints: "discover",
+    clientId: cfg.REALMGATE_DEVMAIL_CLIENT_ID!,
+    clientSecret: cfg.REALMGATE_DEVMAIL_CLIENT_SECRET!,
+    tokenAuthMethod: "client_secret_basic",
+    // OpenID Connect issues a refresh token only for offline_access with an explicit consent prompt.
+    baseScopes: ["openid", "email", "offline_access"],
+    authParams: {
+      connect: { prompt: "login consent" },
+      upgrade: { prompt: "consent" },
+      reconnect: { prompt: "login consent" },
+    },
+    incremental: "union",
+  };
+}

@@ -1,0 +1,261 @@
+// What a connected realm uses: gate two over the authority's connected accounts, then calls to the
+// provider's API with that account's token — refreshed when expired, bounded in time, never resent blindly.
+// A refused refresh or a 401 marks the account `needs_reconnect` and answers with a consent demand.
+import { and, eq, sql } from "drizzle-orm";
+import { actors, connectedAccounts, users, type ConnectedAccount } from "@/db/schema";
+import { recordAudit } from "@/lib/audit/record";
+import { AppError } from "@/lib/errors";
+import { authorityOf, type RealmContext } from "@/lib/realms/contract";
+import { openTokens, sealTokens, type TokenSet } from "./accounts";
+import { consentDemand } from "./demand";
+import { afterCall } from "./detached";
+import { gateTwo, type AccountFacts, type GateTwoDecision } from "./gate-two";
+import { jsonOf, providerFetch, ProviderCallError, type ProviderResponse } from "./http";
+import { refreshAccessToken, TokenGrantError } from "./oauth";
+import { apiFamily, findProvider, type ProviderConfig } from "./providers";
+import { VaultError } from "./vault";
+
+/** Refresh a little before the provider would refuse the token. */
+const EXPIRY_MARGIN_MS = 60_000;
+
+export type AccountNeed = {
+  api: string;
+  /** Claims the operation needs (the manifest's, e.g. `gmail:send`). */
+  claims: string[];
+  namespace: string;
+  operation: string;
+  /** The account a ref names; only that one may be used. */
+  pinnedAccountId: string | null;
+  /** The caller's `account` field (label, email or id). */
+  selector: string | null;
+};
+
+export type ApiCall = {
+  method?: "GET" | "POST";
+  /** Path under the provider's API base URL, e.g. `/gmail/v1/users/me/messages`. */
+  path: string;
+  query?: Record<string, string | number | string[] | undefined>;
+  body?: unknown;
+  /**
+   * An effect that must never be sent twice (sending mail). When the provider does not answer, the error
+   * says the effect may or may not have happened (this sentence) and nothing is resent.
+   */
+  once?: string;
+};
+
+export type AccountSession = {
+  account: AccountFacts;
+  provider: ProviderConfig;
+  call<T = unknown>(req: ApiCall): Promise<T>;
+};
+
+const facts = (r: ConnectedAccount): AccountFacts => ({ id: r.id, label: r.label, email: r.email, status: r.status, claims: r.claims, provider: r.provider });
+
+export async function openAccount(ctx: RealmContext, need: AccountNeed): Promise<AccountSession> {
+  const authority = authorityOf(ctx.principal);
+  const rows = await ctx.tx
+    .select()
+    .from(connectedAccounts)
+    .where(and(eq(connectedAccounts.tenantId, ctx.tenantId), eq(connectedAccounts.userId, authority), eq(connectedAccounts.api, need.api)));
+  // A grant scoped to one connected account narrows gate two to that account: the others do not exist for it.
+  const scopedTo = ctx.grantScope?.account_id;
+  const visible = scopedTo ? rows.filter((r) => r.id === scopedTo) : rows;
+  const decision = gateTwo({ accounts: visible.map(facts), needClaims: need.claims, pinnedAccountId: need.pinnedAccountId, selector: need.selector });
+  if (!decision.allow) throw await denial(ctx, need, decision);
+
+  const row = visible.find((r) => r.id === decision.account.id)!;
+  const provider = findProvider(row.provider);
+  if (!provider) {
+    throw new AppError("provider_unavailable", `The provider of ${row.label} (${row.provider}) is not configured on this Realmgate.`, { status: 503, details: { provider: row.provider, account_id: row.id } });
+  }
+  return new Session(ctx, need, row, provider);
+}
+
+class Session implements AccountSession {
+  readonly account: AccountFacts;
+  private tokens: TokenSet | null = null;
+  private refreshed = false;
+  /** The row version the next detached write expects. */
+  private version: number;
+  private expiresAt: Date | null;
+
+  constructor(
+    private readonly ctx: RealmContext,
+    private readonly need: AccountNeed,
+    private readonly row: ConnectedAccount,
+    readonly provider: ProviderConfig,
+  ) {
+    this.account = facts(row);
+    this.version = row.version;
+    this.expiresAt = row.tokenExpiresAt;
+  }
+
+  async call<T = unknown>(req: ApiCall): Promise<T> {
+    await this.ensureToken();
+    for (let attempt = 0; ; attempt++) {
+      const res = await this.send(req);
+      if (res.status === 401) {
+        // The provider did not act on a 401, so one repeat with a freshly refreshed token is not a blind resend.
+        if (attempt === 0 && !this.refreshed && this.tokens!.refresh_token) {
+          await this.refresh();
+          continue;
+        }
+        throw await this.broken("the provider no longer accepts this connection");
+      }
+      return this.interpret<T>(res, req);
+    }
+  }
+
+  private async send(req: ApiCall) {
+    const url = new URL(`${this.provider.apiBaseUrl}${req.path}`);
+    for (const [k, v] of Object.entries(req.query ?? {})) {
+      if (v === undefined) continue;
+      for (const one of Array.isArray(v) ? v : [v]) url.searchParams.append(k, String(one));
+    }
+    const headers: Record<string, string> = { authorization: `Bearer ${this.tokens!.access_token}`, accept: "application/json" };
+    if (req.body !== undefined) headers["content-type"] = "application/json";
+    try {
+      return await providerFetch(url.toString(), { method: req.method ?? "GET", headers, body: req.body === undefined ? undefined : JSON.stringify(req.body) });
+    } catch (err) {
+      if (!(err instanceof ProviderCallError)) throw err;
+      const what = err.kind === "timeout" ? "did not answer in time" : err.kind === "too_large" ? "answered with more data than Realmgate accepts" : "could not be reached";
+      throw new AppError("provider_unavailable", `${this.provider.label} ${what}.${req.once ? ` ${req.once}` : ""} Nothing was retried.`, {
+        status: err.kind === "timeout" ? 504 : 502,
+        details: { provider: this.provider.id, account_id: this.row.id, failure: err.kind, retried: false, ...(req.once ? { may_have_taken_effect: true } : {}) },
+        cause: err,
+      });
+    }
+  }
+
+  private async interpret<T>(res: ProviderResponse, req: ApiCall): Promise<T> {
+    const body = jsonOf(res);
+    if (res.status >= 200 && res.status < 300) return (body ?? {}) as T;
+    const err = (body as { error?: { message?: unknown; status?: unknown } } | null)?.error;
+    const said = typeof err?.message === "string" ? err.message.slice(0, 300) : `status ${res.status}`;
+    if (res.status === 403 && /scope|insufficient/i.test(said)) {
+      // The provider knows better than our record: forget the claims it just refused.
+      this.dropClaims(this.need.claims);
+      throw await denial(this.ctx, this.need, { allow: false, kind: "demand", reason: "claim_upgrade_required", missingClaims: this.need.claims, candidates: [this.account], account: { ...this.account, claims: this.account.claims.filter((c) => !this.need.claims.includes(c)) } });
+    }
+    if (res.status === 403) throw new AppError("realm_denied", `${this.provider.label} refused: ${said}`, { details: { provider: this.provider.id, account_id: this.row.id } });
+    if (res.status === 404) throw new AppError("not_found", `${this.provider.label} has no such object (or it was deleted).`, { details: { provider: this.provider.id } });
+    if (res.status === 429 || res.status >= 500) {
+      const retryAfter = res.headers.get("retry-after");
+      throw new AppError("provider_unavailable", `${this.provider.label} is unavailable (${res.status}).${req.once && res.status >= 500 ? ` ${req.once}` : ""} Nothing was retried.`, {
+        status: res.status === 429 || res.status === 503 ? 503 : 502,
+        headers: retryAfter && /^\d{1,6}$/.test(retryAfter) ? { "Retry-After": retryAfter } : {},
+        details: { provider: this.provider.id, account_id: this.row.id, provider_status: res.status, retried: false, ...(req.once && res.status >= 500 ? { may_have_taken_effect: true } : {}) },
+      });
+    }
+    throw new AppError("invalid_input", `${this.provider.label} refused the request: ${said}`, { details: { provider: this.provider.id, provider_status: res.status } });
+  }
+
+  private async ensureToken(): Promise<void> {
+    if (!this.tokens) {
+      try {
+        this.tokens = openTokens(this.row);
+      } catch (err) {
+        if (!(err instanceof VaultError)) throw err;
+        throw await this.broken(err.reason === "unknown_key" ? "its stored credentials were sealed with a key this server does not have" : "its stored credentials cannot be read");
+      }
+    }
+    if (this.expiresAt && this.expiresAt.getTime() - EXPIRY_MARGIN_MS <= this.ctx.now.getTime()) await this.refresh();
+  }
+
+  private async refresh(): Promise<void> {
+    const refreshToken = this.tokens!.refresh_token;
+    if (!refreshToken) throw await this.broken("its access expired and the provider gave no way to renew it");
+    let t;
+    try {
+      t = await refreshAccessToken(this.provider, refreshToken);
+    } catch (err) {
+      if (err instanceof TokenGrantError) throw await this.broken("the provider refused to renew its access");
+      throw err;
+    }
+    this.tokens = { access_token: t.access_token, refresh_token: t.refresh_token ?? refreshToken };
+    this.refreshed = true;
+    this.expiresAt = t.expires_in ? new Date(this.ctx.now.getTime() + t.expires_in * 1000) : null;
+    const sealed = sealTokens(this.row, this.tokens);
+    const expected = this.version++;
+    const expiresAt = this.expiresAt;
+    afterCall(this.row.id, "a refreshed token", async (tx) => {
+      await tx
+        .update(connectedAccounts)
+        .set({ ...sealed, tokenExpiresAt: expiresAt, version: sql`${connectedAccounts.version} + 1`, updatedAt: new Date() })
+        .where(and(eq(connectedAccounts.id, this.row.id), eq(connectedAccounts.tenantId, this.row.tenantId), eq(connectedAccounts.version, expected)));
+    });
+  }
+
+  private dropClaims(claims: string[]) {
+    const expected = this.version++;
+    const keep = this.account.claims.filter((c) => !claims.includes(c));
+    afterCall(this.row.id, "claims the provider refused", async (tx) => {
+      await tx
+        .update(connectedAccounts)
+        .set({ claims: keep, version: sql`${connectedAccounts.version} + 1`, updatedAt: new Date() })
+        .where(and(eq(connectedAccounts.id, this.row.id), eq(connectedAccounts.tenantId, this.row.tenantId), eq(connectedAccounts.version, expected)));
+    });
+  }
+
+  /** Record that the account needs reconnecting (after this call), and answer with the demand to do so. */
+  private async broken(why: string): Promise<AppError> {
+    const expected = this.version++;
+    const { ctx, row } = this;
+    const principal = ctx.principal.type === "user" ? ({ type: "user", userId: ctx.principal.userId } as const) : ({ type: "actor", actorId: ctx.principal.actorId, grantorId: ctx.principal.grantorId } as const);
+    afterCall(row.id, "an account that needs reconnecting", async (tx) => {
+      const [changed] = await tx
+        .update(connectedAccounts)
+        .set({ status: "needs_reconnect", statusReason: why, version: sql`${connectedAccounts.version} + 1`, updatedAt: new Date() })
+        .where(and(eq(connectedAccounts.id, row.id), eq(connectedAccounts.tenantId, row.tenantId), eq(connectedAccounts.status, "active"), eq(connectedAccounts.version, expected)))
+        .returning({ id: connectedAccounts.id });
+      if (changed) {
+        await recordAudit(tx, {
+          tenantId: row.tenantId,
+          event: "account.needs_reconnect",
+          principal,
+          requestId: ctx.requestId,
+          namespace: this.need.namespace,
+          operation: this.need.operation,
+          outcome: "ok",
+          subjectId: row.id,
+          reason: why,
+          details: { provider: row.provider, label: row.label },
+        });
+      }
+    });
+    return denial(ctx, this.need, { allow: false, kind: "demand", reason: "reconnect_required", missingClaims: [], candidates: [this.account], account: { ...this.account, status: "needs_reconnect" } }, why);
+  }
+}
+
+type Denied = Exclude<GateTwoDecision, { allow: true }>;
+
+async function denial(ctx: RealmContext, need: AccountNeed, d: Denied, note?: string): Promise<AppError> {
+  const api = apiFamily(need.api);
+  if (d.kind === "not_found") return new AppError("not_found", "No such object (or you may not see it).", { details: { namespace: need.namespace } });
+  if (d.kind === "ambiguous") {
+    return new AppError("ambiguous_selector", `${d.choices.length} connected ${api.label.toLowerCase()} accounts could serve this call; name one with "account" (its label or email) and call again.`, {
+      details: { field: "account", choices: d.choices.map((c) => ({ account_id: c.id, label: c.label, email: c.email, status: c.status, claims: c.claims })) },
+    });
+  }
+  const authority = authorityOf(ctx.principal);
+  const [u] = await ctx.tx.select({ name: users.name }).from(users).where(eq(users.id, authority));
+  let actor: { id: string; name: string } | null = null;
+  if (ctx.principal.type === "actor") {
+    const [a] = await ctx.tx.select({ name: actors.name }).from(actors).where(and(eq(actors.id, ctx.principal.actorId), eq(actors.tenantId, ctx.tenantId)));
+    actor = { id: ctx.principal.actorId, name: a?.name ?? "the agent" };
+  }
+  return consentDemand({
+    reason: d.reason,
+    api,
+    namespace: need.namespace,
+    operation: need.operation,
+    missingClaims: d.missingClaims,
+    candidates: d.candidates,
+    account: d.account,
+    selector: need.selector,
+    appUrl: ctx.appUrl,
+    actor,
+    grantorName: u?.name ?? "your user",
+    note,
+  });
+}
