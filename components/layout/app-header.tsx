@@ -2,8 +2,11 @@ import Link from "next/link";
 import { signOut } from "@/lib/auth/next-auth";
 import type { PageUser } from "@/lib/auth/page-session";
 
-const nav = [
+const nav: { href: string; label: string; roles?: readonly string[] }[] = [
+  { href: "/realms", label: "Realms" },
+  { href: "/agents", label: "Agents" },
   { href: "/connections", label: "Connections" },
+  { href: "/support", label: "Support", roles: ["owner", "support"] },
   { href: "/settings/api-keys", label: "API keys" },
 ];
 
@@ -18,7 +21,7 @@ export function AppHeader({ user }: { user: PageUser | null }) {
           <div className="flex flex-wrap items-center gap-2">
             <nav aria-label="Main">
               <ul className="flex flex-wrap gap-1">
-                {nav.map((n) => (
+                {nav.filter((n) => !n.roles || n.roles.includes(user.role)).map((n) => (
                   <li key={n.href}>
                     <Link className="rounded-md px-3 py-2 text-sm text-slate-700 hover:bg-slate-100" href={n.href}>
                       {n.label}

@@ -1,6 +1,6 @@
 // Walk a tenant's audit chain and name the first broken link: an edited row (hash mismatch), a deleted row
 // (a gap in seq or a prev_hash that does not match), or a truncated tail (the head is ahead of the rows).
-import { and, asc, eq, gt } from "drizzle-orm";
+import { and, asc, eq, gt, lte } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import { auditEvents, auditHeads } from "@/db/schema";
 import { GENESIS_HASH, linkHash } from "./record";
@@ -20,7 +20,8 @@ export async function verifyAuditChain(db: Executor, tenantId: string): Promise<
     const rows = await db
       .select()
       .from(auditEvents)
-      .where(and(eq(auditEvents.tenantId, tenantId), gt(auditEvents.seq, expectedSeq - 1)))
+      // Bounded by the head read first: events written while we walk are not "after the head".
+      .where(and(eq(auditEvents.tenantId, tenantId), gt(auditEvents.seq, expectedSeq - 1), lte(auditEvents.seq, head?.seq ?? 0)))
       .orderBy(asc(auditEvents.seq))
       .limit(BATCH);
     for (const row of rows) {
@@ -35,7 +36,7 @@ export async function verifyAuditChain(db: Executor, tenantId: string): Promise<
     if (rows.length < BATCH) break;
   }
   const headSeq = head?.seq ?? 0;
-  if (headSeq !== checked || (head && head.hash !== prevHash)) {
+  if (headSeq !== checked || (head && headSeq > 0 && head.hash !== prevHash)) {
     return { ok: false, checked, first_broken: { seq: checked + 1, id: null, reason: "truncated" } };
   }
   return { ok: true, checked, head_seq: headSeq };

@@ -3,6 +3,7 @@
 import type { Executor } from "@/db/client";
 import type { Role } from "@/db/schema";
 import { operationStates, readCeiling, readChoices } from "@/lib/authz/policy";
+import { listAccounts, type AccountView } from "@/lib/connections/accounts";
 import { operationKeysOf, riskOf, type OperationKey, type Realm, type RealmManifest, type Risk } from "./contract";
 import { listRealms, requireRealm } from "./registry";
 
@@ -11,10 +12,13 @@ type Viewer = { tenantId: string; userId: string; role: Role };
 export type RealmType = RealmManifest["realm_type"];
 
 /**
- * Whether the realm needs a connected account, and (once lib/connections exists) whether the caller has one.
- * Until then a connected realm answers `unknown` rather than guessing.
+ * Whether the realm needs a connected account and, if so, the state of the caller's accounts for it:
+ * `connected` when one works, `needs_reconnect` when only broken ones exist, `not_connected` when none.
+ * A connected realm that names no claims cannot be matched to accounts and answers `unknown`.
  */
-export type ConnectionStatus = { needed: false } | { needed: true; status: "unknown" | "connected" | "not_connected" | "needs_reconnect" };
+export type ConnectionStatus =
+  | { needed: false }
+  | { needed: true; status: "unknown" | "connected" | "not_connected" | "needs_reconnect"; accounts: number };
 
 export type RiskCounts = Record<Risk, number>;
 
@@ -75,15 +79,30 @@ const BASE_DESCRIPTIONS: Record<string, string> = {
   "file.host": "Upload a file into the realm.",
 };
 
-function connectionOf(m: RealmManifest): ConnectionStatus {
-  return m.realm_type === "connected" ? { needed: true, status: "unknown" } : { needed: false };
+/** The API families a connected realm's accounts come from: the prefixes of its claims (`gmail:send` → gmail). */
+function apiFamiliesOf(m: RealmManifest): Set<string> {
+  const names = [...m.claims.map((c) => c.name), ...m.actions.flatMap((a) => a.claims)];
+  return new Set(names.map((n) => n.split(":")[0]!).filter(Boolean));
 }
+
+function connectionOf(m: RealmManifest, accounts: AccountView[]): ConnectionStatus {
+  if (m.realm_type !== "connected") return { needed: false };
+  const families = apiFamiliesOf(m);
+  if (families.size === 0) return { needed: true, status: "unknown", accounts: 0 };
+  const mine = accounts.filter((a) => families.has(a.api));
+  const status = mine.some((a) => a.status === "active") ? "connected" : mine.some((a) => a.status === "needs_reconnect") ? "needs_reconnect" : "not_connected";
+  return { needed: true, status, accounts: mine.length };
+}
+
+/** The caller's live accounts, read only when some realm needs them. */
+const accountsFor = (db: Executor, who: Viewer, realms: Realm[]) =>
+  realms.some((r) => r.manifest.realm_type === "connected") ? listAccounts(db, who) : Promise.resolve([]);
 
 const emptyRisk = (): RiskCounts => ({ read: 0, write: 0, destructive: 0 });
 
 type Toggles = { ceiling: Map<string, boolean>; choice: Map<string, boolean> };
 
-function cardOf(realm: Realm, toggles: Toggles): RealmCardView {
+function cardOf(realm: Realm, toggles: Toggles, accounts: AccountView[]): RealmCardView {
   const m = realm.manifest;
   const ns = m.namespace;
   const ops = operationKeysOf(m);
@@ -104,7 +123,7 @@ function cardOf(realm: Realm, toggles: Toggles): RealmCardView {
     works_with: m.service_card.works_with,
     touches: m.service_card.touches,
     kinds: m.kinds.map((k) => ({ name: k.name, label: k.label, one_liner: k.one_liner })),
-    connection: connectionOf(m),
+    connection: connectionOf(m, accounts),
     operations: counts,
     operation_labels: ops.map((op) => m.service_card.operation_labels[op] ?? op),
   };
@@ -121,7 +140,8 @@ export async function realmCards(db: Executor, who: Viewer): Promise<RealmCardVi
     ceiling: new Map(ceiling.map((r) => [`${r.namespace} ${r.operation}`, r.enabled])),
     choice: new Map(choices.map((r) => [`${r.namespace} ${r.operation}`, r.enabled])),
   };
-  return realms.map((r) => cardOf(r, toggles)).sort((a, b) => a.title.localeCompare(b.title));
+  const accounts = await accountsFor(db, who, realms);
+  return realms.map((r) => cardOf(r, toggles, accounts)).sort((a, b) => a.title.localeCompare(b.title));
 }
 
 /** One operation of a manifest in human words (no toggle state). */
@@ -163,7 +183,7 @@ export async function realmDetail(db: Executor, who: Viewer, namespace: string):
     toggles.choice.set(`${namespace} ${s.operation}`, s.choice);
   }
   return {
-    card: cardOf(realm, toggles),
+    card: cardOf(realm, toggles, await accountsFor(db, who, [realm])),
     operations: states.map((s) => ({ ...describeOperation(realm.manifest, s.operation), ceiling: s.ceiling, choice: s.choice, effective: s.effective })),
     can_change: { ceiling: who.role === "owner", choice: who.role !== "support" },
   };
@@ -171,14 +191,14 @@ export async function realmDetail(db: Executor, who: Viewer, namespace: string):
 
 export type OperationWords = { title: string; operations: Record<string, { label: string; risk: Risk }> };
 
-/** Human words for the operations of some realms (agents and consent pages); unknown namespaces are skipped. */
-export async function operationWords(db: Executor, tenantId: string, namespaces: Iterable<string>): Promise<Record<string, OperationWords>> {
-  const wanted = new Set(namespaces);
+/** Human words for the operations of some realms, or all of them; unknown namespaces are skipped. */
+export async function operationWords(db: Executor, tenantId: string, namespaces: Iterable<string> | "all"): Promise<Record<string, OperationWords>> {
+  const wanted = namespaces === "all" ? null : new Set(namespaces);
   const out: Record<string, OperationWords> = {};
-  if (wanted.size === 0) return out;
+  if (wanted?.size === 0) return out;
   for (const realm of await listRealms(db, tenantId)) {
     const m = realm.manifest;
-    if (!wanted.has(m.namespace)) continue;
+    if (wanted && !wanted.has(m.namespace)) continue;
     const operations: OperationWords["operations"] = {};
     for (const op of operationKeysOf(m)) operations[op] = { label: m.service_card.operation_labels[op] ?? op, risk: riskOf(m, op) };
     out[m.namespace] = { title: m.service_card.title, operations };

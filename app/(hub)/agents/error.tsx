@@ -1,0 +1,16 @@
+"use client";
+import { Alert } from "@/components/ui/alert";
+import { Button } from "@/components/ui/button";
+
+export default function AgentsError({ error, reset }: { error: Error & { digest?: string }; reset: () => void }) {
+  return (
+    <div className="space-y-3">
+      <Alert tone="error" title="Your agents could not be loaded">
+        Something went wrong on our side{error.digest ? ` (reference ${error.digest})` : ""}. Try again in a moment.
+      </Alert>
+      <Button variant="secondary" onClick={reset}>
+        Try again
+      </Button>
+    </div>
+  );
+}

@@ -1,0 +1,60 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { getDb } from "@/db/client";
+import { ConsentForm } from "@/components/consent/consent-form";
+import { Alert } from "@/components/ui/alert";
+import { PageHeader } from "@/components/ui/card";
+import { requirePageUser } from "@/lib/auth/page-session";
+import { getConsentRequest, type ConsentRequestView } from "@/lib/authz/consent";
+import { isAppError } from "@/lib/errors";
+import { realmDetail, type RealmDetailView } from "@/lib/realms/views";
+
+export const metadata: Metadata = { title: "Approve an agent's request" };
+
+type Props = { params: Promise<{ request: string }> };
+
+export default async function ConsentPage({ params }: Props) {
+  const { request: id } = await params;
+  const user = await requirePageUser(`/consent/${id}`);
+  const db = await getDb();
+  let request: ConsentRequestView;
+  try {
+    request = await getConsentRequest(db, user, id);
+  } catch (err) {
+    if (!isAppError(err) || err.code !== "not_found") throw err;
+    return (
+      <>
+        <PageHeader title="Request not found" />
+        <Alert tone="warning" title="There is no such request for you to decide">
+          It may be addressed to someone else, or the link is wrong. Requests waiting for you are listed on the{" "}
+          <Link href="/agents" className="underline">
+            Agents
+          </Link>{" "}
+          page.
+        </Alert>
+      </>
+    );
+  }
+  let detail: RealmDetailView | null = null;
+  try {
+    detail = await realmDetail(db, user, request.namespace);
+  } catch (err) {
+    if (!isAppError(err) || err.code !== "not_found") throw err;
+  }
+  const asked = new Set(request.operations);
+  return (
+    <>
+      <PageHeader
+        title={`${request.actor.name} wants to use ${detail?.card.title ?? request.namespace}`}
+        description="Approve only what you are comfortable with. You can revoke it at any time on the Agents page."
+      />
+      <div className="max-w-3xl">
+        <ConsentForm
+          request={request}
+          realm={detail ? { title: detail.card.title, purpose: detail.card.purpose, touches: detail.card.touches } : { title: request.namespace, purpose: "This realm is no longer available.", touches: [] }}
+          operations={detail ? detail.operations.filter((o) => asked.has(o.key)) : []}
+        />
+      </div>
+    </>
+  );
+}

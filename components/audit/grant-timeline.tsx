@@ -1,0 +1,82 @@
+"use client";
+// One grant's life, oldest first: asked → created → approved → used → denied → revoked (or expired).
+import { useQuery } from "@tanstack/react-query";
+import { api } from "@/components/api-client";
+import { realmTitle, wordsFor, type Words } from "@/components/realms/words";
+import { Alert } from "@/components/ui/alert";
+import { Badge } from "@/components/ui/badge";
+import { Spinner } from "@/components/ui/spinner";
+import { Time } from "@/components/ui/time";
+import type { GrantTimeline as Timeline, TimelineEntry } from "@/lib/audit/timeline";
+import { stageWords } from "./words";
+
+const expiryWords: Record<string, string> = { "1h": " for 1 hour", "1d": " for 1 day", "30d": " for 30 days", never: " with no expiry" };
+
+function sentence(e: TimelineEntry, words: Words): string {
+  const ev = e.event;
+  const actor = e.who.actor ?? "The agent";
+  const user = e.who.user ?? "someone";
+  const op = ev?.namespace && ev.operation ? wordsFor(words, ev.namespace, ev.operation).label : (ev?.operation ?? "");
+  const on = ev?.ref ? ` on ${ev.ref}` : "";
+  switch (e.stage) {
+    case "requested":
+      return `${actor} asked to “${op}”${on}.`;
+    case "approved":
+      return `${user} approved the request${typeof ev?.details.expires === "string" ? (expiryWords[ev.details.expires] ?? ` (${ev.details.expires})`) : ""}.`;
+    case "refused":
+      return `${user} refused the request.`;
+    case "created": {
+      const ops = Array.isArray(ev?.details.operations) ? (ev.details.operations as string[]) : [];
+      const names = ev?.namespace ? ops.map((o) => wordsFor(words, ev.namespace!, o).label) : ops;
+      return `${user} granted ${names.map((n) => `“${n}”`).join(", ") || "access"}.`;
+    }
+    case "used":
+      return `${actor} used “${op}”${on}.`;
+    case "denied":
+      return `${actor}'s call to “${op}”${on} was refused: ${ev?.reason ?? "denied"}.`;
+    case "failed":
+      return `${actor}'s call to “${op}”${on} failed: ${ev?.reason ?? "error"}.`;
+    case "revoked":
+      return `${user} revoked it${ev?.reason ? `: “${ev.reason}”` : ""}.`;
+    case "expired":
+      return "The grant expired.";
+    default:
+      return ev?.event ?? "";
+  }
+}
+
+export function GrantTimelineView({ grantId, words }: { grantId: string; words: Words }) {
+  const q = useQuery({ queryKey: ["timeline", grantId], queryFn: () => api<Timeline>(`/api/v1/grants/${grantId}/timeline`) });
+  if (q.isPending) return <Spinner label="Loading the grant's history…" />;
+  if (q.isError) return <Alert tone="error" title="Could not load the history">{q.error.message}</Alert>;
+  const t = q.data;
+  return (
+    <div className="space-y-3">
+      <p className="text-sm text-slate-700">
+        {t.grant.actor.name} · {realmTitle(words, t.grant.namespace)} · granted by {t.grant.grantor.name}. Used {t.summary.uses} {t.summary.uses === 1 ? "time" : "times"}
+        {t.summary.denials ? `, ${t.summary.denials} refused` : ""}
+        {t.summary.errors ? `, ${t.summary.errors} failed` : ""}
+        {t.summary.last_used_at ? (
+          <>
+            ; last used <Time iso={t.summary.last_used_at} mode="relative" />
+          </>
+        ) : null}
+        .
+      </p>
+      {t.truncated ? <p className="text-xs text-slate-600">Only the most recent events are listed.</p> : null}
+      <ol className="relative space-y-3 border-l-2 border-slate-200 pl-4" aria-label={`History of grant ${t.grant.id}`}>
+        {t.entries.map((e, i) => (
+          <li key={e.event?.id ?? `synthetic-${i}`} className="text-sm">
+            <div className="flex flex-wrap items-center gap-2">
+              <Badge tone={stageWords[e.stage].tone}>{stageWords[e.stage].label}</Badge>
+              <span className="text-xs text-slate-600">
+                <Time iso={e.at} />
+              </span>
+            </div>
+            <p className="mt-0.5 text-slate-800">{sentence(e, words)}</p>
+          </li>
+        ))}
+      </ol>
+    </div>
+  );
+}

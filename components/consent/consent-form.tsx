@@ -1,0 +1,215 @@
+"use client";
+// The consent screen's decision: which of the asked-for operations to allow, on what, for how long — or deny.
+// The decision goes to the REST API, whose cookie-authenticated writes are refused unless they come from
+// Realmgate's own origin (CSRF); the page itself is never framed (frame-ancestors 'none').
+import { useMutation } from "@tanstack/react-query";
+import Link from "next/link";
+import { useState } from "react";
+import { api } from "@/components/api-client";
+import { kindLabel, actorKindWords } from "@/components/agents/kinds";
+import { RiskBadge, riskWords } from "@/components/realms/risk-badge";
+import { Alert } from "@/components/ui/alert";
+import { Button } from "@/components/ui/button";
+import { Time } from "@/components/ui/time";
+import type { ConsentRequestView } from "@/lib/authz/consent";
+import type { GrantView } from "@/lib/authz/grants";
+import type { OperationView } from "@/lib/realms/views";
+
+const expiries = [
+  { value: "1h", label: "1 hour" },
+  { value: "1d", label: "1 day" },
+  { value: "30d", label: "30 days" },
+  { value: "never", label: "No expiry", hint: "until you revoke it" },
+] as const;
+type Expiry = (typeof expiries)[number]["value"];
+
+export type ConsentRealm = { title: string; purpose: string; touches: string[] };
+
+export function ConsentForm({ request, realm, operations }: { request: ConsentRequestView; realm: ConsentRealm; operations: OperationView[] }) {
+  const [chosen, setChosen] = useState<Set<string>>(new Set(request.operations));
+  const [expires, setExpires] = useState<Expiry>("1d");
+  const [scopeToRef, setScopeToRef] = useState(request.ref !== null);
+  const [result, setResult] = useState<{ status: string; grant: GrantView | null } | null>(null);
+  const decide = useMutation({
+    mutationFn: (decision: "approve" | "deny") =>
+      api<{ request: ConsentRequestView; grant: GrantView | null }>(`/api/v1/consent-requests/${request.id}`, {
+        method: "POST",
+        body: decision === "approve" ? { decision, expires, operations: [...chosen], scope_to_ref: scopeToRef } : { decision },
+      }),
+    onSuccess: (r) => setResult({ status: r.request.status, grant: r.grant }),
+  });
+  const byKey = new Map<string, OperationView>(operations.map((o) => [o.key, o]));
+  const status = result?.status ?? request.status;
+  const kind = actorKindWords[request.actor.kind];
+
+  if (status !== "pending") {
+    return (
+      <div className="space-y-4">
+        {result ? (
+          status === "approved" ? (
+            <Alert tone="success" title={`Approved — ${request.actor.name} can now do this`}>
+              {result.grant?.expires_at ? (
+                <>
+                  The grant expires <Time iso={result.grant.expires_at} mode="both" />.
+                </>
+              ) : (
+                "The grant has no expiry; revoke it any time on the Agents page."
+              )}{" "}
+              The agent may retry its call now.
+            </Alert>
+          ) : (
+            <Alert tone="info" title="Denied">
+              {request.actor.name} gets no access. If it asks again, you will see a new request.
+            </Alert>
+          )
+        ) : (
+          <Alert tone="info" title={`This request was already ${status}`}>
+            {request.decided_at ? (
+              <>
+                Decided <Time iso={request.decided_at} />.
+              </>
+            ) : null}
+          </Alert>
+        )}
+        <Link href="/agents" className="inline-block text-sm font-medium text-brand-700 underline">
+          See what your agents may do
+        </Link>
+      </div>
+    );
+  }
+
+  const blockedOps = [...chosen].map((k) => byKey.get(k)).filter((o): o is OperationView => !!o && !o.effective);
+
+  return (
+    <form
+      className="space-y-6"
+      onSubmit={(e) => {
+        e.preventDefault();
+        decide.mutate("approve");
+      }}
+    >
+      <section aria-labelledby="who-heading" className="rounded-lg border border-slate-200 bg-white p-5">
+        <h2 id="who-heading" className="font-semibold">
+          Who is asking
+        </h2>
+        <p className="mt-1 text-sm text-slate-800">
+          <span className="font-medium">{request.actor.name}</span>, {kind ? `${kind.withArticle}: ${kind.explain.charAt(0).toLowerCase()}${kind.explain.slice(1)}` : `of kind ${kindLabel(request.actor.kind)}.`}
+        </p>
+        <p className="mt-1 text-xs text-slate-600">
+          It acts for you ({request.grantor.name}), never as you. First asked <Time iso={request.created_at} mode="relative" />
+          {request.attempts > 1 ? `, ${request.attempts} attempts so far` : ""}.
+        </p>
+        {request.actor.revoked ? (
+          <div className="mt-3">
+            <Alert tone="warning" title="This agent is revoked">
+              It can no longer receive grants. Deny the request, or create a new agent.
+            </Alert>
+          </div>
+        ) : null}
+      </section>
+
+      <section aria-labelledby="what-heading" className="rounded-lg border border-slate-200 bg-white p-5">
+        <h2 id="what-heading" className="font-semibold">
+          What it wants to do in {realm.title}
+        </h2>
+        <p className="mt-1 text-sm text-slate-600">{realm.purpose}</p>
+        <fieldset className="mt-3">
+          <legend className="sr-only">Operations to allow</legend>
+          <ul className="space-y-2">
+            {request.operations.map((key) => {
+              const o = byKey.get(key);
+              const id = `op-${key.replace(/[^a-z0-9]/gi, "-")}`;
+              return (
+                <li key={key} className="flex items-start gap-3 rounded-md border border-slate-200 p-3">
+                  {request.operations.length > 1 ? (
+                    <input
+                      id={id}
+                      type="checkbox"
+                      className="mt-1 h-5 w-5"
+                      checked={chosen.has(key)}
+                      onChange={(e) => setChosen((s) => { const n = new Set(s); if (e.target.checked) n.add(key); else n.delete(key); return n; })}
+                    />
+                  ) : null}
+                  <div>
+                    <label htmlFor={request.operations.length > 1 ? id : undefined} className="flex flex-wrap items-center gap-2 font-medium text-slate-900">
+                      {o?.label ?? key} {o ? <RiskBadge risk={o.risk} /> : null}
+                    </label>
+                    {o ? (
+                      <p className="text-sm text-slate-700">
+                        {o.description} <span className="text-slate-600">({riskWords[o.risk].explain})</span>
+                      </p>
+                    ) : null}
+                    <p className="text-xs text-slate-600">
+                      <code>{key}</code>
+                    </p>
+                  </div>
+                </li>
+              );
+            })}
+          </ul>
+        </fieldset>
+        {blockedOps.length ? (
+          <div className="mt-3">
+            <Alert tone="warning" title="Turned off right now">
+              {blockedOps.map((o) => `“${o.label}”`).join(", ")} {blockedOps.length === 1 ? "is" : "are"} off for your agents ({blockedOps.some((o) => !o.ceiling) ? "by the workspace owner" : "by your own choice"}). Approving
+              records the grant, but calls stay refused until it is turned back on.
+            </Alert>
+          </div>
+        ) : null}
+      </section>
+
+      <section aria-labelledby="on-heading" className="rounded-lg border border-slate-200 bg-white p-5">
+        <h2 id="on-heading" className="font-semibold">
+          On what
+        </h2>
+        {request.ref ? (
+          <fieldset className="mt-2 space-y-2 text-sm">
+            <legend className="sr-only">Which items</legend>
+            <label className="flex items-start gap-2">
+              <input type="radio" name="scope" className="mt-1 h-4 w-4" checked={scopeToRef} onChange={() => setScopeToRef(true)} />
+              <span>
+                Only the item it named: <code className="break-all">{request.ref}</code>
+              </span>
+            </label>
+            <label className="flex items-start gap-2">
+              <input type="radio" name="scope" className="mt-1 h-4 w-4" checked={!scopeToRef} onChange={() => setScopeToRef(false)} />
+              <span>Everything you can reach in {realm.title}</span>
+            </label>
+          </fieldset>
+        ) : (
+          <p className="mt-1 text-sm text-slate-700">Everything you can reach in {realm.title}:</p>
+        )}
+        <ul className="mt-2 list-disc pl-5 text-sm text-slate-700">
+          {realm.touches.map((t) => (
+            <li key={t}>{t}</li>
+          ))}
+        </ul>
+      </section>
+
+      <fieldset className="rounded-lg border border-slate-200 bg-white p-5">
+        <legend className="px-1 font-semibold">For how long</legend>
+        <div className="mt-1 grid gap-2 sm:grid-cols-4">
+          {expiries.map((x) => (
+            <label key={x.value} className={`flex min-h-10 cursor-pointer items-center gap-2 rounded-md border px-3 py-2 text-sm ${expires === x.value ? "border-brand-600 bg-slate-50" : "border-slate-300"}`}>
+              <input type="radio" name="expires" value={x.value} checked={expires === x.value} onChange={() => setExpires(x.value)} className="h-4 w-4" />
+              <span>
+                {x.label}
+                {"hint" in x ? <span className="block text-xs text-slate-600">{x.hint}</span> : null}
+              </span>
+            </label>
+          ))}
+        </div>
+      </fieldset>
+
+      {decide.isError ? <Alert tone="error" title="Your decision was not saved">{decide.error.message}</Alert> : null}
+      <div className="flex flex-col gap-3 sm:flex-row">
+        <Button type="submit" disabled={decide.isPending || chosen.size === 0 || request.actor.revoked}>
+          {decide.isPending && decide.variables === "approve" ? "Approving…" : "Approve"}
+        </Button>
+        <Button type="button" variant="danger" disabled={decide.isPending} onClick={() => decide.mutate("deny")}>
+          {decide.isPending && decide.variables === "deny" ? "Denying…" : "Deny"}
+        </Button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,192 @@
+// The support console's reads beyond the plain audit list: one grant's life as a timeline (requested →
+// approved → created → used → denied → revoked), the names behind the ids in the trail, and the chain check.
+// A support person's views are themselves audited, in the same transaction as the read.
+import { and, desc, eq, inArray, sql } from "drizzle-orm";
+import type { Db, Executor } from "@/db/client";
+import { actors, auditEvents, grants, memberships, users, type Role } from "@/db/schema";
+import { grantView, type GrantView } from "@/lib/authz/grants";
+import { AppError } from "@/lib/errors";
+import { assertAuditReader, auditView, type AuditEventView } from "./query";
+import { recordAudit } from "./record";
+import { verifyAuditChain, type VerifyResult } from "./verify";
+
+type Viewer = { tenantId: string; userId: string; role: Role; requestId: string };
+
+export type TimelineStage = "requested" | "approved" | "refused" | "created" | "used" | "denied" | "failed" | "revoked" | "expired" | "other";
+
+export type TimelineEntry = {
+  stage: TimelineStage;
+  at: string;
+  /** Null for entries derived from the grant itself (expiry), which no audit event records. */
+  event: AuditEventView | null;
+  who: { type: string; user: string | null; actor: string | null };
+};
+
+export type GrantTimeline = {
+  grant: GrantView & { actor: { id: string; name: string; kind: string }; grantor: { id: string; name: string; email: string }; revoked_by_name: string | null };
+  summary: { uses: number; denials: number; errors: number; first_used_at: string | null; last_used_at: string | null };
+  entries: TimelineEntry[];
+  /** True when only the newest `limit` events are listed (the summary still counts all of them). */
+  truncated: boolean;
+};
+
+export function stageOf(e: Pick<AuditEventView, "event" | "outcome">): TimelineStage {
+  switch (e.event) {
+    case "consent.requested":
+      return "requested";
+    case "consent.approved":
+      return "approved";
+    case "consent.denied":
+      return "refused";
+    case "grant.created":
+      return "created";
+    case "grant.revoked":
+      return "revoked";
+    case "tool.call":
+      return e.outcome === "allow" ? "used" : e.outcome === "deny" ? "denied" : "failed";
+    default:
+      return "other";
+  }
+}
+
+export type Directory = {
+  users: { id: string; name: string; email: string; role: Role }[];
+  actors: { id: string; name: string; kind: string; grantor_id: string; revoked: boolean }[];
+};
+
+/** The people and actors of a workspace, to put names on the ids in the audit trail (owners and support). */
+export async function auditDirectory(db: Executor, who: Viewer): Promise<Directory> {
+  assertAuditReader(who);
+  const [people, agents] = await Promise.all([
+    db
+      .select({ id: users.id, name: users.name, email: users.email, role: memberships.role })
+      .from(memberships)
+      .innerJoin(users, eq(users.id, memberships.userId))
+      .where(eq(memberships.tenantId, who.tenantId))
+      .orderBy(users.name),
+    db
+      .select({ id: actors.id, name: actors.name, kind: actors.kind, grantorId: actors.grantorId, revokedAt: actors.revokedAt })
+      .from(actors)
+      .where(eq(actors.tenantId, who.tenantId))
+      .orderBy(actors.name),
+  ]);
+  return {
+    users: people,
+    actors: agents.map((a) => ({ id: a.id, name: a.name, kind: a.kind, grantor_id: a.grantorId, revoked: a.revokedAt !== null })),
+  };
+}
+
+/**
+ * One grant's timeline, oldest first: the consent request that led to it, its creation, every call decided
+ * under it (the dispatcher records the grant id as the subject of allow and deny decisions), its revocation,
+ * and its expiry. The grant's grantor, tenant owners and support staff may read it; anyone else gets not_found.
+ */
+export async function grantTimeline(db: Db, who: Viewer, grantId: string, opts: { limit?: number; now?: Date } = {}): Promise<GrantTimeline> {
+  const limit = opts.limit ?? 300;
+  const now = opts.now ?? new Date();
+  return db.transaction(async (tx) => {
+    const [g] = await tx.select().from(grants).where(and(eq(grants.id, grantId), eq(grants.tenantId, who.tenantId)));
+    const mayRead = g && (g.grantorId === who.userId || who.role === "owner" || who.role === "support");
+    if (!g || !mayRead) throw new AppError("not_found", "No such grant.", { details: { grant_id: grantId } });
+
+    const subjects = g.consentRequestId ? [g.id, g.consentRequestId] : [g.id];
+    const where = and(eq(auditEvents.tenantId, who.tenantId), inArray(auditEvents.subjectId, subjects));
+    const rows = await tx.select().from(auditEvents).where(where).orderBy(desc(auditEvents.seq)).limit(limit + 1);
+    const [stats] = await tx
+      .select({
+        uses: sql<number>`count(*) filter (where ${auditEvents.outcome} = 'allow')::int`,
+        denials: sql<number>`count(*) filter (where ${auditEvents.outcome} = 'deny')::int`,
+        errors: sql<number>`count(*) filter (where ${auditEvents.outcome} = 'error')::int`,
+        first: sql<Date | null>`min(${auditEvents.at}) filter (where ${auditEvents.outcome} = 'allow')`,
+        last: sql<Date | null>`max(${auditEvents.at}) filter (where ${auditEvents.outcome} = 'allow')`,
+      })
+      .from(auditEvents)
+      .where(and(where, eq(auditEvents.event, "tool.call")));
+
+    const events = rows.slice(0, limit).reverse().map(auditView);
+    const userIds = new Set<string>([g.grantorId, ...(g.revokedBy ? [g.revokedBy] : [])]);
+    const actorIds = new Set<string>([g.actorId]);
+    for (const e of events) {
+      if (e.user_id) userIds.add(e.user_id);
+      if (e.actor_id) actorIds.add(e.actor_id);
+    }
+    const [people, agents] = await Promise.all([
+      tx.select({ id: users.id, name: users.name, email: users.email }).from(users).where(inArray(users.id, [...userIds])),
+      tx.select({ id: actors.id, name: actors.name, kind: actors.kind }).from(actors).where(and(eq(actors.tenantId, who.tenantId), inArray(actors.id, [...actorIds]))),
+    ]);
+    const userName = new Map(people.map((u) => [u.id, u.name]));
+    const actorName = new Map(agents.map((a) => [a.id, a.name]));
+
+    const entries: TimelineEntry[] = events.map((e) => ({
+      stage: stageOf(e),
+      at: e.at,
+      event: e,
+      who: {
+        type: e.principal_type,
+        user: e.user_id ? (userName.get(e.user_id) ?? e.user_id) : null,
+        actor: e.actor_id ? (actorName.get(e.actor_id) ?? e.actor_id) : null,
+      },
+    }));
+    // Expiry is a moment, not an event: shown where it falls, unless the grant was revoked before it.
+    if (g.expiresAt && g.expiresAt <= now && (!g.revokedAt || g.revokedAt > g.expiresAt)) {
+      const at = g.expiresAt.toISOString();
+      const i = entries.findIndex((x) => x.at > at);
+      entries.splice(i === -1 ? entries.length : i, 0, { stage: "expired", at, event: null, who: { type: "system", user: null, actor: null } });
+    }
+
+    if (who.role === "support") {
+      await recordAudit(tx, {
+        tenantId: who.tenantId,
+        event: "support.viewed",
+        principal: { type: "user", userId: who.userId },
+        requestId: who.requestId,
+        namespace: g.namespace,
+        outcome: "ok",
+        subjectId: g.id,
+        details: { view: "grant.timeline", grant_id: g.id },
+      });
+    }
+
+    const grantor = people.find((u) => u.id === g.grantorId);
+    const actor = agents.find((a) => a.id === g.actorId);
+    return {
+      grant: {
+        ...grantView(g, now),
+        actor: { id: g.actorId, name: actor?.name ?? g.actorId, kind: actor?.kind ?? "unknown" },
+        grantor: { id: g.grantorId, name: grantor?.name ?? g.grantorId, email: grantor?.email ?? "" },
+        revoked_by_name: g.revokedBy ? (userName.get(g.revokedBy) ?? g.revokedBy) : null,
+      },
+      summary: {
+        uses: stats?.uses ?? 0,
+        denials: stats?.denials ?? 0,
+        errors: stats?.errors ?? 0,
+        first_used_at: stats?.first ? new Date(stats.first).toISOString() : null,
+        last_used_at: stats?.last ? new Date(stats.last).toISOString() : null,
+      },
+      entries,
+      truncated: rows.length > limit,
+    };
+  });
+}
+
+/**
+ * Walk the chain and record that it was checked (by whom, with what result), after the walk so the
+ * record is not part of what it reports on. Owners and support staff only.
+ */
+export async function verifyAuditChainAs(db: Db, who: Viewer): Promise<VerifyResult & { verified_at: string }> {
+  assertAuditReader(who);
+  const result = await verifyAuditChain(db, who.tenantId);
+  const verifiedAt = new Date();
+  await db.transaction((tx) =>
+    recordAudit(tx, {
+      tenantId: who.tenantId,
+      event: "audit.verified",
+      principal: { type: "user", userId: who.userId },
+      requestId: who.requestId,
+      outcome: "ok",
+      at: verifiedAt,
+      details: { ok: result.ok, checked: result.checked, ...(result.ok ? {} : { first_broken: result.first_broken }), viewer_role: who.role },
+    }),
+  );
+  return { ...result, verified_at: verifiedAt.toISOString() };
+}
