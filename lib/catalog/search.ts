@@ -1,7 +1,10 @@
 // Capability search: ranked matches of an intent ("reply to a comment") against the capability catalogs of
-// the realms a caller may use. Ranking is minisearch's BM25 over label, description, keywords, kinds and
-// tokenized operation ids, with field weights, stemming and prefix/fuzzy matching.
-import MiniSearch from "minisearch";
+// the realms a caller may use — native catalogs, and the operation cards of imported (OpenAPI) realms.
+// Ranking is minisearch's BM25 over label, description, keywords, group and tokenized ids (operation ids
+// and path words), with field weights, stemming, a small table of everyday synonyms (remove → delete,
+// repo → repository) applied to documents and queries alike, and prefix/fuzzy matching. An answer says
+// how sure it is: a low-confidence answer is flagged and lists the near alternatives and how they differ.
+import MiniSearch, { type SearchResult } from "minisearch";
 import { stemmer } from "stemmer";
 import type { CatalogNode, RealmManifest } from "@/lib/realms/contract";
 
@@ -15,7 +18,16 @@ export type CapabilityDoc = {
   description: string;
   keywords: string;
   ids: string;
+  /** `GET /search/person` for imported operations. */
   endpoint?: string;
+  /** The operation's group words (tag, vendor category). */
+  group?: string;
+  /** Words for what the HTTP method does (`DELETE` → delete remove). */
+  verbs?: string;
+  /** Required input fields, space-separated (to say how near alternatives differ). */
+  required?: string;
+  risk?: string;
+  deprecated?: boolean;
 };
 
 export type CapabilityMatch = {
@@ -28,7 +40,45 @@ export type CapabilityMatch = {
   endpoint?: string;
 };
 
-const STOP = new Set(["a", "an", "the", "to", "of", "on", "in", "for", "and", "or", "my", "me", "i", "it", "is", "be", "with", "this", "that", "please", "can", "you"]);
+export type CapabilityAlternative = { namespace: string; operation: string; label: string; endpoint?: string; score: number; differs: string };
+
+export type CapabilityAnswer = {
+  matches: CapabilityMatch[];
+  confidence: "high" | "low";
+  /** Why confidence is low, in a sentence. */
+  reason?: string;
+  /** With a low-confidence answer: the near choices and how each differs from the first match. */
+  alternatives?: CapabilityAlternative[];
+};
+
+const STOP = new Set(["a", "an", "the", "to", "of", "on", "in", "for", "and", "or", "i", "it", "is", "be", "with", "this", "that", "please", "can", "you"]);
+
+/** Everyday words for the same capability; the first word of each group is what the others become. */
+const SYNONYMS: string[][] = [
+  ["delete", "remove", "destroy", "erase", "drop"],
+  ["create", "add", "new", "leave", "post", "publish", "open"],
+  ["update", "edit", "modify", "change"],
+  ["get", "fetch", "retrieve", "read"],
+  ["list", "show", "enumerate", "which", "who"],
+  ["search", "find", "lookup", "look"],
+  ["user", "person", "people", "persons"],
+  // "my", "me": the caller, which REST APIs call the authenticated user.
+  ["authenticated", "my", "me", "mine", "myself"],
+  ["repository", "repo", "repos"],
+  ["issue", "ticket", "bug"],
+  ["organization", "org", "orgs", "organisation"],
+  ["configuration", "config", "settings"],
+  ["environment", "env"],
+  ["information", "info"],
+];
+/** Short forms that stand for several words. */
+const EXPANSIONS: Record<string, string[]> = { pr: ["pull", "request"], prs: ["pull", "request"] };
+
+const canon = new Map<string, string>();
+for (const [head, ...rest] of SYNONYMS) {
+  const target = stemmer(head!);
+  for (const w of [head!, ...rest]) canon.set(stemmer(w), target);
+}
 
 /** Split identifiers too: `issues/create-comment` → issues create comment; `replyComment` → reply comment. */
 export function tokenize(text: string): string[] {
@@ -38,14 +88,37 @@ export function tokenize(text: string): string[] {
     .filter(Boolean);
 }
 
-export function processTerm(term: string): string | null {
+export function processTerm(term: string): string | string[] | null {
   const t = term.toLowerCase();
   if (STOP.has(t)) return null;
-  return stemmer(t);
+  const expanded = EXPANSIONS[t];
+  if (expanded) return expanded.map((w) => stemmer(w));
+  const s = stemmer(t);
+  return canon.get(s) ?? s;
+}
+
+/** Words for what each HTTP method does, so "remove" finds DELETE and "list" finds GET. */
+export const METHOD_VERBS: Record<string, string> = {
+  GET: "get list read view",
+  HEAD: "check exists",
+  POST: "create add send run",
+  PUT: "set replace update",
+  PATCH: "update edit modify",
+  DELETE: "delete remove",
+};
+
+/** Docs registered for a manifest (imported realms build theirs from operation cards). */
+const registered = new WeakMap<RealmManifest, CapabilityDoc[]>();
+
+/** Let capability search index these docs for this manifest instead of walking its catalog. */
+export function registerCapabilityDocs(m: RealmManifest, docs: CapabilityDoc[]): void {
+  registered.set(m, docs);
 }
 
 /** One document per (catalog node, operation) pair, with the node's ancestry folded into its keywords. */
 export function capabilityDocs(m: RealmManifest): CapabilityDoc[] {
+  const own = registered.get(m);
+  if (own) return own;
   const docs: CapabilityDoc[] = [];
   const labels = m.service_card.operation_labels;
   const walk = (n: CatalogNode, trail: string[]) => {
@@ -62,6 +135,7 @@ export function capabilityDocs(m: RealmManifest): CapabilityDoc[] {
         description: [n.label, n.description, action?.description ?? ""].join(" "),
         keywords: [...n.keywords, ...trail, ...n.kinds.map((k) => k.replace(/[._]/g, " "))].join(" "),
         ids: [op, action?.name ?? "", kind ?? ""].join(" "),
+        risk: action?.risk,
       });
     }
     for (const c of n.children) walk(c, [...trail, n.label]);
@@ -70,23 +144,42 @@ export function capabilityDocs(m: RealmManifest): CapabilityDoc[] {
   return docs;
 }
 
-const fields = ["label", "description", "keywords", "ids"] as const;
-const boost = { label: 3, keywords: 2, ids: 1.5, description: 1 };
+const fields = ["label", "description", "keywords", "ids", "group", "verbs"] as const;
+export const fieldBoost = { label: 3, keywords: 2, ids: 1.5, group: 3, description: 0.3, verbs: 0.7 };
+const STORED = ["namespace", "catalog_path", "kind", "operation", "label", "endpoint", "required", "risk", "deprecated", "verb"] as const;
 
-function build(docs: CapabilityDoc[]): MiniSearch<CapabilityDoc> {
-  const ms = new MiniSearch<CapabilityDoc>({
-    fields: [...fields],
-    storeFields: ["namespace", "catalog_path", "kind", "operation", "label", "endpoint"],
-    tokenize,
-    processTerm,
-    searchOptions: { boost, prefix: (t) => t.length >= 4, fuzzy: (t) => (t.length >= 6 ? 0.15 : false), combineWith: "OR" },
-  });
-  ms.addAll(docs);
+/** Matching knobs (tuned on the dev half of bench/search-queries.json; see BENCHMARKS.md). */
+export const searchTuning = { prefixMin: 7, fuzzyMin: 6, fuzzy: 0.15, verbBonus: 0.5 };
+
+/** The first meaningful word of a text, processed: a label's action verb (`Star a gist` → star). */
+export function leadTerm(text: string): string | null {
+  for (const t of tokenize(text)) {
+    const p = processTerm(t);
+    const first = Array.isArray(p) ? p[0] : p;
+    if (first) return first;
+  }
+  return null;
+}
+
+const searchOptions = () => ({
+  boost: fieldBoost,
+  prefix: (t: string) => t.length >= searchTuning.prefixMin,
+  fuzzy: (t: string) => (t.length >= searchTuning.fuzzyMin ? searchTuning.fuzzy : false),
+  combineWith: "OR" as const,
+  // Deprecated operations still match, a little lower than their replacements.
+  boostDocument: (_id: unknown, _term: string, stored?: Record<string, unknown>) => (stored?.deprecated ? 0.7 : 1),
+});
+
+type IndexedDoc = CapabilityDoc & { verb: string | null };
+
+function build(docs: CapabilityDoc[]): MiniSearch<IndexedDoc> {
+  const ms = new MiniSearch<IndexedDoc>({ fields: [...fields], storeFields: [...STORED], tokenize, processTerm });
+  ms.addAll(docs.map((d) => ({ ...d, verb: leadTerm(d.label) })));
   return ms;
 }
 
 // Indexes are pure functions of the manifests; keep a few built ones (keyed by realm identity).
-const cache = new Map<string, MiniSearch<CapabilityDoc>>();
+const cache = new Map<string, MiniSearch<IndexedDoc>>();
 const CACHE_MAX = 32;
 const identity = new WeakMap<RealmManifest, string>();
 let counter = 0;
@@ -96,21 +189,35 @@ const idOf = (m: RealmManifest) => {
   return id;
 };
 
-export function searchCapabilities(
-  manifests: RealmManifest[],
-  query: string,
-  opts: { limit?: number; extraDocs?: (m: RealmManifest) => CapabilityDoc[] } = {},
-): CapabilityMatch[] {
-  const key = manifests.map(idOf).sort().join("|");
+function indexFor(manifests: RealmManifest[], extraDocs?: (m: RealmManifest) => CapabilityDoc[]): MiniSearch<IndexedDoc> {
+  const key = `${extraDocs ? "x:" : ""}${manifests.map(idOf).sort().join("|")}`;
   let index = cache.get(key);
-  if (!index) {
-    index = build(manifests.flatMap((m) => (opts.extraDocs ? opts.extraDocs(m) : capabilityDocs(m))));
-    if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
+  if (index) {
+    // Least recently used goes first.
+    cache.delete(key);
     cache.set(key, index);
+    return index;
   }
-  const hits = index.search(query);
-  const top = hits[0]?.score ?? 1;
-  return hits.slice(0, opts.limit ?? 10).map((h) => ({
+  index = build(manifests.flatMap((m) => (extraDocs ? extraDocs(m) : capabilityDocs(m))));
+  if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
+  cache.set(key, index);
+  return index;
+}
+
+/** The distinct processed terms of a query (what ranking actually looks for). */
+export function queryTerms(query: string): string[] {
+  const out = new Set<string>();
+  for (const t of tokenize(query)) {
+    const p = processTerm(t);
+    for (const x of Array.isArray(p) ? p : p ? [p] : []) out.add(x);
+  }
+  return [...out];
+}
+
+type Hit = SearchResult & { cap: CapabilityMatch };
+
+function toMatch(h: SearchResult, top: number): CapabilityMatch {
+  return {
     namespace: h.namespace as string,
     catalog_path: h.catalog_path as string,
     kind: (h.kind as string | null) ?? null,
@@ -119,5 +226,97 @@ export function searchCapabilities(
     // Scores are relative to the best match (1.0), so confidence reads the same for every query.
     score: Math.round((h.score / top) * 1000) / 1000,
     ...(h.endpoint ? { endpoint: h.endpoint as string } : {}),
-  }));
+  };
+}
+
+function rank(
+  manifests: RealmManifest[],
+  query: string,
+  opts: { limit: number; extraDocs?: (m: RealmManifest) => CapabilityDoc[]; filter?: (m: CapabilityMatch) => boolean },
+): Hit[] {
+  const found = indexFor(manifests, opts.extraDocs).search(query, searchOptions());
+  // A request usually leads with what to do ("star a gist"): capabilities whose label leads with the same
+  // verb rank above ones that merely share the nouns ("List starred gists").
+  const lead = leadTerm(query);
+  if (lead) {
+    for (const h of found) if (h.verb === lead) h.score *= 1 + searchTuning.verbBonus;
+    found.sort((a, b) => b.score - a.score);
+  }
+  // Only the first few are shaped (a broad query can match thousands of operations).
+  const kept: SearchResult[] = [];
+  for (const h of found) {
+    if (kept.length >= opts.limit) break;
+    if (!opts.filter || opts.filter(toMatch(h, 1))) kept.push(h);
+  }
+  const top = kept[0]?.score ?? 1;
+  return kept.map((h) => ({ ...h, cap: toMatch(h, top) }));
+}
+
+export function searchCapabilities(
+  manifests: RealmManifest[],
+  query: string,
+  opts: { limit?: number; extraDocs?: (m: RealmManifest) => CapabilityDoc[] } = {},
+): CapabilityMatch[] {
+  return rank(manifests, query, { ...opts, limit: opts.limit ?? 10 }).map((h) => h.cap);
+}
+
+/** Below this share of the query's words matched by the best match, the answer is flagged low. */
+export const MIN_COVERAGE = 0.34;
+/** A runner-up this close to the best match makes the choice a toss-up. */
+export const TIE_RATIO = 0.8;
+const ALTERNATIVE_MIN = 0.6;
+
+/** How a near alternative differs from the first match, in a few words a model can act on. */
+function differs(top: Hit, alt: Hit): string {
+  const parts: string[] = [];
+  const [tm, tp] = String(top.endpoint ?? "").split(" ");
+  const [am, ap] = String(alt.endpoint ?? "").split(" ");
+  if (alt.namespace !== top.namespace) parts.push(`in ${alt.namespace as string}`);
+  if (am && tm && am !== tm) parts.push(`${am}, not ${tm}`);
+  if (ap && tp && ap !== tp) parts.push(`path ${ap}`);
+  if (alt.endpoint && top.endpoint) {
+    const tr = new Set(String(top.required ?? "").split(" ").filter(Boolean));
+    const ar = new Set(String(alt.required ?? "").split(" ").filter(Boolean));
+    const more = [...ar].filter((f) => !tr.has(f));
+    const fewer = [...tr].filter((f) => !ar.has(f));
+    if (more.length) parts.push(`also requires ${more.slice(0, 6).join(", ")}`);
+    if (fewer.length) parts.push(`does not require ${fewer.slice(0, 6).join(", ")}`);
+  } else if (alt.kind !== top.kind && alt.kind) parts.push(`on ${alt.kind as string}`);
+  if (alt.risk && alt.risk !== top.risk) parts.push(`risk ${alt.risk as string}`);
+  if (!parts.length) parts.push(alt.operation !== top.operation ? `a different operation (${alt.label as string})` : "another place in the catalog");
+  return parts.join("; ");
+}
+
+/** Ranked matches with a confidence flag; a low-confidence answer lists near alternatives and how they differ. */
+export function rankCapabilities(
+  manifests: RealmManifest[],
+  query: string,
+  opts: { limit?: number; extraDocs?: (m: RealmManifest) => CapabilityDoc[]; filter?: (m: CapabilityMatch) => boolean } = {},
+): CapabilityAnswer {
+  const limit = opts.limit ?? 10;
+  // A few more than asked, for the alternatives of a low-confidence answer.
+  const hits = rank(manifests, query, { ...opts, limit: Math.max(limit, 6) });
+  const matches = hits.slice(0, limit).map((h) => h.cap);
+  const top = hits[0];
+  if (!top) return { matches, confidence: "low", reason: "Nothing in the catalogs you may use matches these words; try other words or browse object_schema(namespace)." };
+  const terms = queryTerms(query);
+  const coverage = terms.length ? new Set(top.queryTerms).size / terms.length : 0;
+  const second = hits[1];
+  let reason: string | undefined;
+  if (coverage < MIN_COVERAGE) reason = `The best match covers only ${new Set(top.queryTerms).size} of the ${terms.length} words that matter in the request.`;
+  else if (second && second.score / top.score >= TIE_RATIO) reason = "Several capabilities match almost equally; check how they differ before choosing.";
+  if (!reason) return { matches, confidence: "high" };
+  const alternatives = hits
+    .slice(1, 6)
+    .filter((h) => h.score / top.score >= ALTERNATIVE_MIN)
+    .slice(0, 4)
+    .map((h) => ({
+      namespace: h.cap.namespace,
+      operation: h.cap.operation,
+      label: h.cap.label,
+      ...(h.cap.endpoint ? { endpoint: h.cap.endpoint } : {}),
+      score: h.cap.score,
+      differs: differs(top, h),
+    }));
+  return { matches, confidence: "low", reason, ...(alternatives.length ? { alternatives } : {}) };
 }

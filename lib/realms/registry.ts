@@ -11,6 +11,7 @@ import { adapter as mailAdapter } from "./mail/adapter";
 import { manifest as mailManifest } from "./mail/manifest";
 import { adapter as memoryAdapter } from "./memory/adapter";
 import { manifest as memoryManifest } from "./memory/manifest";
+import { openApiRealmSource } from "./openapi/source";
 
 export const builtInRealms: Record<string, Realm> = {
   memory: { manifest: memoryManifest, adapter: memoryAdapter },
@@ -24,7 +25,7 @@ export type TenantRealmSource = {
   list(db: Executor, tenantId: string): Promise<Realm[]>;
   get(db: Executor, tenantId: string, namespace: string): Promise<Realm | null>;
 };
-export const tenantRealmSources: TenantRealmSource[] = [];
+export const tenantRealmSources: TenantRealmSource[] = [openApiRealmSource];
 
 export async function listRealms(db: Executor, tenantId: string): Promise<Realm[]> {
   const extra = (await Promise.all(tenantRealmSources.map((s) => s.list(db, tenantId)))).flat();

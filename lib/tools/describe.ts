@@ -1,7 +1,7 @@
 // What provider_about and object_schema say: rendered from realm manifests, compact, and limited to the
 // realms and operations the caller may use.
 import { AppError } from "@/lib/errors";
-import { searchCapabilities } from "@/lib/catalog/search";
+import { rankCapabilities } from "@/lib/catalog/search";
 import { riskOf, type CatalogNode, type OperationKey, type Realm, type RealmManifest } from "@/lib/realms/contract";
 import { toolJsonSchema, toolOperation, type ToolName } from "./schemas";
 
@@ -19,6 +19,9 @@ export function aboutRoot(realms: Realm[], allowed: Allowed) {
   };
 }
 
+/** provider_about lists at most this many actions of a realm. */
+export const ABOUT_ACTIONS_CAP = 30;
+
 export function aboutRealm(m: RealmManifest, allowed: Set<OperationKey>) {
   return {
     namespace: m.namespace,
@@ -28,13 +31,17 @@ export function aboutRealm(m: RealmManifest, allowed: Set<OperationKey>) {
     touches: m.service_card.touches,
     kinds: m.kinds.map((k) => ({ kind: k.name, about: k.one_liner, ref: k.ref_pattern, operations: k.operations.filter((o) => allowed.has(o)) })),
     selectors: m.selectors.map((s) => ({ kind: s.kind, by: s.by })),
-    actions: m.actions.map((a) => ({
+    actions: m.actions.slice(0, ABOUT_ACTIONS_CAP).map((a) => ({
       action: a.name,
       label: a.label,
       on: a.target_kind ?? "namespace",
       risk: a.risk,
       allowed: allowed.has(`object.action.${a.name}`),
     })),
+    // Imported services can have a thousand operations: list a few, and say how to find the rest.
+    ...(m.actions.length > ABOUT_ACTIONS_CAP
+      ? { actions_total: m.actions.length, more_actions: `Only ${ABOUT_ACTIONS_CAP} of ${m.actions.length} actions are listed: find one with object_schema(query=…), or browse object_schema(namespace, schema_path).` }
+      : {}),
     rules: [
       "Refs are opaque: pass them back exactly as returned.",
       "A selector that matches several objects returns ambiguous_selector with choices; pick one ref and call again.",
@@ -91,9 +98,7 @@ export function schemaRoot(realms: Realm[], allowed: Allowed) {
 
 export function schemaQuery(realms: Realm[], allowed: Allowed, query: string, opts: { limit?: number; asked?: string }) {
   const manifests = realms.filter((r) => allowed.has(r.manifest.namespace)).map((r) => r.manifest);
-  const matches = searchCapabilities(manifests, query, { limit: opts.limit ?? 8 }).filter((mt) =>
-    allowed.get(mt.namespace)?.has(mt.operation as OperationKey),
-  );
+  const answer = rankCapabilities(manifests, query, { limit: opts.limit ?? 8, filter: (mt) => allowed.get(mt.namespace)?.has(mt.operation as OperationKey) ?? false });
   const asked = opts.asked ?? "auto";
   return {
     query,
@@ -101,7 +106,10 @@ export function schemaQuery(realms: Realm[], allowed: Allowed, query: string, op
     ...(asked === "semantic" || asked === "hybrid"
       ? { fallback: { asked, reason: "no embeddings endpoint is configured; lexical search ran instead" } }
       : {}),
-    matches,
+    matches: answer.matches,
+    confidence: answer.confidence,
+    ...(answer.reason ? { confidence_reason: answer.reason } : {}),
+    ...(answer.alternatives ? { alternatives: answer.alternatives } : {}),
     next: "object_schema(namespace, operation) for the exact contract of a match.",
   };
 }
@@ -127,7 +135,7 @@ const baseTool: Record<string, ToolName> = Object.fromEntries(Object.entries(too
 export function schemaOperation(m: RealmManifest, op: string) {
   if (op.startsWith("object.action.")) {
     const action = m.actions.find((a) => a.name === op.slice(14));
-    if (!action) throw new AppError("not_found", `No operation ${op} in ${m.namespace}.`, { details: { known_actions: m.actions.map((a) => a.name) } });
+    if (!action) throw new AppError("not_found", `No operation ${op} in ${m.namespace}.`, { details: { known_actions: m.actions.slice(0, 50).map((a) => a.name), actions_total: m.actions.length } });
     return {
       operation: op,
       tool: "object_action",

@@ -1,0 +1,207 @@
+"use client";
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { api } from "@/components/api-client";
+import { Alert } from "@/components/ui/alert";
+import { Button } from "@/components/ui/button";
+import { Card } from "@/components/ui/card";
+
+type Risk = "read" | "write" | "destructive";
+type Operation = {
+  action: string;
+  method: string;
+  path: string;
+  group: string;
+  summary: string;
+  label: string;
+  risk: Risk;
+  default_risk: Risk;
+  hidden: boolean;
+  approval_required: boolean;
+  keywords: string[];
+  input_digest: string;
+  deprecated: boolean;
+};
+type Page = { namespace: string; total: number; hidden: number; matching: number; offset: number; operations: Operation[] };
+type Change = { action: string; hidden?: boolean; label?: string | null; keywords?: string[]; risk?: Risk | null; approval_required?: boolean };
+
+const PAGE = 25;
+
+function LabelEditor({ op, onSave }: { op: Operation; onSave: (c: Change) => void }) {
+  const [label, setLabel] = useState(op.label);
+  const [keywords, setKeywords] = useState(op.keywords.join(", "));
+  const id = `op-${op.action.replace(/[^A-Za-z0-9]+/g, "-")}`;
+  return (
+    <form
+      className="flex flex-col gap-1"
+      onSubmit={(e) => {
+        e.preventDefault();
+        onSave({
+          action: op.action,
+          label: label.trim() && label.trim() !== op.summary ? label.trim() : null,
+          keywords: keywords.split(",").map((k) => k.trim()).filter(Boolean),
+        });
+      }}
+    >
+      <label htmlFor={`${id}-label`} className="sr-only">Label for {op.action}</label>
+      <input id={`${id}-label`} className="w-full rounded border border-slate-300 px-2 py-1" value={label} onChange={(e) => setLabel(e.target.value)} maxLength={120} />
+      <label htmlFor={`${id}-kw`} className="sr-only">Keywords for {op.action}</label>
+      <input id={`${id}-kw`} className="w-full rounded border border-slate-300 px-2 py-1 text-xs" value={keywords} onChange={(e) => setKeywords(e.target.value)} placeholder="keywords, comma-separated" />
+      <Button type="submit" variant="secondary" className="self-start !min-h-8 !px-2 !py-1 text-xs" aria-label={`Save label and keywords of ${op.action}`}>
+        Save
+      </Button>
+    </form>
+  );
+}
+
+export function OperationCurator({ namespace }: { namespace: string }) {
+  const qc = useQueryClient();
+  const [q, setQ] = useState("");
+  const [offset, setOffset] = useState(0);
+  const key = ["operations", namespace, q, offset] as const;
+  const page = useQuery({
+    queryKey: key,
+    queryFn: () => api<Page>(`/api/v1/realms/${encodeURIComponent(namespace)}/operations?${new URLSearchParams({ q, offset: String(offset), limit: String(PAGE) })}`),
+    placeholderData: keepPreviousData,
+  });
+  const save = useMutation({
+    mutationFn: (change: Change) => api<{ operations: Operation[] }>(`/api/v1/realms/${encodeURIComponent(namespace)}/operations`, { method: "PATCH", body: { changes: [change] } }),
+    // Optimistic: the row changes at once and rolls back if the server refuses.
+    onMutate: async (change) => {
+      // A refetch already in flight must not overwrite the optimistic row.
+      await qc.cancelQueries({ queryKey: key });
+      const before = qc.getQueryData<Page>(key);
+      if (before) {
+        qc.setQueryData<Page>(key, {
+          ...before,
+          operations: before.operations.map((o) =>
+            o.action === change.action
+              ? {
+                  ...o,
+                  ...(change.hidden !== undefined ? { hidden: change.hidden } : {}),
+                  ...(change.approval_required !== undefined ? { approval_required: change.approval_required } : {}),
+                  ...(change.risk !== undefined ? { risk: change.risk ?? o.default_risk } : {}),
+                  ...(change.label !== undefined ? { label: change.label ?? o.summary } : {}),
+                  ...(change.keywords !== undefined ? { keywords: change.keywords } : {}),
+                }
+              : o,
+          ),
+        });
+      }
+      return { before };
+    },
+    onError: (_err, _change, ctx) => {
+      if (ctx?.before) qc.setQueryData(key, ctx.before);
+    },
+    onSettled: () => void qc.invalidateQueries({ queryKey: ["operations", namespace] }),
+  });
+
+  const data = page.data;
+  return (
+    <div className="space-y-4">
+      <Card>
+        <form
+          role="search"
+          className="flex flex-col gap-2 sm:flex-row sm:items-end"
+          onSubmit={(e) => {
+            e.preventDefault();
+            setOffset(0);
+          }}
+        >
+          <div className="flex-1">
+            <label htmlFor="op-q" className="block text-sm font-medium">Find operations</label>
+            <input
+              id="op-q"
+              type="search"
+              className="mt-1 w-full rounded-md border border-slate-300 px-3 py-2"
+              value={q}
+              onChange={(e) => {
+                setQ(e.target.value);
+                setOffset(0);
+              }}
+              placeholder="operation id, summary or path"
+            />
+          </div>
+        </form>
+        {data ? (
+          <p className="mt-2 text-sm text-slate-600" role="status">
+            {data.matching} of {data.total} operations match · {data.hidden} hidden
+          </p>
+        ) : null}
+      </Card>
+
+      {save.isError ? <Alert tone="error" title="The change was not saved">{save.error.message}</Alert> : null}
+      {page.isError ? <Alert tone="error" title="Could not load operations">{page.error.message}</Alert> : null}
+      {page.isPending ? <p role="status" className="text-sm text-slate-600">Loading operations…</p> : null}
+
+      {data ? (
+        <Card className="overflow-x-auto">
+          <table className="w-full text-left text-sm">
+            <caption className="sr-only">Operations of {namespace}</caption>
+            <thead>
+              <tr className="border-b border-slate-200">
+                <th scope="col" className="py-2 pr-3">Operation</th>
+                <th scope="col" className="py-2 pr-3">Label and keywords</th>
+                <th scope="col" className="py-2 pr-3">Risk</th>
+                <th scope="col" className="py-2 pr-3">Hidden</th>
+                <th scope="col" className="py-2">Needs approval</th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.operations.map((op) => (
+                <tr key={op.action} className={`border-b border-slate-100 align-top ${op.hidden ? "text-slate-500" : ""}`}>
+                  <td className="py-2 pr-3">
+                    <code className="break-all">{op.action}</code>
+                    <div className="text-xs text-slate-600">
+                      {op.method} {op.path}
+                      {op.deprecated ? " · deprecated" : ""}
+                    </div>
+                    <div className="text-xs text-slate-600">{op.input_digest || "no input"}</div>
+                  </td>
+                  <td className="py-2 pr-3 min-w-56">
+                    <LabelEditor key={`${op.action}:${op.label}:${op.keywords.join(",")}`} op={op} onSave={(c) => save.mutate(c)} />
+                  </td>
+                  <td className="py-2 pr-3">
+                    <label htmlFor={`risk-${op.action}`} className="sr-only">Risk of {op.action}</label>
+                    <select
+                      id={`risk-${op.action}`}
+                      className="rounded border border-slate-300 px-2 py-1"
+                      value={op.risk}
+                      onChange={(e) => save.mutate({ action: op.action, risk: e.target.value === op.default_risk ? null : (e.target.value as Risk) })}
+                    >
+                      <option value="read">read</option>
+                      <option value="write">write</option>
+                      <option value="destructive">destructive</option>
+                    </select>
+                  </td>
+                  <td className="py-2 pr-3">
+                    <input type="checkbox" aria-label={`Hide ${op.action}`} checked={op.hidden} onChange={(e) => save.mutate({ action: op.action, hidden: e.target.checked })} />
+                  </td>
+                  <td className="py-2">
+                    <input
+                      type="checkbox"
+                      aria-label={`${op.action} needs explicit approval`}
+                      checked={op.approval_required}
+                      onChange={(e) => save.mutate({ action: op.action, approval_required: e.target.checked })}
+                    />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <nav aria-label="Pages" className="mt-3 flex items-center gap-3 text-sm">
+            <Button variant="secondary" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE))}>
+              Previous
+            </Button>
+            <span>
+              {data.matching ? `${offset + 1}–${Math.min(offset + PAGE, data.matching)} of ${data.matching}` : "nothing matches"}
+            </span>
+            <Button variant="secondary" disabled={offset + PAGE >= data.matching} onClick={() => setOffset(offset + PAGE)}>
+              Next
+            </Button>
+          </nav>
+        </Card>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,118 @@
+// npm run bench:catalog — what the tool surface costs a model. (1) Canonical JSON bytes of the nine-tool
+// catalog, before and after importing GitHub's REST API as a realm (it must not grow), against the same API
+// exposed one tool per operation. (2) Bytes an agent reads per task — about → query → exact contract →
+// action — for an imported service, run through the real dispatcher on an in-memory database.
+import fs from "node:fs";
+import path from "node:path";
+import { randomBytes } from "node:crypto";
+import { canonicalJson } from "@/lib/audit/canonical";
+import { machineLine, stats, writeSection } from "./report";
+
+process.env.REALMGATE_DATA_DIR = ":memory:";
+process.env.AUTH_SECRET ??= randomBytes(32).toString("base64url");
+process.env.APP_URL ??= "http://realmgate.bench";
+process.env.REALMGATE_OPENAPI_PRIVATE_HOSTS = "127.0.0.1";
+
+const GITHUB = path.join(process.cwd(), "node_modules/@octokit/openapi/generated/api.github.com.json");
+const HELPDESK = path.join(process.cwd(), "lib/realms/openapi/fixtures/helpdesk.yaml");
+const bytes = (v: unknown) => Buffer.byteLength(canonicalJson(v));
+const fmt = (n: number, digits = 3) => n.toFixed(digits);
+const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
+
+type Step = { step: string; call: Record<string, unknown>; tool: string; request: number; response: number };
+
+async function main() {
+  const { makeTenant } = await import("@/db/test-fixtures");
+  const { closeDb } = await import("@/db/client");
+  const { toolCatalogFor } = await import("@/lib/tools/catalog");
+  const { toolEntry } = await import("@/lib/tools/catalog");
+  const { toolNames } = await import("@/lib/tools/schemas");
+  const { dispatch } = await import("@/lib/tools/dispatch");
+  const { importRealm } = await import("@/lib/realms/openapi/import");
+  const { compileSpec } = await import("@/lib/realms/openapi/compile");
+  const { loadSpec } = await import("@/lib/realms/openapi/spec");
+  const { startHelpdeskServer } = await import("@/lib/realms/openapi/fixtures/helpdesk-server");
+
+  // (1) The nine-tool catalog, with and without GitHub imported.
+  const full = bytes(toolNames.map(toolEntry));
+  const t = await makeTenant();
+  const alice = t.users.alice!;
+  const before = bytes(await toolCatalogFor(t.db, alice));
+  const githubText = fs.readFileSync(GITHUB, "utf8");
+  const i0 = performance.now();
+  const imported = await importRealm(t.db, alice, { namespace: "github", spec: githubText });
+  const importSeconds = (performance.now() - i0) / 1000;
+  const after = bytes(await toolCatalogFor(t.db, alice));
+
+  // The same API as one tool per operation (name, description, input schema), as tool-per-endpoint gateways do.
+  const compiled = compileSpec(await loadSpec(githubText));
+  const perOperation = compiled.operations.map((o) => ({
+    name: o.card.action.replace(/[^A-Za-z0-9_-]+/g, "_").slice(0, 64),
+    description: [o.card.summary, o.card.description].filter(Boolean).join(" — "),
+    inputSchema: o.contract.input_schema,
+  }));
+  const perOpBytes = bytes(perOperation);
+  const perOpSizes = perOperation.map(bytes);
+  const perOp = stats(perOpSizes);
+
+  // (2) Bytes per task through the real dispatcher.
+  const server = await startHelpdeskServer();
+  await importRealm(t.db, alice, { namespace: "helpdesk", spec: fs.readFileSync(HELPDESK, "utf8"), base_url: server.baseUrl });
+  const run = async (tasks: { step: string; tool: string; call: Record<string, unknown> }[]) => {
+    const out: Step[] = [];
+    for (const s of tasks) {
+      const res = await dispatch(alice, s.tool, s.call);
+      out.push({ ...s, request: bytes({ name: s.tool, arguments: s.call }), response: bytes(res) });
+    }
+    return out;
+  };
+  const helpdeskTask = await run([
+    { step: "about (realm list)", tool: "provider_about", call: {} },
+    { step: "about helpdesk", tool: "provider_about", call: { namespace: "helpdesk" } },
+    { step: "query", tool: "object_schema", call: { query: "reply to a customer's ticket" } },
+    { step: "exact contract", tool: "object_schema", call: { namespace: "helpdesk", operation: "object.action.comments/create" } },
+    { step: "action", tool: "object_action", call: { namespace: "helpdesk", action: "comments/create", payload: { ticket_id: 1, body: "We are on it." } } },
+  ]);
+  const githubTask = await run([
+    { step: "about github", tool: "provider_about", call: { namespace: "github" } },
+    { step: "query", tool: "object_schema", call: { query: "comment on an issue" } },
+    { step: "exact contract", tool: "object_schema", call: { namespace: "github", operation: "object.action.issues/create-comment" } },
+  ]);
+  await server.close();
+  await closeDb();
+
+  const sum = (s: Step[]) => s.reduce((n, x) => n + x.request + x.response, 0);
+  const stepRows = (s: Step[]) => s.map((x) => `| ${x.step} | \`${x.tool}\` | ${x.request} | ${x.response} |`).join("\n");
+  const helpdeskBytes = sum(helpdeskTask);
+  const githubBytes = sum(githubTask);
+  const body = `
+Command: \`npm run bench:catalog\` (bench/catalog.ts). Bytes are canonical JSON (sorted keys, no whitespace) of what a model is sent.
+
+| what a model receives | bytes | vs. the nine tools |
+|---|---:|---:|
+| the full nine-tool catalog (\`toolEntry\` × 9) | ${full} (${kb(full)}) | 1.00× |
+| catalog for a tenant owner, no imported realm | ${before} | ${(before / full).toFixed(2)}× |
+| the same owner after importing GitHub (${imported.operations.total} operations) | ${after} | ${(after / full).toFixed(2)}× |
+| GitHub as one tool per operation (${perOperation.length} tools: name, description, input schema) | ${perOpBytes} (${(perOpBytes / 1024 / 1024).toFixed(2)} MB) | ${(perOpBytes / full).toFixed(0)}× |
+
+Goal < 8 KB: ${full < 8192 ? "met" : "NOT met"} (${full} bytes), and importing a 1,223-operation service left it ${after === before ? "unchanged" : `changed (${before} → ${after})`}. One per-operation tool weighs ${perOp.median} bytes at the median and ${perOp.p99} at p99 (largest ${Math.max(...perOpSizes)}), so the per-operation catalog costs ${(perOpBytes / full).toFixed(0)}× the nine tools on every turn. Importing GitHub's document through \`importRealm\` on PGlite took ${fmt(importSeconds, 1)} s.
+
+Bytes an agent reads per task (request + response, through the real dispatcher as the tenant owner):
+
+Helpdesk fixture (12 operations, local service) — ${helpdeskBytes} bytes in ${helpdeskTask.length} calls, ${(helpdeskBytes / full).toFixed(2)}× the nine-tool catalog it would also hold:
+
+| step | tool | request | response |
+|---|---|---:|---:|
+${stepRows(helpdeskTask)}
+
+GitHub (${imported.operations.total} operations; the action itself is not sent: no network here) — ${githubBytes} bytes to find and read the exact contract, against ${(perOpBytes / 1024 / 1024).toFixed(2)} MB of per-operation tools (${(perOpBytes / githubBytes).toFixed(0)}× more):
+
+| step | tool | request | response |
+|---|---|---:|---:|
+${stepRows(githubTask)}
+`;
+  writeSection("catalog", `## Catalog budget (\`npm run bench:catalog\`)\n${body}\n${machineLine()}`);
+  console.log(body);
+}
+
+await main();

@@ -1,0 +1,87 @@
+// Importing an OpenAPI service as a realm: alice (owner) uploads the Helpdesk document in the UI, previews and
+// applies it, curates an operation; then an agent-style caller finds an operation by capability search,
+// runs it against the local Helpdesk service, and sees the service's 5xx come back as provider_unavailable.
+import path from "node:path";
+import { expect, test, type APIRequestContext } from "@playwright/test";
+import { startHelpdeskServer, type HelpdeskServer } from "../lib/realms/openapi/fixtures/helpdesk-server";
+import { demo, expectAccessible, screenshot, signInAs } from "./support/helpers";
+
+type Json = Record<string, unknown>;
+let helpdesk: HelpdeskServer;
+
+test.beforeAll(async () => {
+  helpdesk = await startHelpdeskServer();
+});
+test.afterAll(async () => {
+  await helpdesk.close();
+});
+
+async function tool(request: APIRequestContext, key: string, name: string, input: unknown) {
+  const res = await request.post(`/api/v1/tools/${name}`, { headers: { authorization: `Bearer ${key}` }, data: input });
+  return { status: res.status(), body: (await res.json()) as Json };
+}
+
+test("an owner imports a service in the UI, curates it, and its operations run through the nine tools", async ({ page, request }) => {
+  await signInAs(page, "alice", "/admin/imports");
+  await expect(page.getByRole("heading", { name: "Imported services" })).toBeVisible();
+  await expectAccessible(page);
+
+  await page.getByLabel("Namespace").fill("helpdesk");
+  await page.getByLabel(/OpenAPI document file/).setInputFiles(path.join(process.cwd(), "lib/realms/openapi/fixtures/helpdesk.yaml"));
+  await page.getByLabel("Service base URL (optional)").fill(helpdesk.baseUrl);
+  await page.getByLabel("Kind").selectOption("header");
+  await page.getByLabel("Header name").fill("X-Api-Key");
+  await page.getByLabel("Key", { exact: true }).fill("desk-secret");
+
+  await page.getByRole("button", { name: "Preview changes" }).click();
+  await expect(page.getByText(/Preview: importing Helpdesk as “helpdesk”/)).toBeVisible();
+  await expect(page.getByText("Added (12):")).toBeVisible();
+  await page.getByRole("button", { name: "Import", exact: true }).click();
+  await expect(page.getByText(/Imported Helpdesk as “helpdesk” \(version 1\)/)).toBeVisible();
+  await expect(page.getByRole("link", { name: "Curate Helpdesk" })).toBeVisible();
+  await expectAccessible(page);
+  await screenshot(page, "openapi-import");
+
+  // Curation: hide the destructive operation; agents stop seeing it on their next call.
+  await page.getByRole("link", { name: "Curate its operations" }).click();
+  await expect(page.getByRole("heading", { name: "Curate helpdesk" })).toBeVisible();
+  await page.getByLabel("Find operations").fill("delete");
+  await expect(page.getByText("1 of 12 operations match")).toBeVisible();
+  // A controlled checkbox: the optimistic update lands a moment after the click.
+  await page.getByLabel("Hide tickets/delete").click();
+  await expect(page.getByLabel("Hide tickets/delete")).toBeChecked();
+  await expect(page.getByText("1 hidden")).toBeVisible();
+  await expectAccessible(page);
+  await screenshot(page, "openapi-curate");
+
+  const key = demo().users.alice!.api_key;
+  const found = await tool(request, key, "object_schema", { query: "find a person by name" });
+  expect(found.status).toBe(200);
+  expect((found.body.matches as Json[])[0]).toMatchObject({ namespace: "helpdesk", operation: "object.action.GET /search/person", endpoint: "GET /search/person" });
+
+  const contract = await tool(request, key, "object_schema", { namespace: "helpdesk", operation: "object.action.GET /search/person" });
+  expect(contract.body).toMatchObject({ tool: "object_action", risk: "read", payload_schema: { required: ["q"] } });
+
+  const ran = await tool(request, key, "object_action", { namespace: "helpdesk", action: "GET /search/person", payload: { q: "ada" } });
+  expect(ran.status, JSON.stringify(ran.body)).toBe(200);
+  expect(ran.body).toMatchObject({ status: 200, body: { items: [{ login: "ada" }] } });
+  const seen = helpdesk.requests.at(-1)!;
+  expect(seen.url).toBe("/api/v2/search/person?q=ada");
+  expect(seen.headers["x-api-key"]).toBe("desk-secret");
+
+  const bad = await tool(request, key, "object_action", { namespace: "helpdesk", action: "people/get", payload: { login: "../admin" } });
+  expect(bad.status).toBe(400);
+  expect((bad.body.error as Json).code).toBe("invalid_input");
+
+  const hidden = await tool(request, key, "object_action", { namespace: "helpdesk", action: "tickets/delete", payload: { ticket_id: 1 } });
+  expect(hidden.status).toBe(400);
+
+  helpdesk.down = true;
+  try {
+    const down = await tool(request, key, "object_action", { namespace: "helpdesk", action: "meta/status" });
+    expect(down.status).toBe(503);
+    expect(down.body.error).toMatchObject({ code: "provider_unavailable", details: { status: 503, service_message: "The desk is down for maintenance" } });
+  } finally {
+    helpdesk.down = false;
+  }
+});

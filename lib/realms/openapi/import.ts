@@ -1,0 +1,292 @@
+// Importing an OpenAPI document as a realm (owner only): read and check the document, build a card and a
+// contract per operation, show what a re-import would change (`dry_run`), and apply it in one transaction —
+// the realm row, every operation, the sealed credential and the audit record land together or not at all.
+import { gzipSync } from "node:zlib";
+import { and, eq, sql } from "drizzle-orm";
+import { z } from "zod";
+import type { Db, Executor } from "@/db/client";
+import { openapiOperations, openapiRealms } from "@/db/schema";
+import { recordAudit } from "@/lib/audit/record";
+import type { UserContext } from "@/lib/authz/context";
+import { AppError } from "@/lib/errors";
+import { newId } from "@/lib/ids";
+import { namespaceSchema, type Risk } from "@/lib/realms/contract";
+import { builtInRealms, findRealm } from "@/lib/realms/registry";
+import { compileSpec, type CompiledOperation, type OperationCard } from "./compile";
+import { credentialSchema, describeCredential, sealCredential } from "./credentials";
+import { checkTarget, EgressError, egress } from "./egress";
+import { loadSpec, MAX_SPEC_BYTES, parseSpecText, type JsonObject } from "./spec";
+import { operationRecords, realmHead } from "./store";
+
+/** The import route reads bodies up to this size (a 50 MB document, JSON-escaped, plus the other fields). */
+export const MAX_IMPORT_BODY_BYTES = MAX_SPEC_BYTES + 8 * 1024 * 1024;
+const SPEC_FETCH_TIMEOUT_MS = 20_000;
+const LIST_CAP = 200;
+
+const httpUrl = z.url({ protocol: /^https?$/, message: "must be an http(s) URL" }).max(2000);
+
+export const importBody = z
+  .strictObject({
+    namespace: namespaceSchema,
+    /** The document: JSON or YAML text (pasted, or read from an uploaded file), or a JSON object. */
+    spec: z.union([z.string().min(1), z.record(z.string(), z.unknown())]).optional(),
+    spec_url: httpUrl.optional(),
+    /** How the document arrived, for the record; defaults to `url` with spec_url, else `paste`. */
+    source: z.enum(["upload", "paste", "url"]).optional(),
+    base_url: httpUrl.optional(),
+    title: z.string().trim().min(1).max(80).optional(),
+    description: z.string().trim().max(500).optional(),
+    keywords: z.array(z.string().trim().min(1).max(40)).max(30).optional(),
+    /** The credential calls carry; `null` removes it, leaving it out keeps the current one. */
+    credential: credentialSchema.nullable().optional(),
+    dry_run: z.boolean().optional(),
+  })
+  .refine((b) => (b.spec === undefined) !== (b.spec_url === undefined), { message: "give exactly one of spec and spec_url", path: ["spec"] });
+export type ImportBody = z.infer<typeof importBody>;
+
+export type OperationChange = { action: string; changes: string[] };
+export type ImportDiff = {
+  added: { count: number; operations: string[] };
+  removed: { count: number; operations: string[] };
+  changed: { count: number; operations: OperationChange[] };
+  unchanged: number;
+};
+
+/** What changed between the stored cards and the new ones, operation by operation. */
+export function diffCards(before: OperationCard[], after: OperationCard[]): ImportDiff {
+  const old = new Map(before.map((c) => [c.action, c]));
+  const now = new Map(after.map((c) => [c.action, c]));
+  const added = after.filter((c) => !old.has(c.action)).map((c) => c.action);
+  const removed = before.filter((c) => !now.has(c.action)).map((c) => c.action);
+  const changed: OperationChange[] = [];
+  let unchanged = 0;
+  for (const c of after) {
+    const o = old.get(c.action);
+    if (!o) continue;
+    const changes: string[] = [];
+    if (o.method !== c.method || o.path !== c.path) changes.push(`endpoint ${o.method} ${o.path} → ${c.method} ${c.path}`);
+    if (o.input_hash !== c.input_hash) {
+      const gone = o.input_fields.filter((f) => !c.input_fields.includes(f));
+      const fresh = c.input_fields.filter((f) => !o.input_fields.includes(f));
+      const nowRequired = c.required_fields.filter((f) => !o.required_fields.includes(f));
+      const parts = [fresh.length ? `+${fresh.join(", +")}` : "", gone.length ? `-${gone.join(", -")}` : "", nowRequired.length ? `now required: ${nowRequired.join(", ")}` : ""].filter(Boolean);
+      changes.push(`input ${parts.length ? parts.join("; ") : "schema details"}`);
+    }
+    if (o.summary !== c.summary) changes.push("summary");
+    if (o.risk !== c.risk) changes.push(`risk ${o.risk} → ${c.risk}`);
+    if (o.scopes.join(" ") !== c.scopes.join(" ")) changes.push("scopes");
+    if (o.deprecated !== c.deprecated) changes.push(c.deprecated ? "now deprecated" : "no longer deprecated");
+    if (changes.length) changed.push({ action: c.action, changes });
+    else unchanged++;
+  }
+  return {
+    added: { count: added.length, operations: added.slice(0, LIST_CAP) },
+    removed: { count: removed.length, operations: removed.slice(0, LIST_CAP) },
+    changed: { count: changed.length, operations: changed.slice(0, LIST_CAP) },
+    unchanged,
+  };
+}
+
+async function fetchSpec(url: string): Promise<string> {
+  const target = new URL(url);
+  try {
+    const res = await egress({ url: target, method: "GET", headers: { accept: "application/json, application/yaml, text/yaml, */*;q=0.5", "user-agent": "Realmgate-OpenAPI/1" }, timeoutMs: SPEC_FETCH_TIMEOUT_MS, maxBytes: MAX_SPEC_BYTES });
+    if (res.status !== 200) {
+      throw new AppError("invalid_input", `Fetching the document from ${target.host} answered HTTP ${res.status}.`, { details: { spec_url: url, status: res.status } });
+    }
+    return res.body.toString("utf8");
+  } catch (err) {
+    if (!(err instanceof EgressError)) throw err;
+    if (err.kind === "too_large") throw new AppError("payload_too_large", `The document at ${target.host} is larger than ${MAX_SPEC_BYTES / 1024 / 1024} MB.`, { details: { max_bytes: MAX_SPEC_BYTES } });
+    if (err.kind === "blocked") throw new AppError("invalid_input", err.message, { details: { spec_url: url } });
+    throw new AppError("provider_unavailable", `The document could not be fetched: ${err.message}`, { cause: err, details: { spec_url: url, reason: err.kind } });
+  }
+}
+
+function chooseBaseUrl(given: string | undefined, servers: string[], specUrl: string | undefined): string {
+  let candidate = given ?? servers[0];
+  if (!candidate) throw new AppError("invalid_input", "The document names no server: give base_url.", { details: { issues: [{ path: "base_url", message: "required: the document has no servers" }] } });
+  if (!/^https?:\/\//i.test(candidate)) {
+    if (!specUrl) throw new AppError("invalid_input", `The document's server ${JSON.stringify(candidate)} is relative: give base_url.`, { details: { issues: [{ path: "base_url", message: "required: relative server URL" }] } });
+    candidate = new URL(candidate, specUrl).toString();
+  }
+  let url: URL;
+  try {
+    url = new URL(candidate);
+  } catch {
+    throw new AppError("invalid_input", `base_url ${JSON.stringify(candidate)} is not a URL.`, { details: { issues: [{ path: "base_url", message: "not a URL" }] } });
+  }
+  try {
+    checkTarget(url);
+  } catch (err) {
+    throw new AppError("invalid_input", (err as Error).message, { details: { issues: [{ path: "base_url", message: (err as Error).message }] } });
+  }
+  url.search = "";
+  url.hash = "";
+  return url.toString().replace(/\/+$/, "");
+}
+
+type Prepared = {
+  body: ImportBody;
+  compiled: ReturnType<typeof compileSpec>;
+  loaded: Awaited<ReturnType<typeof loadSpec>>;
+  baseUrl: string;
+  source: "upload" | "paste" | "url";
+};
+
+async function prepare(body: ImportBody): Promise<Prepared> {
+  let spec: string | JsonObject;
+  if (body.spec_url) spec = parseSpecText(await fetchSpec(body.spec_url)) as JsonObject;
+  else spec = body.spec as string | JsonObject;
+  const loaded = await loadSpec(spec);
+  const compiled = compileSpec(loaded);
+  return { body, compiled, loaded, baseUrl: chooseBaseUrl(body.base_url, compiled.servers, body.spec_url), source: body.source ?? (body.spec_url ? "url" : "paste") };
+}
+
+async function assertNamespaceFree(db: Executor, tenantId: string, namespace: string) {
+  if (builtInRealms[namespace]) {
+    throw new AppError("conflict", `"${namespace}" is a built-in realm; choose another namespace.`, { details: { namespace } });
+  }
+  const mine = await realmHead(db, tenantId, namespace);
+  if (!mine && (await findRealm(db, tenantId, namespace))) {
+    throw new AppError("conflict", `The namespace "${namespace}" is taken by another realm.`, { details: { namespace } });
+  }
+}
+
+const riskCounts = (ops: CompiledOperation[]) => {
+  const c: Record<Risk, number> = { read: 0, write: 0, destructive: 0 };
+  for (const o of ops) c[o.card.risk]++;
+  return c;
+};
+
+function summary(p: Prepared, diff: ImportDiff) {
+  const ops = p.compiled.operations;
+  return {
+    namespace: p.body.namespace,
+    title: p.body.title ?? p.compiled.title,
+    base_url: p.baseUrl,
+    spec_version: p.loaded.version,
+    operations: { total: ops.length, ...riskCounts(ops) },
+    diff,
+    warnings: p.compiled.warnings.slice(0, 50),
+    warning_count: p.compiled.warnings.length,
+  };
+}
+
+/** Import (or re-import) a document as a realm. `dry_run` returns the diff and changes nothing. */
+export async function importRealm(db: Db, who: UserContext, body: ImportBody) {
+  if (who.role !== "owner") throw new AppError("forbidden", "Only a tenant owner may import a service.");
+  const p = await prepare(body);
+  const cards = p.compiled.operations.map((o) => o.card);
+
+  if (body.dry_run) {
+    await assertNamespaceFree(db, who.tenantId, body.namespace);
+    const head = await realmHead(db, who.tenantId, body.namespace);
+    const before = head ? (await operationRecords(db, who.tenantId, head.id)).map((o) => o.card) : [];
+    return { ...summary(p, diffCards(before, cards)), realm_id: head?.id ?? null, version: head?.version ?? null, dry_run: true, applied: false, exists: Boolean(head) };
+  }
+
+  const specGzip = new Uint8Array(gzipSync(p.loaded.canonical));
+  return db.transaction(async (tx) => {
+    await assertNamespaceFree(tx, who.tenantId, body.namespace);
+    // One import of a namespace at a time: the second waits, then diffs against what the first stored.
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`openapi-import|${who.tenantId}|${body.namespace}`}, 0))`);
+    const head = await realmHead(tx, who.tenantId, body.namespace);
+    const before = head ? (await operationRecords(tx, who.tenantId, head.id)).map((o) => o.card) : [];
+    const diff = diffCards(before, cards);
+    const realmId = head?.id ?? newId("oas");
+    const version = (head?.version ?? 0) + 1;
+    const values = {
+      title: body.title ?? p.compiled.title,
+      description: body.description ?? p.compiled.description,
+      keywords: body.keywords ?? [],
+      baseUrl: p.baseUrl,
+      specSource: p.source,
+      specUrl: body.spec_url ?? null,
+      specVersion: p.loaded.version,
+      specSha256: p.loaded.sha256,
+      specGzip,
+      operationCount: cards.length,
+      version,
+      updatedAt: new Date(),
+      ...(body.credential !== undefined
+        ? { credentialSealed: body.credential ? sealCredential(who.tenantId, realmId, body.credential) : null, credentialKind: body.credential?.type ?? null }
+        : {}),
+    };
+    if (head) {
+      await tx.update(openapiRealms).set(values).where(and(eq(openapiRealms.tenantId, who.tenantId), eq(openapiRealms.id, realmId)));
+      await tx.delete(openapiOperations).where(and(eq(openapiOperations.tenantId, who.tenantId), eq(openapiOperations.realmId, realmId)));
+    } else {
+      await tx.insert(openapiRealms).values({ id: realmId, tenantId: who.tenantId, namespace: body.namespace, createdBy: who.userId, ...values });
+    }
+    const rows = p.compiled.operations.map((o, position) => ({
+      realmId,
+      tenantId: who.tenantId,
+      action: o.card.action,
+      position,
+      method: o.card.method,
+      path: o.card.path,
+      card: o.card,
+      contract: o.contract,
+    }));
+    for (let i = 0; i < rows.length; i += 250) await tx.insert(openapiOperations).values(rows.slice(i, i + 250));
+    const [cred] = await tx
+      .select({ kind: openapiRealms.credentialKind, sealed: openapiRealms.credentialSealed })
+      .from(openapiRealms)
+      .where(and(eq(openapiRealms.tenantId, who.tenantId), eq(openapiRealms.id, realmId)));
+    await recordAudit(tx, {
+      tenantId: who.tenantId,
+      event: "realm.imported",
+      principal: { type: "user", userId: who.userId },
+      requestId: who.requestId,
+      namespace: body.namespace,
+      outcome: "ok",
+      subjectId: realmId,
+      details: {
+        version,
+        spec_sha256: p.loaded.sha256,
+        source: p.source,
+        operations: cards.length,
+        added: diff.added.count,
+        removed: diff.removed.count,
+        changed: diff.changed.count,
+        credential: body.credential === undefined ? "kept" : body.credential ? "set" : "removed",
+      },
+    });
+    return { ...summary(p, diff), realm_id: realmId, version, dry_run: false, applied: true, exists: Boolean(head), credential: describeCredential(cred?.kind ?? null, cred?.sealed ?? null) };
+  });
+}
+
+/** The tenant's imported services (owner view). */
+export async function listImportedRealms(db: Executor, who: UserContext) {
+  if (who.role !== "owner") throw new AppError("forbidden", "Only a tenant owner manages imported services.");
+  const rows = await db
+    .select({
+      id: openapiRealms.id,
+      namespace: openapiRealms.namespace,
+      title: openapiRealms.title,
+      baseUrl: openapiRealms.baseUrl,
+      specVersion: openapiRealms.specVersion,
+      specSource: openapiRealms.specSource,
+      operationCount: openapiRealms.operationCount,
+      version: openapiRealms.version,
+      credentialKind: openapiRealms.credentialKind,
+      credentialSealed: openapiRealms.credentialSealed,
+      updatedAt: openapiRealms.updatedAt,
+    })
+    .from(openapiRealms)
+    .where(eq(openapiRealms.tenantId, who.tenantId))
+    .orderBy(openapiRealms.namespace);
+  return rows.map((r) => ({
+    realm_id: r.id,
+    namespace: r.namespace,
+    title: r.title,
+    base_url: r.baseUrl,
+    spec_version: r.specVersion,
+    source: r.specSource,
+    operations: r.operationCount,
+    version: r.version,
+    credential: describeCredential(r.credentialKind, r.credentialSealed),
+    updated_at: r.updatedAt.toISOString(),
+  }));
+}

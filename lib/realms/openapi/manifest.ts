@@ -1,0 +1,220 @@
+// An imported service's realm manifest, built from its stored operation cards and the owner's curation:
+// actions = operations (name = operationId, payload = the operation's real input schema, risk, claims =
+// auth scopes), the capability catalog from the operations' groups, service card labels from summaries or
+// curated labels. Also the capability-search documents, built from the cards rather than the catalog.
+import { METHOD_VERBS, registerCapabilityDocs, type CapabilityDoc } from "@/lib/catalog/search";
+import { actionOperationKey, manifestSchema, type ActionDef, type CatalogNode, type RealmManifest, type Risk } from "@/lib/realms/contract";
+import type { OperationCard, OperationContract } from "./compile";
+
+export type RealmRecord = {
+  id: string;
+  tenantId: string;
+  namespace: string;
+  title: string;
+  description: string;
+  keywords: string[];
+  baseUrl: string;
+  version: number;
+};
+export type OperationRecord = { action: string; card: OperationCard; contract: OperationContract };
+export type Curation = { action: string; hidden: boolean; label: string | null; keywords: string[]; risk: Risk | null; approvalRequired: boolean };
+
+/** The effective view of one operation: its card with the owner's curation applied. */
+export type CuratedOperation = OperationRecord & { label: string; risk: Risk; hidden: boolean; approvalRequired: boolean; keywords: string[] };
+
+export const APPROVAL_NOTE = "needs explicit approval";
+
+export function curate(ops: OperationRecord[], curations: Map<string, Curation>): CuratedOperation[] {
+  return ops.map((o) => {
+    const c = curations.get(o.action);
+    return {
+      ...o,
+      label: c?.label ?? o.card.summary,
+      risk: c?.risk ?? o.card.risk,
+      hidden: c?.hidden ?? false,
+      approvalRequired: c?.approvalRequired ?? false,
+      keywords: c?.keywords ?? [],
+    };
+  });
+}
+
+const slug = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/[^a-z0-9_-]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 60) || "other";
+
+const human = (s: string) => {
+  const words = s.replace(/[-_/]+/g, " ").trim();
+  return words ? words[0]!.toUpperCase() + words.slice(1) : "Other";
+};
+
+/** The catalog group of a card: vendor category (and subcategory) first, else the first tag. */
+export function groupOf(card: OperationCard): { path: string; trail: string[] } {
+  if (card.category) {
+    const sub = card.subcategory && card.subcategory !== card.category ? card.subcategory : null;
+    return { path: sub ? `/${slug(card.category)}/${slug(sub)}` : `/${slug(card.category)}`, trail: sub ? [card.category, sub] : [card.category] };
+  }
+  if (card.tag) return { path: `/${slug(card.tag)}`, trail: [card.tag] };
+  return { path: "/other", trail: ["other"] };
+}
+
+const resultKind = (ns: string) => `${ns}.operation_result`;
+
+export type BuiltRealm = { manifest: RealmManifest; docs: CapabilityDoc[]; contracts: Map<string, OperationContract>; approval: Set<string> };
+
+export function buildRealm(realm: RealmRecord, ops: OperationRecord[], curations: Map<string, Curation>): BuiltRealm {
+  const visible = curate(ops, curations).filter((o) => !o.hidden);
+  const ns = realm.namespace;
+  const host = safeHost(realm.baseUrl);
+  const kind = resultKind(ns);
+
+  const labels: Record<string, string> = {
+    "provider.about": `About ${realm.title}`,
+    "object.schema": `Browse ${realm.title}'s operations`,
+  };
+  const actions: ActionDef[] = [];
+  const contracts = new Map<string, OperationContract>();
+  const approval = new Set<string>();
+  for (const o of visible) {
+    const key = actionOperationKey(o.action);
+    labels[key] = o.approvalRequired ? `${o.label} (${APPROVAL_NOTE})` : o.label;
+    contracts.set(o.action, o.contract);
+    if (o.approvalRequired) approval.add(o.action);
+    const about = [o.card.description && o.card.description !== o.card.summary ? o.card.description : o.label, `(${o.card.method} ${o.card.path})`];
+    if (o.approvalRequired) about.push(`Agents need an explicit grant of exactly this operation.`);
+    if (o.card.deprecated) about.push("Deprecated by the service.");
+    actions.push({
+      name: o.action,
+      label: o.label,
+      description: about.join(" "),
+      target_kind: null,
+      payload_schema: o.contract.input_schema,
+      example: o.contract.example,
+      risk: o.risk,
+      claims: o.card.scopes,
+      returns: "{status, content_type, body} from the service; large or binary bodies as {file: {encoding: \"url\", url, expires_at}}.",
+    });
+  }
+
+  // Groups in the order the document first mentions them.
+  const root: CatalogNode = {
+    path: "/",
+    label: realm.title,
+    description: realm.description || `Operations of ${realm.title}, imported from its OpenAPI document.`,
+    keywords: [...realm.keywords, ...realm.title.toLowerCase().split(/\s+/)],
+    kinds: [kind],
+    operations: ["provider.about", "object.schema"],
+    children: [],
+  };
+  const nodes = new Map<string, CatalogNode>([["/", root]]);
+  const nodeFor = (path: string, trail: string[], about: string): CatalogNode => {
+    let n = nodes.get(path);
+    if (n) return n;
+    const parentPath = path.slice(0, path.lastIndexOf("/")) || "/";
+    const parent = parentPath === "/" ? root : nodeFor(parentPath, trail.slice(0, -1), about);
+    const word = trail[trail.length - 1] ?? "other";
+    // A tag's description fits its group; a subgroup gets its own plain line.
+    const described = parentPath === "/" ? about : "";
+    n = {
+      path,
+      label: human(word),
+      description: described || `${human(word)}: operations of ${realm.title}.`,
+      keywords: [...new Set(trail.map((t) => t.replace(/[-_]+/g, " ")))],
+      kinds: [],
+      operations: [],
+      children: [],
+    };
+    nodes.set(path, n);
+    parent.children.push(n);
+    return n;
+  };
+  const groupPath = new Map<string, string>();
+  for (const o of visible) {
+    const g = groupOf(o.card);
+    nodeFor(g.path, g.trail, o.card.group_description).operations.push(actionOperationKey(o.action));
+    groupPath.set(o.action, g.path);
+  }
+
+  const counts = { read: 0, write: 0, destructive: 0 };
+  for (const o of visible) counts[o.risk]++;
+  const claims = [...new Set(visible.flatMap((o) => o.card.scopes))].map((s) => ({ name: s, label: `Service scope ${s}` }));
+
+  const manifest = manifestSchema.parse({
+    namespace: ns,
+    realm_type: "openapi",
+    service_card: {
+      title: realm.title,
+      purpose: realm.description || `${realm.title}'s REST API, imported from its OpenAPI document: ${visible.length} operations.`,
+      works_with: `${host}, called by Realmgate with the credential the tenant owner configured.`,
+      touches: [
+        `Whatever ${realm.title}'s operations reach on ${host}: ${visible.length} operations (${counts.read} read, ${counts.write} write, ${counts.destructive} destructive).`,
+      ],
+      operation_labels: labels,
+    },
+    kinds: [
+      {
+        name: kind,
+        label: "Operation result",
+        one_liner: `What one call to ${realm.title} returned: its HTTP status and body (results are not stored).`,
+        ref_pattern: "(results carry no ref)",
+        fields: [
+          { name: "status", type: "integer", description: "The service's HTTP status." },
+          { name: "content_type", type: "string", description: "Media type of the body." },
+          { name: "body", type: "object", description: "The JSON (or text) body, when small." },
+          { name: "file", type: "file", description: "Large or binary bodies: a signed, short-lived download URL." },
+        ],
+        operations: [],
+        filters: [],
+      },
+    ],
+    selectors: [],
+    actions,
+    catalog: root,
+    claims,
+    rules: [
+      `Each action is one ${realm.title} operation, named by its operationId exactly as written (or \`METHOD /path\` where it has none). There are ${visible.length}: find the right one with object_schema(query=…), read its contract with object_schema(namespace, operation="object.action.<name>"), then run object_action(namespace, action, payload).`,
+      "The payload holds the operation's path, query and header parameters by name and its body fields (or `body` when the body is not a plain object); Realmgate builds the URL, method and headers itself.",
+      "Small JSON or text results come back inline; large or binary ones as {file: {encoding: \"url\", url, expires_at}} — fetch it before it expires.",
+      "A service that fails or times out answers provider_unavailable; nothing is retried for you.",
+    ],
+    delivery: { cursors: false, files: false },
+  });
+
+  const realmWords = [...realm.keywords, realm.title].join(" ");
+  const docs: CapabilityDoc[] = visible.map((o) => {
+    const pathWords = o.card.path
+      .split("/")
+      .filter((s) => s && !s.startsWith("{"))
+      .join(" ");
+    return {
+      id: `${ns} ${o.action}`,
+      namespace: ns,
+      catalog_path: groupPath.get(o.action) ?? "/",
+      kind: null,
+      operation: actionOperationKey(o.action),
+      label: o.label,
+      description: o.card.description,
+      keywords: [...o.keywords, realmWords].join(" "),
+      ids: [o.card.operation_id ?? "", pathWords].join(" "),
+      endpoint: `${o.card.method} ${o.card.path}`,
+      group: [o.card.tag, o.card.category, o.card.subcategory].filter(Boolean).join(" "),
+      verbs: METHOD_VERBS[o.card.method] ?? "",
+      required: o.card.required_fields.join(" "),
+      risk: o.risk,
+      deprecated: o.card.deprecated,
+    };
+  });
+  // Capability search ranks imported operations by their cards, not by walking the catalog.
+  registerCapabilityDocs(manifest, docs);
+  return { manifest, docs, contracts, approval };
+}
+
+function safeHost(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return "the service";
+  }
+}
