@@ -43,6 +43,8 @@ export const envSchema = z
     REALMGATE_DEVMAIL_CLIENT_SECRET: z.string().trim().optional(),
     REALMGATE_DEVMAIL_API_URL: optionalUrl,
     REALMGATE_DEVMAIL_NAME: z.string().trim().optional(),
+    /** Hosts an imported OpenAPI service may reach even when they resolve to private addresses (comma-separated). */
+    REALMGATE_OPENAPI_PRIVATE_HOSTS: z.string().trim().optional(),
     /** Bound on every call to an outside provider. */
     REALMGATE_PROVIDER_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   })

@@ -7,6 +7,7 @@ const nav: { href: string; label: string; roles?: readonly string[] }[] = [
   { href: "/agents", label: "Agents" },
   { href: "/connections", label: "Connections" },
   { href: "/support", label: "Support", roles: ["owner", "support"] },
+  { href: "/admin/imports", label: "Imports", roles: ["owner"] },
   { href: "/settings/api-keys", label: "API keys" },
 ];
 

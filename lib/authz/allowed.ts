@@ -29,7 +29,8 @@ export async function allowedOperations(db: Executor, auth: AuthContext, realms:
     const ns = r.manifest.namespace;
     const nsGrants = live.filter((g) => g.namespace === ns);
     if (nsGrants.length === 0) continue;
-    const ops = operationKeysOf(r.manifest).filter((op) => !off.has(`${ns} ${op}`) && nsGrants.some((g) => coversOperation(g.operations, op)));
+    const exact = new Set(r.manifest.actions.filter((a) => a.approval_required).map((a) => `object.action.${a.name}`));
+    const ops = operationKeysOf(r.manifest).filter((op) => !off.has(`${ns} ${op}`) && nsGrants.some((g) => coversOperation(g.operations, op, exact.has(op))));
     if (ops.length) out.set(ns, new Set(ops));
   }
   return out;

@@ -9,7 +9,7 @@ import { gateOne, type GateOneDecision } from "./gate";
 
 export async function readAndDecideGateOne(
   tx: Executor,
-  input: { tenantId: string; principal: Principal; namespace: string; operation: OperationKey; ref: string | null; now: Date },
+  input: { tenantId: string; principal: Principal; namespace: string; operation: OperationKey; ref: string | null; now: Date; exactOnly?: boolean },
 ): Promise<GateOneDecision> {
   const { principal } = input;
   if (principal.type === "user") return gateOne({ ...input, ceilingEnabled: null, choiceEnabled: null, grants: [] });

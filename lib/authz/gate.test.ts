@@ -43,6 +43,8 @@ describe("gate one", () => {
     ["a homoglyph variant of the action (Cyrillic е)", { operation: "object.action.r\u0435ply" }, "consent_required"],
     ["a prefix of the action", { operation: "object.action.rep" }, "consent_required"],
     ["an explicit object.action.* covers every action", { operation: "object.action.send", grants: [grant({ operations: ["object.action.*"] })] }, "allow"],
+    ["object.action.* does not cover an action the owner marked for explicit approval", { operation: "object.action.send", exactOnly: true, grants: [grant({ operations: ["object.action.*"] })] }, "consent_required"],
+    ["an exact grant covers an action marked for explicit approval", { operation: "object.action.reply", exactOnly: true }, "allow"],
     ["object.action.* does not cover object.delete", { operation: "object.delete", grants: [grant({ operations: ["object.action.*"] })] }, "consent_required"],
     ["a revoked grant", { grants: [grant({ revokedAt: new Date("2026-05-30T00:00:00Z") })] }, "grant_revoked"],
     ["an expired grant", { grants: [grant({ expiresAt: new Date("2026-05-30T00:00:00Z") })] }, "grant_expired"],

@@ -26,6 +26,8 @@ export type GateOneInput = {
   /** The actor's grants in this namespace, in any state. */
   grants: GrantFacts[];
   now: Date;
+  /** The owner marked this operation "needs explicit approval": wildcards do not cover it. */
+  exactOnly?: boolean;
 };
 
 export type GateOneDenialCode = "operation_disabled" | "consent_required" | "grant_expired" | "grant_revoked";
@@ -37,10 +39,10 @@ export type GateOneDecision =
 /** Reads without a ref are allowed under a ref-scoped grant (their results are narrowed to the scope). */
 const REFLESS_READS = new Set<string>(["provider.about", "object.schema", "object.list", "object.search"]);
 
-/** Exact keys; `object.action.*` only where written so. No case folding, no trimming, no prefixes. */
-export function coversOperation(granted: readonly string[], op: OperationKey): boolean {
+/** Exact keys; `object.action.*` only where written so (and never for an exact-only operation). No case folding, no trimming, no prefixes. */
+export function coversOperation(granted: readonly string[], op: OperationKey, exactOnly = false): boolean {
   if (granted.includes(op)) return true;
-  return op.startsWith("object.action.") && granted.includes("object.action.*");
+  return !exactOnly && op.startsWith("object.action.") && granted.includes("object.action.*");
 }
 
 export function coversResource(scope: ResourceScope | null, op: OperationKey, ref: string | null): boolean {
@@ -60,7 +62,7 @@ export function gateOne(input: GateOneInput): GateOneDecision {
   if (input.choiceEnabled === false) return { allow: false, code: "operation_disabled", wall: "user_choice", grantId: null };
 
   const matching = input.grants.filter(
-    (g) => g.actorId === principal.actorId && coversOperation(g.operations, operation) && coversResource(g.resourceScope, operation, ref),
+    (g) => g.actorId === principal.actorId && coversOperation(g.operations, operation, input.exactOnly) && coversResource(g.resourceScope, operation, ref),
   );
   const live = matching.find((g) => isLive(g, now));
   if (live) return { allow: true, grantId: live.id, scope: live.resourceScope };

@@ -115,6 +115,8 @@ export const actionSchema = z.strictObject({
   claims: z.array(z.string()).default([]),
   /** What the action returns, in a sentence. */
   returns: z.string().min(1),
+  /** Owner's mark: an agent needs a grant naming exactly this action (`object.action.*` does not cover it). */
+  approval_required: z.boolean().optional(),
 });
 export type ActionDef = z.infer<typeof actionSchema>;
 

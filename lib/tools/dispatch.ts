@@ -65,7 +65,8 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
       ref: target.ref,
     };
 
-    const decision = await readAndDecideGateOne(tx, { tenantId: auth.tenantId, principal, namespace: target.namespace, operation, ref: target.ref, now });
+    const exactOnly = realm.manifest.actions.find((a) => actionOperationKey(a.name) === operation)?.approval_required === true;
+    const decision = await readAndDecideGateOne(tx, { tenantId: auth.tenantId, principal, namespace: target.namespace, operation, ref: target.ref, now, exactOnly });
     if (!decision.allow) {
       let consentRequestId: string | undefined;
       if (auth.kind === "actor" && decision.code !== "operation_disabled" && decision.code !== "grant_revoked") {

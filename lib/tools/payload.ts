@@ -3,16 +3,34 @@ import Ajv2020, { type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { AppError } from "@/lib/errors";
 
-const ajv = new Ajv2020({ allErrors: true, strict: false, coerceTypes: false, useDefaults: true });
-addFormats(ajv);
-const compiled = new WeakMap<object, ValidateFunction>();
+// Ajv keeps every schema it compiles; imported realms make new contract objects on each re-import or
+// curation. So compile into a bounded generation and start a fresh Ajv (dropping the old one) when it fills.
+const GENERATION = 2000;
+const newAjv = () => {
+  const a = new Ajv2020({ allErrors: true, strict: false, coerceTypes: false, useDefaults: true });
+  addFormats(a);
+  return a;
+};
+let ajv = newAjv();
+let compiledCount = 0;
+let compiled = new WeakMap<object, ValidateFunction>();
 
-export function validatePayload(schema: Record<string, unknown>, payload: unknown, what: string): Record<string, unknown> {
+function validatorFor(schema: Record<string, unknown>): ValidateFunction {
   let validate = compiled.get(schema);
   if (!validate) {
+    if (++compiledCount > GENERATION) {
+      ajv = newAjv();
+      compiled = new WeakMap();
+      compiledCount = 1;
+    }
     validate = ajv.compile(schema);
     compiled.set(schema, validate);
   }
+  return validate;
+}
+
+export function validatePayload(schema: Record<string, unknown>, payload: unknown, what: string): Record<string, unknown> {
+  const validate = validatorFor(schema);
   const copy = structuredClone(payload ?? {});
   if (!validate(copy)) {
     const issues = (validate.errors ?? []).slice(0, 20).map((e) => {

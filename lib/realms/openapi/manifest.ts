@@ -95,6 +95,7 @@ export function buildRealm(realm: RealmRecord, ops: OperationRecord[], curations
       risk: o.risk,
       claims: o.card.scopes,
       returns: "{status, content_type, body} from the service; large or binary bodies as {file: {encoding: \"url\", url, expires_at}}.",
+      ...(o.approvalRequired ? { approval_required: true } : {}),
     });
   }
 
