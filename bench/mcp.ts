@@ -32,6 +32,8 @@ async function main() {
     REALMGATE_DEV_LOGIN: "0",
     // The benchmark itself would trip the per-actor limit.
     MCP_RATE_LIMIT_PER_MINUTE: "1000000",
+    // The imported services of the 20-realm tenant are never called; their base URL is a closed local port.
+    REALMGATE_OPENAPI_PRIVATE_HOSTS: "127.0.0.1",
   });
   try {
     await waitForHealth(server);
@@ -64,6 +66,24 @@ async function main() {
     };
     const fullList = await listBytes(full.token.token);
     const narrowList = await listBytes(narrow.token.token);
+
+    // The same actor after the tenant grows to 20 realms (16 imported services), then after importing GitHub's
+    // REST API (1,000+ operations): tools/list must not grow with either.
+    const grantAll = async (namespace: string) =>
+      api("/api/v1/grants", { actor_id: full.actor.id, namespace, operations: ["provider.about", "object.schema", "object.action.*"], expires: "1d" });
+    const helpdesk = fs.readFileSync("lib/realms/openapi/fixtures/helpdesk.yaml", "utf8");
+    for (let i = realms.length; i < 20; i++) {
+      const namespace = `svc${String(i).padStart(2, "0")}`;
+      await api("/api/v1/realms/import", { namespace, spec: helpdesk, base_url: "http://127.0.0.1:9" });
+      await grantAll(namespace);
+    }
+    const twentyRealms = (await api("/api/v1/tools/provider_about", {})).realms.length as number;
+    const twentyList = await listBytes(full.token.token);
+    const github = fs.readFileSync("node_modules/@octokit/openapi/generated/api.github.com.json", "utf8");
+    const imported = await api("/api/v1/realms/import", { namespace: "github", spec: github, base_url: "http://127.0.0.1:9" });
+    await grantAll("github");
+    const githubOps = imported.operations.total as number;
+    const githubList = await listBytes(full.token.token);
 
     const token = full.token.token as string;
     const client = new Client({ name: "bench", version: "1.0.0" });
@@ -112,6 +132,11 @@ async function main() {
 |---|---|---|
 | actor granted every operation of every realm | ${fullList.tools} | ${fullList.bytes} |
 | actor granted docs about + search | ${narrowList.tools} | ${narrowList.bytes} |
+| the same "everything" actor, tenant grown to ${twentyRealms} realms (16 imported services) | ${twentyList.tools} | ${twentyList.bytes} |
+| the same, after importing GitHub's REST API (${githubOps} operations) as one more realm | ${githubList.tools} | ${githubList.bytes} |
+
+Budget: under 8 KB whatever the number of realms or operations — the nine tools are generic; realms and operations
+are discovered through \`provider_about\` and \`object_schema\`, never listed as tools.
 
 **One tool call, MCP vs REST**: ${N} calls each against \`next start\` on PGlite, same actor token, interleaved, after ${WARMUP} warm-up
 calls. MCP = the official SDK \`Client\` over Streamable HTTP (stateless: each call is one POST that authenticates, rate-limits,
@@ -123,7 +148,7 @@ ${rows.join("\n")}
 
 ${machineLine()}`;
     writeSection("mcp", md);
-    console.log(`tools/list: ${fullList.tools} tools, ${fullList.bytes} bytes (everything); ${narrowList.tools} tools, ${narrowList.bytes} bytes (narrow)`);
+    console.log(`tools/list: ${fullList.tools} tools, ${fullList.bytes} bytes (everything); ${narrowList.tools} tools, ${narrowList.bytes} bytes (narrow); ${twentyList.bytes} bytes (20 realms); ${githubList.bytes} bytes (+GitHub)`);
   } finally {
     await server.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
