@@ -181,8 +181,10 @@ test.describe.serial("people using Realmgate's pages", () => {
     await page.getByRole("switch", { name: "List remembered items" }).focus();
     await page.keyboard.press("ArrowDown");
     await expect(search).toBeFocused();
+    const saved = page.waitForResponse((r) => r.url().includes("/api/v1/ceiling") && r.request().method() === "PATCH");
     await page.keyboard.press("Space");
     await expect(search).toHaveAttribute("aria-checked", "false");
+    expect((await saved).status()).toBe(200); // the optimistic flip is confirmed before we reload
     await expect(page.getByText("Change not saved")).toHaveCount(0);
     await page.reload();
     await page.getByRole("radio", { name: "Whole workspace (owner)" }).check();
