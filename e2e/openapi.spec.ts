@@ -85,3 +85,52 @@ test("an owner imports a service in the UI, curates it, and its operations run t
     helpdesk.down = false;
   }
 });
+
+test("the capability picker stays usable for GitHub's 1,000+ operations: virtualized, searchable, keyboard, bulk", async ({ page, request }) => {
+  const alice = demo().users.alice!;
+  const spec = (await import("node:fs")).readFileSync("node_modules/@octokit/openapi/generated/api.github.com.json", "utf8");
+  const imported = await request.post("/api/v1/realms/import", {
+    headers: { authorization: `Bearer ${alice.api_key}` },
+    data: { namespace: "github", spec, base_url: "https://api.github.com" },
+    timeout: 120_000,
+  });
+  expect(imported.status(), await imported.text()).toBe(201);
+  const total = ((await imported.json()) as { operations: { total: number } }).operations.total;
+  expect(total).toBeGreaterThan(1000);
+
+  await signInAs(page, "alice", "/realms/github");
+  await page.getByRole("radio", { name: "Whole workspace (owner)" }).check();
+  const scroller = page.getByTestId("operation-scroller");
+  await expect(scroller).toBeVisible();
+  // Only a window of rows exists in the page, however many operations there are.
+  const rendered = await scroller.getByRole("switch").count();
+  expect(rendered).toBeGreaterThan(3);
+  expect(rendered).toBeLessThan(80);
+  await expectAccessible(page);
+  await screenshot(page, "realm-github");
+
+  // The keyboard reaches the last operation: End scrolls it into existence and focuses it.
+  await scroller.getByRole("switch").first().focus();
+  await page.keyboard.press("End");
+  const lastInView = scroller.locator('[aria-posinset]').last();
+  await expect(lastInView).toHaveAttribute("aria-posinset", String(total + 2)); // about + schema are listed too
+  await expect(page.locator(":focus")).toHaveAttribute("role", "switch");
+
+  // Search narrows the list to what a person asks for.
+  await page.getByLabel("Search operations").fill("issue comment");
+  await expect(page.getByText(/^Showing \d+ of \d+ operations\.$/)).toBeVisible();
+  await expect(page.getByRole("switch", { name: /comment/i }).first()).toBeVisible();
+  await page.getByLabel("Search operations").fill("");
+
+  // Bulk: every destructive GitHub operation off for the workspace's agents, in one save.
+  const saved = page.waitForResponse((r) => r.url().includes("/api/v1/ceiling") && r.request().method() === "PATCH");
+  await page.getByRole("button", { name: "All off: destructive operations" }).click();
+  expect((await saved).status()).toBe(200);
+  const states = (await (await request.get("/api/v1/ceiling?namespace=github", { headers: { authorization: `Bearer ${alice.api_key}` } })).json()) as {
+    operations: { operation: string; ceiling: boolean }[];
+  };
+  const deleteRepo = states.operations.find((o) => o.operation === "object.action.repos/delete")!;
+  const getRepo = states.operations.find((o) => o.operation === "object.action.repos/get")!;
+  expect(deleteRepo.ceiling).toBe(false);
+  expect(getRepo.ceiling).toBe(true);
+});
