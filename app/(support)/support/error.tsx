@@ -1,16 +1,6 @@
 "use client";
-import { Alert } from "@/components/ui/alert";
-import { Button } from "@/components/ui/button";
+import { PageError } from "@/components/ui/page-error";
 
 export default function SupportError({ error, reset }: { error: Error & { digest?: string }; reset: () => void }) {
-  return (
-    <div className="space-y-3">
-      <Alert tone="error" title="The support console could not be loaded">
-        Something went wrong on our side{error.digest ? ` (reference ${error.digest})` : ""}. Try again in a moment.
-      </Alert>
-      <Button variant="secondary" onClick={reset}>
-        Try again
-      </Button>
-    </div>
-  );
+  return <PageError title="The support console could not be loaded" error={error} reset={reset} />;
 }
