@@ -1,6 +1,7 @@
 // Calls to outside providers: every one bounded in time (AbortSignal) and in size, no redirects followed,
 // failures classified so callers can answer `provider_unavailable` honestly. Nothing here retries.
 import { env } from "@/lib/env";
+import { readBoundedBytes } from "@/lib/http/body";
 
 export const MAX_PROVIDER_RESPONSE_BYTES = 8 * 1024 * 1024;
 
@@ -55,26 +56,7 @@ export async function providerFetch(url: string, req: ProviderRequest = {}): Pro
 
 /** The body as text, refusing (without buffering it all) anything over `limit` bytes. */
 async function readBounded(r: Response, limit: number, url: string): Promise<string> {
-  const declared = Number(r.headers.get("content-length") ?? "NaN");
-  if (Number.isFinite(declared) && declared > limit) {
-    await r.body?.cancel().catch(() => {});
-    throw new ProviderCallError("too_large", url);
-  }
-  if (!r.body) return "";
-  const reader = r.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => {});
-      throw new ProviderCallError("too_large", url);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.from(await readBoundedBytes(r, limit, () => new ProviderCallError("too_large", url))).toString("utf8");
 }
 
 /** JSON of a provider answer, or null when it is not JSON. */

@@ -5,12 +5,19 @@ import { AppError, parseWith } from "@/lib/errors";
 export const MAX_BODY_BYTES = 1024 * 1024;
 export const MAX_JSON_DEPTH = 64;
 
-/** Read the raw body, refusing (413) anything over `maxBytes` without buffering it all. */
-export async function readBodyBytes(req: Request, maxBytes = MAX_BODY_BYTES): Promise<Uint8Array> {
-  const declared = Number(req.headers.get("content-length") ?? "NaN");
-  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
-  if (!req.body) return new Uint8Array();
-  const reader = req.body.getReader();
+/**
+ * The bytes of a request or response body, refusing anything over `maxBytes` without buffering it all:
+ * a declared Content-Length over the limit is refused before reading; a stream that grows past it is cut.
+ * `tooLarge` makes the error the caller's own (413 for requests, provider errors for responses…).
+ */
+export async function readBoundedBytes(message: Request | Response, maxBytes: number, tooLarge: () => Error): Promise<Uint8Array> {
+  const declared = Number(message.headers.get("content-length") ?? "NaN");
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    await message.body?.cancel().catch(() => {});
+    throw tooLarge();
+  }
+  if (!message.body) return new Uint8Array();
+  const reader = message.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
@@ -19,17 +26,16 @@ export async function readBodyBytes(req: Request, maxBytes = MAX_BODY_BYTES): Pr
     size += value.byteLength;
     if (size > maxBytes) {
       await reader.cancel().catch(() => {});
-      throw tooLarge(maxBytes);
+      throw tooLarge();
     }
     chunks.push(value);
   }
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const c of chunks) {
-    out.set(c, offset);
-    offset += c.byteLength;
-  }
-  return out;
+  return Buffer.concat(chunks);
+}
+
+/** Read the raw request body, refusing (413) anything over `maxBytes` without buffering it all. */
+export function readBodyBytes(req: Request, maxBytes = MAX_BODY_BYTES): Promise<Uint8Array> {
+  return readBoundedBytes(req, maxBytes, () => tooLarge(maxBytes));
 }
 
 const tooLarge = (maxBytes: number) =>

@@ -10,6 +10,7 @@ import { mcpClients, type McpClient } from "@/db/schema";
 import { newId } from "@/lib/ids";
 import { CLIENT_METADATA_MAX_BYTES, CLIENT_METADATA_TIMEOUT_MS, isLoopbackHost, loopbackDeployment } from "./config";
 import { OAuthProtocolError } from "./errors";
+import { readBoundedBytes } from "@/lib/http/body";
 
 export type ResolvedClient = { clientId: string; name: string; redirectUris: string[]; registration: "dcr" | "cimd" };
 
@@ -178,22 +179,8 @@ async function assertFetchable(u: URL) {
 }
 
 async function readLimited(res: Response, maxBytes: number): Promise<string> {
-  if (Number(res.headers.get("content-length") ?? "0") > maxBytes) throw new OAuthProtocolError("invalid_client", `The client's metadata document is larger than ${maxBytes} bytes.`);
-  if (!res.body) return "";
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => {});
-      throw new OAuthProtocolError("invalid_client", `The client's metadata document is larger than ${maxBytes} bytes.`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
+  const tooLarge = () => new OAuthProtocolError("invalid_client", `The client's metadata document is larger than ${maxBytes} bytes.`);
+  return Buffer.from(await readBoundedBytes(res, maxBytes, tooLarge)).toString("utf8");
 }
 
 /** Fetch and validate a Client ID Metadata Document: bounded in time and size, no redirects, no private hosts. */
