@@ -8,7 +8,7 @@ import { rateLimits } from "./config";
 import { registerClient } from "./clients";
 import { corsHeaders, OAuthProtocolError, oauthErrorResponse } from "./errors";
 import { consentForm, decideAuthorization, revokeToken, tokenRequest } from "./oauth";
-import { enforceRateLimit } from "./rate-limit";
+import { enforceRateLimit } from "@/lib/http/rate-limit";
 import { TokenRejected, verifyConsentRequest } from "./tokens";
 
 const FORM_MAX_BYTES = 64 * 1024;

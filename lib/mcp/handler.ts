@@ -16,7 +16,7 @@ import { isToolName } from "@/lib/tools/dispatch";
 import { toolOperation } from "@/lib/tools/schemas";
 import { MCP_MAX_BODY_BYTES, MCP_REQUEST_TIMEOUT_MS, protectedResourceMetadataUrl, rateLimits, SCOPE_READ, SCOPE_WRITE, scopesSupported } from "./config";
 import { actorForAccessToken } from "./oauth";
-import { enforceRateLimit } from "./rate-limit";
+import { callerBucket, enforceRateLimit } from "@/lib/http/rate-limit";
 import { mcpServerFor } from "./server";
 import { looksLikeJwt, TokenRejected } from "./tokens";
 
@@ -128,7 +128,8 @@ export async function handleMcpPost(req: Request, requestId: string): Promise<Re
   const messages = asMessages(body);
   const principal = caller.auth.kind === "actor" ? caller.auth.actorId : caller.auth.userId;
   // A batch counts as many requests as it carries.
-  await enforceRateLimit(db, `mcp:${principal}`, rateLimits().mcp, "MCP requests", new Date(), Math.max(1, messages.filter((m) => m.id !== undefined).length));
+  // One budget per caller across MCP and REST (`callerBucket`), so a second transport does not double it.
+  await enforceRateLimit(db, callerBucket(principal), rateLimits().mcp, "requests", new Date(), Math.max(1, messages.filter((m) => m.id !== undefined).length));
   await assertScopes(db, caller, messages);
 
   const server = mcpServerFor(caller.auth);

@@ -37,3 +37,6 @@ export async function enforceRateLimit(db: Executor, bucket: string, l: Limit, w
     details: { limit: l.limit, window_seconds: l.windowSeconds, retry_after_seconds: r.retryAfterSeconds },
   });
 }
+
+/** The bucket of one caller (an actor or a user) for tool calls, whichever transport they use. */
+export const callerBucket = (principalId: string) => `calls:${principalId}`;
