@@ -1,12 +1,14 @@
 import { expect, test } from "@playwright/test";
 import { demo, expectAccessible, screenshot, signInAs } from "./support/helpers";
-import { freePort, spawnNext, waitForExit } from "./support/server";
+import { freePort, spawnNext, waitForExit, waitForHealth } from "./support/server";
 
 test.describe("sign-in and personal API keys", () => {
   test("a person signs in through OpenID Connect, creates a key, uses it, and revokes it", async ({ page, request }) => {
     await page.goto("/signin");
     await expectAccessible(page);
     await screenshot(page, "signin");
+    // Production sign-in only: the development sign-in exists only where explicitly enabled.
+    await expect(page.getByRole("heading", { name: "Development sign-in" })).toHaveCount(0);
 
     await signInAs(page, "alice", "/settings/api-keys");
     await expect(page.getByRole("heading", { name: "API keys" })).toBeVisible();
@@ -67,6 +69,44 @@ test.describe("one clear error for every bad request", () => {
     expect(res?.status()).toBe(404);
     await expect(page.getByRole("heading", { name: "Page not found" })).toBeVisible();
   });
+});
+
+test("the development sign-in, when explicitly enabled, signs a demo user in with demo.json's password", async ({ browser }) => {
+  const fs = await import("node:fs");
+  const os = await import("node:os");
+  const path = await import("node:path");
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "realmgate-devlogin-"));
+  const port = await freePort();
+  const server = spawnNext(port, {
+    AUTH_SECRET: "d".repeat(40),
+    APP_URL: `http://127.0.0.1:${port}`,
+    REALMGATE_DATA_DIR: dataDir,
+    REALMGATE_SEED_DEMO: "1",
+    REALMGATE_DEV_LOGIN: "1",
+    DATABASE_URL: "",
+    AUTH_OIDC_ISSUER: "",
+    AUTH_OIDC_CLIENT_ID: "",
+    AUTH_OIDC_CLIENT_SECRET: "",
+  });
+  try {
+    await waitForHealth(server);
+    const bob = JSON.parse(fs.readFileSync(path.join(dataDir, "demo.json"), "utf8")).users.bob;
+    const page = await browser.newPage({ baseURL: server.url });
+    await page.goto("/signin");
+    await expect(page.getByRole("heading", { name: "Development sign-in" })).toBeVisible();
+    await page.getByLabel("Email").fill(bob.email);
+    await page.getByLabel("Password").fill("not the password");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect(page.getByRole("alert").filter({ hasText: "did not match" })).toBeVisible();
+    await page.getByLabel("Email").fill(bob.email);
+    await page.getByLabel("Password").fill(bob.password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect(page.getByText("Bob Member · Acme Inc. · member")).toBeVisible();
+    await page.close();
+  } finally {
+    await server.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
 });
 
 test.describe("start-up refuses bad configuration", () => {
