@@ -1,14 +1,14 @@
 import { randomBytes } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { actors, auditEvents, grants, mcpRefreshTokens } from "@/db/schema";
+import { actors, auditEvents, grants, mcpAuthorizationCodes, mcpRefreshTokens } from "@/db/schema";
 import { makeTenant, type TestTenant } from "@/db/test-fixtures";
 import { revokeActor } from "@/lib/authz/actors";
 import { registerClient } from "./clients";
 import { mcpResourceUrl, oauthIssuer } from "./config";
 import { OAuthProtocolError } from "./errors";
 import { actorForAccessToken, checkAuthorizationRequest, consentOffer, decideAuthorization, exchangeCode, refresh, revokeToken, tokenRequest } from "./oauth";
-import { s256, type ConsentRequest } from "./tokens";
+import { hashToken, s256, type ConsentRequest } from "./tokens";
 
 let t: TestTenant;
 let clientId: string;
@@ -179,6 +179,22 @@ describe("code exchange", () => {
     const outcome = (await decideAuthorization(t.db, t.users.alice!, req, { decision: "approve", operations: ["docs object.get"], expires: "1h" })) as { redirect: string };
     const code = new URL(outcome.redirect).searchParams.get("code")!;
     expect(await grantOf(exchangeCode(t.db, { code, clientId, redirectUri, codeVerifier: v }, new Date(Date.now() + 121_000)))).toBe("invalid_grant");
+  });
+
+  it("codes and refresh tokens long past expiry are pruned at the next authorization; live ones stay", async () => {
+    const { tokens } = await connect();
+    const liveRefresh = await t.db.select().from(mcpRefreshTokens).where(eq(mcpRefreshTokens.tokenHash, hashToken(tokens.refresh_token)));
+    expect(liveRefresh).toHaveLength(1);
+    const stale = await connect();
+    const longAgo = new Date(Date.now() - 2 * 86_400_000);
+    await t.db.update(mcpRefreshTokens).set({ expiresAt: longAgo }).where(eq(mcpRefreshTokens.tokenHash, hashToken(stale.tokens.refresh_token)));
+    await t.db.update(mcpAuthorizationCodes).set({ expiresAt: longAgo }).where(eq(mcpAuthorizationCodes.codeHash, hashToken(stale.code)));
+    await connect(); // the next authorization prunes
+    expect(await t.db.select().from(mcpRefreshTokens).where(eq(mcpRefreshTokens.tokenHash, hashToken(stale.tokens.refresh_token)))).toHaveLength(0);
+    expect(await t.db.select().from(mcpAuthorizationCodes).where(eq(mcpAuthorizationCodes.codeHash, hashToken(stale.code)))).toHaveLength(0);
+    expect(await t.db.select().from(mcpRefreshTokens).where(eq(mcpRefreshTokens.tokenHash, hashToken(tokens.refresh_token)))).toHaveLength(1);
+    // A replay of a pruned code is still refused.
+    expect(await grantOf(exchangeCode(t.db, { code: stale.code, clientId, redirectUri, codeVerifier: stale.v }))).toBe("invalid_grant");
   });
 
   it("the token endpoint checks the resource and the grant type", async () => {

@@ -2,7 +2,7 @@
 // consent decision (a delegated `mcp_client` actor with exactly the approved grants), the code exchange with
 // PKCE, rotating refresh tokens with reuse detection, revocation, and access-token authentication — which
 // re-reads the actor and the token family on every request, so revoking either cuts the client off at once.
-import { and, eq, isNull, sql } from "drizzle-orm";
+import { and, eq, isNull, lt, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, Executor, Tx } from "@/db/client";
 import { actors, grants, memberships, mcpAuthorizationCodes, mcpRefreshTokens } from "@/db/schema";
@@ -181,6 +181,19 @@ type Who = Pick<UserContext, "tenantId" | "userId" | "role" | "requestId">;
  * The person's decision. Approving creates a delegated `mcp_client` actor with exactly the chosen grants,
  * and a single-use code bound to the client, redirect URI, PKCE challenge and resource.
  */
+/** How long an expired code or refresh token is kept (so a late replay still meets reuse detection). */
+export const EXPIRED_OAUTH_ROW_GRACE_MS = 86_400_000;
+
+/**
+ * Housekeeping on each new authorization: codes and refresh tokens past their expiry by more than a day are
+ * deleted. Whatever is deleted was already unusable; a replay of it is answered `invalid_grant` as unknown.
+ */
+export async function pruneExpiredOAuthRows(tx: Executor, now: Date): Promise<void> {
+  const before = new Date(now.getTime() - EXPIRED_OAUTH_ROW_GRACE_MS);
+  await tx.delete(mcpAuthorizationCodes).where(lt(mcpAuthorizationCodes.expiresAt, before));
+  await tx.delete(mcpRefreshTokens).where(lt(mcpRefreshTokens.expiresAt, before));
+}
+
 export async function decideAuthorization(
   db: Db,
   who: Who,
@@ -233,6 +246,7 @@ export async function decideAuthorization(
       const g = await createGrantTx(tx, who, { actorId: actor.id, namespace, operations, resourceScope: null, expiresAt });
       grantIds.push(g.id);
     }
+    await pruneExpiredOAuthRows(tx, now);
     const codeId = newId("cod");
     await tx.insert(mcpAuthorizationCodes).values({
       id: codeId,
