@@ -78,6 +78,30 @@ async function main() {
     { step: "query", tool: "object_schema", call: { query: "comment on an issue" } },
     { step: "exact contract", tool: "object_schema", call: { namespace: "github", operation: "object.action.issues/create-comment" } },
   ]);
+  // The demo (native realms, seeded as on `npm run dev`), as its owner alice: reply to a comment thread.
+  const { seedDemo } = await import("@/db/seed");
+  const { demoSeedSteps } = await import("@/db/demo-steps");
+  const { getDb } = await import("@/db/client");
+  const os = await import("node:os");
+  const demo = await seedDemo(await getDb(), { dataDir: fs.mkdtempSync(`${os.tmpdir()}/rg-bench-demo-`), appUrl: "http://localhost:3000", steps: demoSeedSteps });
+  const demoAlice = { kind: "user" as const, tenantId: demo.tenant.id, userId: demo.users.alice!.user_id, role: "owner" as const, via: "api_key" as const, requestId: "req_bench_demo" };
+  const demoRun = async (tasks: { step: string; tool: string; call: Record<string, unknown> }[]) => {
+    const out: Step[] = [];
+    for (const s of tasks) {
+      const res = await dispatch(demoAlice, s.tool, s.call);
+      out.push({ ...s, request: bytes({ name: s.tool, arguments: s.call }), response: bytes(res) });
+    }
+    return out;
+  };
+  const threads = (await dispatch(demoAlice, "search_objects", { namespace: "docs", query: "beta", kind: "docs.comment_thread" })) as { items: { ref: string }[] };
+  const threadRef = threads.items[0]?.ref ?? "docs:thread:unknown";
+  const demoTask = await demoRun([
+    { step: "about (realm list)", tool: "provider_about", call: {} },
+    { step: "query", tool: "object_schema", call: { query: "reply to a comment" } },
+    { step: "exact contract", tool: "object_schema", call: { namespace: "docs", operation: "object.action.reply_comment" } },
+    { step: "find the thread", tool: "search_objects", call: { namespace: "docs", query: "beta", kind: "docs.comment_thread" } },
+    { step: "action", tool: "object_action", call: { ref: threadRef, action: "reply_comment", payload: { body: "Agreed — let's keep August." } } },
+  ]);
   await server.close();
   await closeDb();
 
@@ -85,6 +109,7 @@ async function main() {
   const stepRows = (s: Step[]) => s.map((x) => `| ${x.step} | \`${x.tool}\` | ${x.request} | ${x.response} |`).join("\n");
   const helpdeskBytes = sum(helpdeskTask);
   const githubBytes = sum(githubTask);
+  const demoBytes = sum(demoTask);
   const body = `
 Command: \`npm run bench:catalog\` (bench/catalog.ts). Bytes are canonical JSON (sorted keys, no whitespace) of what a model is sent.
 
@@ -98,6 +123,12 @@ Command: \`npm run bench:catalog\` (bench/catalog.ts). Bytes are canonical JSON 
 Goal < 8 KB: ${full < 8192 ? "met" : "NOT met"} (${full} bytes), and importing a 1,223-operation service left it ${after === before ? "unchanged" : `changed (${before} → ${after})`}. One per-operation tool weighs ${perOp.median} bytes at the median and ${perOp.p99} at p99 (largest ${Math.max(...perOpSizes)}), so the per-operation catalog costs ${(perOpBytes / full).toFixed(0)}× the nine tools on every turn. Importing GitHub's document through \`importRealm\` on PGlite took ${fmt(importSeconds, 1)} s.
 
 Bytes an agent reads per task (request + response, through the real dispatcher as the tenant owner):
+
+Demo (native realms memory, docs, board, mail; as on \`npm run dev\`): reply to a comment thread — ${demoBytes} bytes in ${demoTask.length} calls:
+
+| step | tool | request | response |
+|---|---|---:|---:|
+${stepRows(demoTask)}
 
 Helpdesk fixture (12 operations, local service) — ${helpdeskBytes} bytes in ${helpdeskTask.length} calls, ${(helpdeskBytes / full).toFixed(2)}× the nine-tool catalog it would also hold:
 

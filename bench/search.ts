@@ -2,15 +2,22 @@
 // imported exactly as an owner would import it. Quality: Recall@1/5/20 and MRR on a query set written from
 // user intent (bench/search-queries.json), dev and test halves apart, against a plain BM25 baseline (a
 // minisearch index with default settings over the same cards). Latency: median and p99 over 10,000+
-// operations (the GitHub cards replicated under several namespaces). Results go to BENCHMARKS.md.
+// operations (the GitHub cards replicated under several namespaces). With an embeddings endpoint configured
+// (REALMGATE_EMBEDDINGS_URL + REALMGATE_EMBEDDINGS_MODEL, optional REALMGATE_EMBEDDINGS_API_KEY), the same
+// queries also run in semantic and hybrid mode; without one, the section says those modes were not measured.
+// Results go to BENCHMARKS.md.
 import fs from "node:fs";
 import path from "node:path";
 import MiniSearch from "minisearch";
+import { embed, embeddingsConfig, type EmbeddingsConfig } from "@/lib/catalog/embeddings";
 import { rankCapabilities, type CapabilityDoc } from "@/lib/catalog/search";
+import { searchCapabilitiesByMode } from "@/lib/catalog/semantic";
+import { memoryVectorStore } from "@/lib/catalog/vector-store";
+import type { RealmManifest } from "@/lib/realms/contract";
 import { compileSpec, type CompiledOperation } from "@/lib/realms/openapi/compile";
 import { buildRealm, type BuiltRealm } from "@/lib/realms/openapi/manifest";
 import { loadSpec } from "@/lib/realms/openapi/spec";
-import { machineLine, stats, writeSection } from "./report";
+import { machineLine, stats, timeIt, writeSection } from "./report";
 
 type Query = { id: number; split: "dev" | "test"; query: string; gold: string[] };
 const SPEC = path.join(process.cwd(), "node_modules/@octokit/openapi/generated/api.github.com.json");
@@ -66,6 +73,48 @@ function timeEach(queries: string[], rounds: number, run: (q: string) => unknown
   return out;
 }
 
+const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+
+/** The embeddings endpoint from the environment (the bench needs no AUTH_SECRET, so it is read directly). */
+function endpointFromEnv(): EmbeddingsConfig | null {
+  const cfg = embeddingsConfig({
+    REALMGATE_EMBEDDINGS_URL: process.env.REALMGATE_EMBEDDINGS_URL?.trim() || undefined,
+    REALMGATE_EMBEDDINGS_MODEL: process.env.REALMGATE_EMBEDDINGS_MODEL?.trim() || undefined,
+    REALMGATE_EMBEDDINGS_API_KEY: process.env.REALMGATE_EMBEDDINGS_API_KEY?.trim() || undefined,
+  });
+  if (!cfg && process.env.REALMGATE_EMBEDDINGS_URL?.trim()) throw new Error("REALMGATE_EMBEDDINGS_MODEL is required when REALMGATE_EMBEDDINGS_URL is set");
+  return cfg;
+}
+
+/** Search by meaning with one vector store for the whole run: the copies share their texts, so they are embedded once. */
+function meaningSearch(cfg: EmbeddingsConfig) {
+  // The bench has no database: vectors are kept in process memory.
+  const store = memoryVectorStore();
+  return (manifests: RealmManifest[], query: string, mode: "semantic" | "hybrid", limit: number, waitMs?: number) =>
+    searchCapabilitiesByMode(manifests, query, { embeddings: cfg, store, mode, limit, ...(waitMs ? { waitMs } : {}) });
+}
+
+/** The first search by meaning embeds every operation card of these realms; give it all the time it needs. */
+async function embedCards(search: ReturnType<typeof meaningSearch>, manifests: RealmManifest[]): Promise<number> {
+  const t0 = performance.now();
+  const warm = await search(manifests, "warm up", "semantic", 1, 30 * 60_000);
+  if (warm.mode_ran !== "semantic") throw new Error(`semantic search could not run: ${warm.fallback?.reason ?? "unknown"}`);
+  return performance.now() - t0;
+}
+
+/** Semantic and hybrid quality on the one realm, per split; and how many answers fell back to lexical. */
+async function meaningQuality(search: ReturnType<typeof meaningSearch>, github: RealmManifest, splits: Record<string, Query[]>) {
+  const rows: { mode: string; split: string; m: Metrics; fellBack: number }[] = [];
+  for (const mode of ["semantic", "hybrid"] as const) {
+    for (const [split, qs] of Object.entries(splits)) {
+      const answers = [];
+      for (const q of qs) answers.push(await search([github], q.query, mode, K));
+      rows.push({ mode, split, m: score(answers.map((a) => a.matches.map((x) => x.operation)), qs), fellBack: answers.filter((a) => a.mode_ran !== mode).length });
+    }
+  }
+  return rows;
+}
+
 async function main() {
   const { queries } = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, "search-queries.json"), "utf8")) as { queries: Query[] };
   const t0 = performance.now();
@@ -106,8 +155,15 @@ async function main() {
     }
   }
   if (misses.length) console.log(misses.join("\n"));
+  const cfg = endpointFromEnv();
   if (process.env.BENCH_QUICK) {
     for (const r of rows) console.log(r.split, JSON.stringify(r.ours), "base", JSON.stringify(r.base), "low", r.lowShare.toFixed(2), "hi-prec", r.highPrecision.toFixed(2), "lo-prec", r.lowPrecision.toFixed(2));
+    if (!cfg) console.log("semantic and hybrid: not measured (no embeddings endpoint configured)");
+    else {
+      const search = meaningSearch(cfg);
+      await embedCards(search, [github.manifest]);
+      for (const r of await meaningQuality(search, github.manifest, splits)) console.log(r.mode, r.split, JSON.stringify(r.m), "fell back", r.fellBack);
+    }
     return;
   }
 
@@ -127,7 +183,6 @@ async function main() {
 
   const so = stats(oursMs);
   const sb = stats(baseMs);
-  const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
   const ratio = (a: number, b: number) => (b > 0 ? `${(a / b).toFixed(2)}×` : "n/a");
   const table = [
     "| split | queries | Recall@1 (ours / BM25) | Recall@5 (ours / BM25) | Recall@20 (ours / BM25) | MRR (ours / BM25) | MRR ratio |",
@@ -148,8 +203,32 @@ async function main() {
     `| ours (field weights, stemming, synonyms, lead-verb bonus, fuzzy, confidence) | ${total} | ${fmt(so.median, 2)} ms | ${fmt(so.p99, 2)} ms | ${ratio(so.median, sb.median)} | ${ratio(so.p99, sb.p99)} |`,
     `| BM25 baseline (minisearch defaults) | ${total} | ${fmt(sb.median, 2)} ms | ${fmt(sb.p99, 2)} ms | 1.00× | 1.00× |`,
   ].join("\n");
+  let meaning: string;
+  if (!cfg) {
+    meaning =
+      "Semantic and hybrid modes were not measured: no embeddings endpoint was configured. Set `REALMGATE_EMBEDDINGS_URL` and `REALMGATE_EMBEDDINGS_MODEL` (and `REALMGATE_EMBEDDINGS_API_KEY` if it needs one) to an OpenAI-compatible API and rerun.";
+  } else {
+    const search = meaningSearch(cfg);
+    const embedMs = await embedCards(search, [github.manifest]);
+    const quality = await meaningQuality(search, github.manifest, splits);
+    await embedCards(search, manifests);
+    const endpointMs = stats(await timeIt(texts.length, (i) => embed(cfg, [texts[i]!], { timeoutMs: 10_000 }), 5));
+    const semanticMs = stats(await timeIt(texts.length, (i) => search(manifests, texts[i]!, "semantic", 8), 5));
+    const hybridMs = stats(await timeIt(texts.length, (i) => search(manifests, texts[i]!, "hybrid", 8), 5));
+    const both = (x: ReturnType<typeof stats>) => `${fmt(x.median, 1)} ms / ${fmt(x.p99, 1)} ms`;
+    meaning = [
+      `Semantic and hybrid modes, model \`${cfg.model}\` (embedding the ${ops} cards took ${fmt(embedMs / 1000, 1)} s, once; vectors are cached by model and text hash):`,
+      "",
+      "| mode | split | Recall@1 | Recall@5 | Recall@20 | MRR | fell back to lexical |",
+      "|---|---|---:|---:|---:|---:|---:|",
+      ...rows.map((r) => `| lexical | ${r.split} | ${pct(r.ours.r1)} | ${pct(r.ours.r5)} | ${pct(r.ours.r20)} | ${fmt(r.ours.mrr)} | — |`),
+      ...quality.map((r) => `| ${r.mode} | ${r.split} | ${pct(r.m.r1)} | ${pct(r.m.r5)} | ${pct(r.m.r20)} | ${fmt(r.m.mrr)} | ${r.fellBack} |`),
+      "",
+      `Latency of one search by meaning over ${total} operations, median / p99 (each embeds its request with one call to the endpoint): the endpoint alone ${both(endpointMs)}; semantic ${both(semanticMs)}; hybrid ${both(hybridMs)}.`,
+    ].join("\n");
+  }
   const body = `
-Command: \`npm run bench:search\` (bench/search.ts). Spec: GitHub's REST API from \`@octokit/openapi\` (${ops} operations, OpenAPI ${loaded.version}), imported with the same code an owner's import runs (read + check + cards: ${fmt(importMs / 1000, 2)} s). Queries: ${queries.length} natural requests written from user intent with gold operation ids (bench/search-queries.json); the **dev** half was used while tuning ranking, the **test** half was held out. Baseline: a minisearch index with default settings (plain BM25, no stemming, no weights) over the same cards' summary, description, operation id, group and endpoint. Mode: lexical (no embeddings endpoint configured; see below).
+Command: \`npm run bench:search\` (bench/search.ts). Spec: GitHub's REST API from \`@octokit/openapi\` (${ops} operations, OpenAPI ${loaded.version}), imported with the same code an owner's import runs (read + check + cards: ${fmt(importMs / 1000, 2)} s). Queries: ${queries.length} natural requests written from user intent with gold operation ids (bench/search-queries.json); the **dev** half was used while tuning ranking, the **test** half was held out. Baseline: a minisearch index with default settings (plain BM25, no stemming, no weights) over the same cards' summary, description, operation id, group and endpoint. Mode: lexical (semantic and hybrid: see the end of this section).
 
 ${table}
 
@@ -161,7 +240,7 @@ Latency of one capability search (${LATENCY_ROUNDS} rounds of all ${queries.leng
 
 ${latency}
 
-Semantic and hybrid modes are not implemented yet: \`search_mode: "semantic" | "hybrid"\` answers \`mode_ran: "lexical"\` with \`fallback: {asked, reason}\`.
+${meaning}
 `;
   writeSection("search", `## Capability search (\`npm run bench:search\`)\n${body}\n${machineLine()}`);
   console.log(body);

@@ -47,6 +47,11 @@ export const envSchema = z
     REALMGATE_OPENAPI_PRIVATE_HOSTS: z.string().trim().optional(),
     /** Bound on every call to an outside provider. */
     REALMGATE_PROVIDER_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+    /** An OpenAI-compatible embeddings API (base URL, with or without `/v1`): enables semantic and hybrid capability search. */
+    REALMGATE_EMBEDDINGS_URL: optionalUrl,
+    REALMGATE_EMBEDDINGS_MODEL: z.string().trim().max(200).optional(),
+    /** Sent as a Bearer token to the embeddings API; never logged. */
+    REALMGATE_EMBEDDINGS_API_KEY: z.string().trim().optional(),
   })
   .superRefine((env, ctx) => {
     const oidc = [env.AUTH_OIDC_ISSUER, env.AUTH_OIDC_CLIENT_ID, env.AUTH_OIDC_CLIENT_SECRET];
@@ -54,6 +59,9 @@ export const envSchema = z
       for (const key of ["AUTH_OIDC_ISSUER", "AUTH_OIDC_CLIENT_ID", "AUTH_OIDC_CLIENT_SECRET"] as const) {
         if (!env[key]) ctx.addIssue({ code: "custom", path: [key], message: "is required when any AUTH_OIDC_* variable is set" });
       }
+    }
+    if (env.REALMGATE_EMBEDDINGS_URL && !env.REALMGATE_EMBEDDINGS_MODEL) {
+      ctx.addIssue({ code: "custom", path: ["REALMGATE_EMBEDDINGS_MODEL"], message: "is required when REALMGATE_EMBEDDINGS_URL is set" });
     }
   });
 

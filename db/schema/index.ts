@@ -8,3 +8,4 @@ export * from "./docs";
 export * from "./mcp";
 export * from "./openapi";
 export * from "./connections";
+export * from "./embeddings";

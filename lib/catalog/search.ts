@@ -4,6 +4,8 @@
 // and path words), with field weights, stemming, a small table of everyday synonyms (remove → delete,
 // repo → repository) applied to documents and queries alike, and prefix/fuzzy matching. An answer says
 // how sure it is: a low-confidence answer is flagged and lists the near alternatives and how they differ.
+// This file is the lexical ranking and the answer shaping every mode shares; search by meaning (semantic,
+// hybrid) is in semantic.ts.
 import MiniSearch, { type SearchResult } from "minisearch";
 import { stemmer } from "stemmer";
 import type { CatalogNode, RealmManifest } from "@/lib/realms/contract";
@@ -146,7 +148,8 @@ export function capabilityDocs(m: RealmManifest): CapabilityDoc[] {
 
 const fields = ["label", "description", "keywords", "ids", "group", "verbs"] as const;
 export const fieldBoost = { label: 3, keywords: 2, ids: 1.5, group: 3, description: 0.3, verbs: 0.7 };
-const STORED = ["namespace", "catalog_path", "kind", "operation", "label", "endpoint", "required", "risk", "deprecated", "verb"] as const;
+// Stored for ranking only; answers are shaped from the docs themselves.
+const STORED = ["deprecated", "verb"] as const;
 
 /** Matching knobs (tuned on the dev half of bench/search-queries.json; see BENCHMARKS.md). */
 export const searchTuning = { prefixMin: 7, fuzzyMin: 6, fuzzy: 0.15, verbBonus: 0.5 };
@@ -171,15 +174,16 @@ const searchOptions = () => ({
 });
 
 type IndexedDoc = CapabilityDoc & { verb: string | null };
+type LexicalIndex = { ms: MiniSearch<IndexedDoc>; docs: Map<string, CapabilityDoc> };
 
-function build(docs: CapabilityDoc[]): MiniSearch<IndexedDoc> {
+function build(docs: CapabilityDoc[]): LexicalIndex {
   const ms = new MiniSearch<IndexedDoc>({ fields: [...fields], storeFields: [...STORED], tokenize, processTerm });
   ms.addAll(docs.map((d) => ({ ...d, verb: leadTerm(d.label) })));
-  return ms;
+  return { ms, docs: new Map(docs.map((d) => [d.id, d])) };
 }
 
 // Indexes are pure functions of the manifests; keep a few built ones (keyed by realm identity).
-const cache = new Map<string, MiniSearch<IndexedDoc>>();
+const cache = new Map<string, LexicalIndex>();
 const CACHE_MAX = 32;
 const identity = new WeakMap<RealmManifest, string>();
 let counter = 0;
@@ -189,8 +193,8 @@ const idOf = (m: RealmManifest) => {
   return id;
 };
 
-function indexFor(manifests: RealmManifest[], extraDocs?: (m: RealmManifest) => CapabilityDoc[]): MiniSearch<IndexedDoc> {
-  const key = `${extraDocs ? "x:" : ""}${manifests.map(idOf).sort().join("|")}`;
+function indexFor(manifests: RealmManifest[]): LexicalIndex {
+  const key = manifests.map(idOf).sort().join("|");
   let index = cache.get(key);
   if (index) {
     // Least recently used goes first.
@@ -198,7 +202,7 @@ function indexFor(manifests: RealmManifest[], extraDocs?: (m: RealmManifest) => 
     cache.set(key, index);
     return index;
   }
-  index = build(manifests.flatMap((m) => (extraDocs ? extraDocs(m) : capabilityDocs(m))));
+  index = build(manifests.flatMap(capabilityDocs));
   if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
   cache.set(key, index);
   return index;
@@ -214,27 +218,41 @@ export function queryTerms(query: string): string[] {
   return [...out];
 }
 
-type Hit = SearchResult & { cap: CapabilityMatch };
+/** Which ranking produced an answer. */
+export type RankingMode = "lexical" | "semantic" | "hybrid";
 
-function toMatch(h: SearchResult, top: number): CapabilityMatch {
+/**
+ * One ranked capability and what each ranking said about it. Every score is relative to the best of its own
+ * list (1.0), so thresholds read the same for every query and every mode.
+ */
+export type RankedHit = {
+  doc: CapabilityDoc;
+  /** What the list is ordered by. */
+  score: number;
+  /** Absent when lexical ranking did not find this capability (or did not run). */
+  lexical?: { rel: number; terms: string[] };
+  /** `rel`: similarity above the candidates' average, relative to the best one's (0 = average or below). */
+  semantic?: { rel: number; cosine: number };
+};
+
+export function toMatch(doc: CapabilityDoc, score: number): CapabilityMatch {
   return {
-    namespace: h.namespace as string,
-    catalog_path: h.catalog_path as string,
-    kind: (h.kind as string | null) ?? null,
-    operation: h.operation as string,
-    label: h.label as string,
-    // Scores are relative to the best match (1.0), so confidence reads the same for every query.
-    score: Math.round((h.score / top) * 1000) / 1000,
-    ...(h.endpoint ? { endpoint: h.endpoint as string } : {}),
+    namespace: doc.namespace,
+    catalog_path: doc.catalog_path,
+    kind: doc.kind ?? null,
+    operation: doc.operation,
+    label: doc.label,
+    score: Math.round(score * 1000) / 1000,
+    ...(doc.endpoint ? { endpoint: doc.endpoint } : {}),
   };
 }
 
-function rank(
-  manifests: RealmManifest[],
-  query: string,
-  opts: { limit: number; extraDocs?: (m: RealmManifest) => CapabilityDoc[]; filter?: (m: CapabilityMatch) => boolean },
-): Hit[] {
-  const found = indexFor(manifests, opts.extraDocs).search(query, searchOptions());
+export type CapabilityFilter = (m: CapabilityMatch) => boolean;
+
+/** Lexical ranking: BM25 with the lead-verb bonus, the caller's filter applied before the first `limit` are kept. */
+export function lexicalHits(manifests: RealmManifest[], query: string, opts: { limit: number; filter?: CapabilityFilter }): RankedHit[] {
+  const index = indexFor(manifests);
+  const found = index.ms.search(query, searchOptions());
   // A request usually leads with what to do ("star a gist"): capabilities whose label leads with the same
   // verb rank above ones that merely share the nouns ("List starred gists").
   const lead = leadTerm(query);
@@ -243,21 +261,18 @@ function rank(
     found.sort((a, b) => b.score - a.score);
   }
   // Only the first few are shaped (a broad query can match thousands of operations).
-  const kept: SearchResult[] = [];
-  for (const h of found) {
+  const kept: { doc: CapabilityDoc; hit: SearchResult }[] = [];
+  for (const hit of found) {
     if (kept.length >= opts.limit) break;
-    if (!opts.filter || opts.filter(toMatch(h, 1))) kept.push(h);
+    const doc = index.docs.get(hit.id as string)!;
+    if (!opts.filter || opts.filter(toMatch(doc, 1))) kept.push({ doc, hit });
   }
-  const top = kept[0]?.score ?? 1;
-  return kept.map((h) => ({ ...h, cap: toMatch(h, top) }));
+  const top = kept[0]?.hit.score ?? 1;
+  return kept.map(({ doc, hit }) => ({ doc, score: hit.score / top, lexical: { rel: hit.score / top, terms: hit.queryTerms } }));
 }
 
-export function searchCapabilities(
-  manifests: RealmManifest[],
-  query: string,
-  opts: { limit?: number; extraDocs?: (m: RealmManifest) => CapabilityDoc[] } = {},
-): CapabilityMatch[] {
-  return rank(manifests, query, { ...opts, limit: opts.limit ?? 10 }).map((h) => h.cap);
+export function searchCapabilities(manifests: RealmManifest[], query: string, opts: { limit?: number } = {}): CapabilityMatch[] {
+  return lexicalHits(manifests, query, { limit: opts.limit ?? 10 }).map((h) => toMatch(h.doc, h.score));
 }
 
 /** Below this share of the query's words matched by the best match, the answer is flagged low. */
@@ -265,13 +280,15 @@ export const MIN_COVERAGE = 0.34;
 /** A runner-up this close to the best match makes the choice a toss-up. */
 export const TIE_RATIO = 0.8;
 const ALTERNATIVE_MIN = 0.6;
+/** Hits looked at for a low-confidence answer's alternatives (beyond the matches asked for). */
+export const ANSWER_DEPTH = 6;
 
 /** How a near alternative differs from the first match, in a few words a model can act on. */
-function differs(top: Hit, alt: Hit): string {
+function differs(top: CapabilityDoc, alt: CapabilityDoc): string {
   const parts: string[] = [];
   const [tm, tp] = String(top.endpoint ?? "").split(" ");
   const [am, ap] = String(alt.endpoint ?? "").split(" ");
-  if (alt.namespace !== top.namespace) parts.push(`in ${alt.namespace as string}`);
+  if (alt.namespace !== top.namespace) parts.push(`in ${alt.namespace}`);
   if (am && tm && am !== tm) parts.push(`${am}, not ${tm}`);
   if (ap && tp && ap !== tp) parts.push(`path ${ap}`);
   if (alt.endpoint && top.endpoint) {
@@ -281,42 +298,73 @@ function differs(top: Hit, alt: Hit): string {
     const fewer = [...tr].filter((f) => !ar.has(f));
     if (more.length) parts.push(`also requires ${more.slice(0, 6).join(", ")}`);
     if (fewer.length) parts.push(`does not require ${fewer.slice(0, 6).join(", ")}`);
-  } else if (alt.kind !== top.kind && alt.kind) parts.push(`on ${alt.kind as string}`);
-  if (alt.risk && alt.risk !== top.risk) parts.push(`risk ${alt.risk as string}`);
-  if (!parts.length) parts.push(alt.operation !== top.operation ? `a different operation (${alt.label as string})` : "another place in the catalog");
+  } else if (alt.kind !== top.kind && alt.kind) parts.push(`on ${alt.kind}`);
+  if (alt.risk && alt.risk !== top.risk) parts.push(`risk ${alt.risk}`);
+  if (!parts.length) parts.push(alt.operation !== top.operation ? `a different operation (${alt.label})` : "another place in the catalog");
   return parts.join("; ");
 }
 
-/** Ranked matches with a confidence flag; a low-confidence answer lists near alternatives and how they differ. */
-export function rankCapabilities(
-  manifests: RealmManifest[],
-  query: string,
-  opts: { limit?: number; extraDocs?: (m: RealmManifest) => CapabilityDoc[]; filter?: (m: CapabilityMatch) => boolean } = {},
-): CapabilityAnswer {
-  const limit = opts.limit ?? 10;
-  // A few more than asked, for the alternatives of a low-confidence answer.
-  const hits = rank(manifests, query, { ...opts, limit: Math.max(limit, 6) });
-  const matches = hits.slice(0, limit).map((h) => h.cap);
+/** How many of the query's terms a capability's own words contain (for matches lexical ranking did not score). */
+function termsIn(doc: CapabilityDoc, terms: string[]): number {
+  const words = new Set<string>();
+  for (const f of fields) for (const t of tokenize(doc[f] ?? "")) for (const p of [processTerm(t)].flat()) if (p) words.add(p);
+  return terms.filter((t) => words.has(t)).length;
+}
+
+/**
+ * How close a hit comes to the first match, 0..1. Lexical and semantic: its score against the first's. Hybrid:
+ * close only if close in both rankings (a ranking in which the first match scored nothing is not asked).
+ */
+function closeness(mode: RankingMode, top: RankedHit, h: RankedHit): number {
+  if (mode === "lexical") return h.score / top.score;
+  const ratios: number[] = [];
+  const sem = top.semantic?.rel ?? 0;
+  if (sem > 0) ratios.push(Math.min(1, (h.semantic?.rel ?? 0) / sem));
+  const lex = top.lexical?.rel ?? 0;
+  if (mode === "hybrid" && lex > 0) ratios.push(Math.min(1, (h.lexical?.rel ?? 0) / lex));
+  return ratios.length ? Math.min(...ratios) : h.score / top.score;
+}
+
+/**
+ * The answer for ranked hits: the first `limit` as matches, and how sure it is. An answer is low when its best
+ * match covers few of the request's words, or when the runner-up comes close to it; then it lists the near
+ * alternatives and how each differs from the first match.
+ */
+export function answerFrom(hits: RankedHit[], query: string, limit: number, mode: RankingMode): CapabilityAnswer {
+  const matches = hits.slice(0, limit).map((h) => toMatch(h.doc, h.score));
   const top = hits[0];
   if (!top) return { matches, confidence: "low", reason: "Nothing in the catalogs you may use matches these words; try other words or browse object_schema(namespace)." };
   const terms = queryTerms(query);
-  const coverage = terms.length ? new Set(top.queryTerms).size / terms.length : 0;
+  const matched = top.lexical ? new Set(top.lexical.terms).size : termsIn(top.doc, terms);
+  const coverage = terms.length ? matched / terms.length : 0;
   const second = hits[1];
   let reason: string | undefined;
-  if (coverage < MIN_COVERAGE) reason = `The best match covers only ${new Set(top.queryTerms).size} of the ${terms.length} words that matter in the request.`;
-  else if (second && second.score / top.score >= TIE_RATIO) reason = "Several capabilities match almost equally; check how they differ before choosing.";
+  if (coverage < MIN_COVERAGE) {
+    reason = `The best match covers only ${matched} of the ${terms.length} words that matter in the request.`;
+    if (mode !== "lexical") reason += " It was found by meaning: check that it fits.";
+  } else if (second && closeness(mode, top, second) >= TIE_RATIO) reason = "Several capabilities match almost equally; check how they differ before choosing.";
   if (!reason) return { matches, confidence: "high" };
   const alternatives = hits
-    .slice(1, 6)
-    .filter((h) => h.score / top.score >= ALTERNATIVE_MIN)
+    .slice(1, ANSWER_DEPTH)
+    .filter((h) => closeness(mode, top, h) >= ALTERNATIVE_MIN)
     .slice(0, 4)
-    .map((h) => ({
-      namespace: h.cap.namespace,
-      operation: h.cap.operation,
-      label: h.cap.label,
-      ...(h.cap.endpoint ? { endpoint: h.cap.endpoint } : {}),
-      score: h.cap.score,
-      differs: differs(top, h),
-    }));
+    .map((h) => {
+      const cap = toMatch(h.doc, h.score);
+      return {
+        namespace: cap.namespace,
+        operation: cap.operation,
+        label: cap.label,
+        ...(cap.endpoint ? { endpoint: cap.endpoint } : {}),
+        score: cap.score,
+        differs: differs(top.doc, h.doc),
+      };
+    });
   return { matches, confidence: "low", reason, ...(alternatives.length ? { alternatives } : {}) };
+}
+
+/** Lexical ranking with a confidence flag; a low-confidence answer lists near alternatives and how they differ. */
+export function rankCapabilities(manifests: RealmManifest[], query: string, opts: { limit?: number; filter?: CapabilityFilter } = {}): CapabilityAnswer {
+  const limit = opts.limit ?? 10;
+  // A few more than asked, for the alternatives of a low-confidence answer.
+  return answerFrom(lexicalHits(manifests, query, { limit: Math.max(limit, ANSWER_DEPTH), filter: opts.filter }), query, limit, "lexical");
 }

@@ -1,7 +1,7 @@
 // What a connected realm uses: gate two over the authority's connected accounts, then calls to the
 // provider's API with that account's token — refreshed when expired, bounded in time, never resent blindly.
 // A refused refresh or a 401 marks the account `needs_reconnect` and answers with a consent demand.
-import { and, eq, sql } from "drizzle-orm";
+import { and, asc, eq, sql } from "drizzle-orm";
 import { actors, connectedAccounts, users, type ConnectedAccount } from "@/db/schema";
 import { recordAudit } from "@/lib/audit/record";
 import { AppError } from "@/lib/errors";
@@ -56,7 +56,8 @@ export async function openAccount(ctx: RealmContext, need: AccountNeed): Promise
   const rows = await ctx.tx
     .select()
     .from(connectedAccounts)
-    .where(and(eq(connectedAccounts.tenantId, ctx.tenantId), eq(connectedAccounts.userId, authority), eq(connectedAccounts.api, need.api)));
+    .where(and(eq(connectedAccounts.tenantId, ctx.tenantId), eq(connectedAccounts.userId, authority), eq(connectedAccounts.api, need.api)))
+    .orderBy(asc(connectedAccounts.createdAt), asc(connectedAccounts.id)); // choices in the order they were connected
   // A grant scoped to one connected account narrows gate two to that account: the others do not exist for it.
   const scopedTo = ctx.grantScope?.account_id;
   const visible = scopedTo ? rows.filter((r) => r.id === scopedTo) : rows;

@@ -1,7 +1,7 @@
 // What the Connection Hub pages show: the providers one can connect, and the fix page's view of a consent
 // demand — who asked, for what, what is missing — recomputed from the live accounts, so the page says
 // "fixed" as soon as it is, whatever the link said.
-import { and, eq } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import { z } from "zod";
 import type { Executor } from "@/db/client";
 import { actors, connectedAccounts } from "@/db/schema";
@@ -72,7 +72,11 @@ export async function fixView(
   const needNames = q.claims.split(",").map((c) => c.trim()).filter((c) => api.claims.some((x) => x.name === c));
   const named = (c: string): ClaimView => ({ name: c, label: claimLabel(api, c) });
 
-  const rows = await db.select().from(connectedAccounts).where(and(eq(connectedAccounts.tenantId, who.tenantId), eq(connectedAccounts.userId, who.userId), eq(connectedAccounts.api, api.id)));
+  const rows = await db
+    .select()
+    .from(connectedAccounts)
+    .where(and(eq(connectedAccounts.tenantId, who.tenantId), eq(connectedAccounts.userId, who.userId), eq(connectedAccounts.api, api.id)))
+    .orderBy(asc(connectedAccounts.createdAt), asc(connectedAccounts.id)); // choices in the order they were connected
   const views = new Map(rows.map((r) => [r.id, accountView(r)]));
   const pinned = q.account && views.has(q.account) ? q.account : null;
   const decision = gateTwo({

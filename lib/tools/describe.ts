@@ -1,7 +1,9 @@
 // What provider_about and object_schema say: rendered from realm manifests, compact, and limited to the
 // realms and operations the caller may use.
+import type { Executor } from "@/db/client";
+import { searchCapabilitiesByMode, type SearchMode } from "@/lib/catalog/semantic";
+import { dbVectorStore } from "@/lib/catalog/vector-store";
 import { AppError } from "@/lib/errors";
-import { rankCapabilities } from "@/lib/catalog/search";
 import { riskOf, type CatalogNode, type OperationKey, type Realm, type RealmManifest } from "@/lib/realms/contract";
 import { toolJsonSchema, toolOperation, type ToolName } from "./schemas";
 
@@ -96,16 +98,23 @@ export function schemaRoot(realms: Realm[], allowed: Allowed) {
   };
 }
 
-export function schemaQuery(realms: Realm[], allowed: Allowed, query: string, opts: { limit?: number; asked?: string }) {
+/**
+ * Capability search across the given realms, in the asked mode (lexical, semantic, hybrid or auto). The answer
+ * always says the mode that ran, and with `fallback` why the asked one could not. `db` lets the embeddings
+ * cache read join the caller's transaction.
+ */
+export async function schemaQuery(realms: Realm[], allowed: Allowed, query: string, opts: { limit?: number; asked?: SearchMode; db?: Executor }) {
   const manifests = realms.filter((r) => allowed.has(r.manifest.namespace)).map((r) => r.manifest);
-  const answer = rankCapabilities(manifests, query, { limit: opts.limit ?? 8, filter: (mt) => allowed.get(mt.namespace)?.has(mt.operation as OperationKey) ?? false });
-  const asked = opts.asked ?? "auto";
+  const answer = await searchCapabilitiesByMode(manifests, query, {
+    mode: opts.asked,
+    limit: opts.limit ?? 8,
+    filter: (mt) => allowed.get(mt.namespace)?.has(mt.operation as OperationKey) ?? false,
+    store: dbVectorStore(opts.db),
+  });
   return {
     query,
-    mode_ran: "lexical" as const,
-    ...(asked === "semantic" || asked === "hybrid"
-      ? { fallback: { asked, reason: "no embeddings endpoint is configured; lexical search ran instead" } }
-      : {}),
+    mode_ran: answer.mode_ran,
+    ...(answer.fallback ? { fallback: answer.fallback } : {}),
     matches: answer.matches,
     confidence: answer.confidence,
     ...(answer.reason ? { confidence_reason: answer.reason } : {}),

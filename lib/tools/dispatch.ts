@@ -166,7 +166,7 @@ async function crossRealm(auth: AuthContext, tool: "provider_about" | "object_sc
     const s = input as ToolInput<"object_schema">;
     let result: unknown;
     if (tool === "provider_about") result = aboutRoot(realms, allowed);
-    else if (s.query) result = schemaQuery(realms, allowed, s.query, { limit: s.limit, asked: s.search_mode });
+    else if (s.query) result = await schemaQuery(realms, allowed, s.query, { limit: s.limit, asked: s.search_mode, db: tx });
     else if (s.schema_path || s.kind || s.operation) throw new AppError("invalid_input", "schema_path, kind and operation need a namespace.");
     else result = schemaRoot(realms, allowed);
     await recordAudit(tx, {
@@ -260,7 +260,7 @@ async function runTool(tool: ToolName, raw: Record<string, unknown>, realm: Real
       const s = raw as ToolInput<"object_schema">;
       const modes = [s.schema_path, s.query, s.kind, s.operation].filter((x) => x !== undefined).length;
       if (modes > 1) throw new AppError("invalid_input", "Give one of schema_path, query, kind or operation.");
-      if (s.query) return schemaQuery([realm], new Map([[m.namespace, allowed]]), s.query, { limit: s.limit, asked: s.search_mode });
+      if (s.query) return await schemaQuery([realm], new Map([[m.namespace, allowed]]), s.query, { limit: s.limit, asked: s.search_mode, db: ctx.tx });
       if (s.kind) return schemaKind(m, s.kind, allowed);
       if (s.operation) return schemaOperation(m, s.operation);
       return schemaNode(m, s.schema_path ?? "/", allowed);

@@ -21,7 +21,7 @@ export const toolInputSchemas = {
     namespace: namespace.optional(),
     schema_path: z.string().min(1).max(300).optional().describe("A capability catalog node, e.g. `/discussion`."),
     query: z.string().min(1).max(500).optional().describe("Find capabilities by intent, e.g. `reply to a comment`."),
-    search_mode: z.enum(["lexical", "semantic", "hybrid", "auto"]).optional(),
+    search_mode: z.enum(["lexical", "semantic", "hybrid", "auto"]).optional().describe("Default auto: hybrid if the server has embeddings, else lexical; `mode_ran` says which ran."),
     kind: kind.optional(),
     operation: z.string().min(1).max(250).optional().describe("An exact operation key for its full contract, e.g. `object.action.reply_comment`."),
     limit: z.number().int().min(1).max(50).optional(),
