@@ -4,6 +4,7 @@
 // out, HTTP status, unreachable, unusable answer) and never the URL or the API key.
 import { z } from "zod";
 import { env, type Env } from "@/lib/env";
+import { readBoundedBytes } from "@/lib/http/body";
 
 export type EmbeddingsConfig = {
   /** The full endpoint, `…/v1/embeddings`. */
@@ -56,23 +57,8 @@ const answerSchema = z.object({
 
 /** Read a response body, refusing it once it passes `limit` bytes. */
 async function readCapped(res: Response, limit: number): Promise<string> {
-  const declared = Number(res.headers.get("content-length") ?? NaN);
-  if (declared > limit) throw new EmbeddingsFailure("invalid", `the embeddings endpoint's answer is larger than ${limit} bytes`);
-  if (!res.body) return "";
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => {});
-      throw new EmbeddingsFailure("invalid", `the embeddings endpoint's answer is larger than ${limit} bytes`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
+  const tooLarge = () => new EmbeddingsFailure("invalid", `the embeddings endpoint's answer is larger than ${limit} bytes`);
+  return Buffer.from(await readBoundedBytes(res, limit, tooLarge)).toString("utf8");
 }
 
 /**

@@ -35,8 +35,12 @@ export type ModeAnswer = CapabilityAnswer & { mode_ran: RankingMode; fallback?: 
 export const EMBEDDINGS_WAIT_MS = 3000;
 /** One batch of capability texts (embedding goes on after a search that stopped waiting has answered). */
 const BATCH_TIMEOUT_MS = 30_000;
-/** How long embedding capability texts waits for the cache read before it starts asking the endpoint. */
-const CACHE_HEADSTART_MS = 300;
+/**
+ * How long embedding capability texts waits for the cache read before it starts asking the endpoint. Under
+ * the limit a search waits (EMBEDDINGS_WAIT_MS), so a read stuck behind an open transaction on single-connection
+ * PGlite cannot hold a search past it; generous, so a loaded machine still reads the cache rather than re-embedding.
+ */
+const CACHE_HEADSTART_MS = 2000;
 /** Reciprocal rank fusion: the customary constant, and how deep into each list it looks. */
 export const RRF_K = 60;
 export const FUSION_DEPTH = 100;
