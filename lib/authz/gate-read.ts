@@ -9,7 +9,7 @@ import { gateOne, type GateOneDecision } from "./gate";
 
 export async function readAndDecideGateOne(
   tx: Executor,
-  input: { tenantId: string; principal: Principal; namespace: string; operation: OperationKey; ref: string | null; now: Date; exactOnly?: boolean },
+  input: { tenantId: string; principal: Principal; namespace: string; operation: OperationKey; ref: string | null; now: Date; exactOnly?: boolean; lineage?: string[] },
 ): Promise<GateOneDecision> {
   const { principal } = input;
   if (principal.type === "user") return gateOne({ ...input, ceilingEnabled: null, choiceEnabled: null, grants: [] });

@@ -49,6 +49,8 @@ describe("gate one", () => {
     ["a revoked grant", { grants: [grant({ revokedAt: new Date("2026-05-30T00:00:00Z") })] }, "grant_revoked"],
     ["an expired grant", { grants: [grant({ expiresAt: new Date("2026-05-30T00:00:00Z") })] }, "grant_expired"],
     ["a ref outside the grant's scope", { grants: [grant({ resourceScope: { ref_prefix: "docs:document:doc_y" } })] }, "consent_required"],
+    ["a ref inside a container the grant is scoped to", { ref: "docs:thread:thr_1", lineage: ["docs:document:doc_x"], grants: [grant({ resourceScope: { ref_prefix: "docs:document:doc_x" } })] }, "allow"],
+    ["a ref inside another container", { ref: "docs:thread:thr_2", lineage: ["docs:document:doc_y"], grants: [grant({ resourceScope: { ref_prefix: "docs:document:doc_x" } })] }, "consent_required"],
     ["a ref inside the grant's scope", { grants: [grant({ resourceScope: { ref_prefix: "docs:document:doc_x" } })] }, "allow"],
     ["a list under a scoped grant (results are narrowed)", { operation: "object.list", ref: null, grants: [grant({ operations: ["object.list"], resourceScope: { ref_prefix: "docs:" } })] }, "allow"],
     ["an expired grant beside a live one", { grants: [grant({ id: "grt_old", expiresAt: new Date("2026-01-01T00:00:00Z") }), grant({ id: "grt_new" })] }, "allow"],

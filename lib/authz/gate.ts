@@ -19,6 +19,8 @@ export type GateOneInput = {
   operation: OperationKey;
   /** The ref the call names, if any. */
   ref: string | null;
+  /** The refs containing `ref`, nearest first (from the realm): a scope on a container covers its contents. */
+  lineage?: string[];
   /** The owner ceiling's setting for this operation (null: never set, which means allowed). */
   ceilingEnabled: boolean | null;
   /** The grantor's own choice for this operation (null: never set, which means allowed). */
@@ -45,10 +47,11 @@ export function coversOperation(granted: readonly string[], op: OperationKey, ex
   return !exactOnly && op.startsWith("object.action.") && granted.includes("object.action.*");
 }
 
-export function coversResource(scope: ResourceScope | null, op: OperationKey, ref: string | null): boolean {
+export function coversResource(scope: ResourceScope | null, op: OperationKey, ref: string | null, lineage: readonly string[] = []): boolean {
   if (!scope?.ref_prefix) return true;
   if (ref === null) return REFLESS_READS.has(op);
-  return ref.startsWith(scope.ref_prefix);
+  const prefix = scope.ref_prefix;
+  return ref.startsWith(prefix) || lineage.some((r) => r.startsWith(prefix));
 }
 
 export const isLive = (g: GrantFacts, now: Date) => g.revokedAt === null && (g.expiresAt === null || now.getTime() < g.expiresAt.getTime());
@@ -62,7 +65,7 @@ export function gateOne(input: GateOneInput): GateOneDecision {
   if (input.choiceEnabled === false) return { allow: false, code: "operation_disabled", wall: "user_choice", grantId: null };
 
   const matching = input.grants.filter(
-    (g) => g.actorId === principal.actorId && coversOperation(g.operations, operation, input.exactOnly) && coversResource(g.resourceScope, operation, ref),
+    (g) => g.actorId === principal.actorId && coversOperation(g.operations, operation, input.exactOnly) && coversResource(g.resourceScope, operation, ref, input.lineage),
   );
   const live = matching.find((g) => isLive(g, now));
   if (live) return { allow: true, grantId: live.id, scope: live.resourceScope };

@@ -264,6 +264,12 @@ export interface RealmAdapter {
   hostFile(ctx: RealmContext, input: { name: string; contentType: string; bytes: Uint8Array }): Promise<{ ref: string; file_id: string }>;
   /** Name → ref by a declared selector. Several matches return choices (the dispatcher answers `ambiguous_selector`). */
   resolve(ctx: RealmContext, input: { kind: string; selector: Record<string, string> }): Promise<ResolveResult>;
+  /**
+   * The refs that contain each given ref, nearest first (a thread → its document). Lets a grant scoped to a
+   * container reach what is inside it. Read for gate one only (never returned), so no ACL applies; unknown or
+   * malformed refs map to []. Realms whose objects contain nothing may omit it.
+   */
+  lineage?(ctx: RealmContext, input: { refs: string[] }): Promise<Record<string, string[]>>;
 }
 
 export type Realm = { manifest: RealmManifest; adapter: RealmAdapter };

@@ -115,6 +115,38 @@ describe("gate one through the dispatcher", () => {
     expect(await codeOf(dispatch(call(agent), "list_objects", { namespace: "memory", kind: "memory.item" }))).toBe("ok");
   });
 
+  it("a grant scoped to a document reaches that document's threads, and nothing else", async () => {
+    const alice = t.users.alice!;
+    const other = (await dispatch(call(alice), "upsert_object", { namespace: "docs", kind: "docs.document", fields: { title: "Someone else's plan" } })) as Json;
+    const otherThread = (await dispatch(call(alice), "upsert_object", { namespace: "docs", kind: "docs.comment_thread", fields: { document: other.ref, body: "Elsewhere" } })) as Json;
+    const agent = await makeActor(t, alice, "Scoped helper");
+    await grant(t, alice, agent.actorId, "docs", ["object.get", "object.list", "object.action.reply_comment"], { scope: { ref_prefix: docRef } });
+    expect(await codeOf(dispatch(call(agent), "get_object", { ref: docRef }))).toBe("ok");
+    expect(await codeOf(dispatch(call(agent), "get_object", { ref: threadRef }))).toBe("ok");
+    expect(await codeOf(dispatch(call(agent), "object_action", { ref: threadRef, action: "reply_comment", payload: { body: "In scope." } }))).toBe("ok");
+    expect(await codeOf(dispatch(call(agent), "get_object", { ref: otherThread.ref as string }))).toBe("consent_required");
+    const listed = (await dispatch(call(agent), "list_objects", { namespace: "docs", kind: "docs.comment_thread", filter: { document: docRef } })) as { items: Json[] };
+    expect(listed.items.map((i) => i.ref)).toContain(threadRef);
+    const everything = (await dispatch(call(agent), "list_objects", { namespace: "docs", kind: "docs.document" })) as { items: Json[] };
+    expect(everything.items.map((i) => i.ref)).toEqual([docRef]); // the other documents stay out of its sight
+  });
+
+  it("a grant scoped to a board reaches its columns and cards", async () => {
+    const alice = t.users.alice!;
+    const up = async (kind: string, fields: Json) => ((await dispatch(call(alice), "upsert_object", { namespace: "board", kind, fields })) as Json).ref as string;
+    const board = await up("board.board", { title: "Scoped board" });
+    const todo = await up("board.column", { board, title: "To do" });
+    const done = await up("board.column", { board, title: "Done" });
+    const card = await up("board.card", { board, column: todo, title: "Write the scope test" });
+    const elsewhere = await up("board.board", { title: "Another board" });
+    const otherCard = await up("board.card", { board: elsewhere, column: await up("board.column", { board: elsewhere, title: "To do" }), title: "Not yours" });
+    const agent = await makeActor(t, alice, "Board helper");
+    await grant(t, alice, agent.actorId, "board", ["object.get", "object.action.move_card"], { scope: { ref_prefix: board } });
+    expect(await codeOf(dispatch(call(agent), "object_action", { ref: card, action: "move_card", payload: { column: done } }))).toBe("ok");
+    expect(await codeOf(dispatch(call(agent), "get_object", { ref: todo }))).toBe("ok");
+    expect(await codeOf(dispatch(call(agent), "object_action", { ref: otherCard, action: "move_card", payload: { column: done } }))).toBe("consent_required");
+  });
+
   it("an actor never uses another actor's grant", async () => {
     const alice = t.users.alice!;
     const granted = await makeActor(t, alice, "granted");

@@ -65,8 +65,27 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
       ref: target.ref,
     };
 
+    const ctx: RealmContext = {
+      tx,
+      tenantId: auth.tenantId,
+      principal,
+      requestId: auth.requestId,
+      now,
+      appUrl: env().appUrl,
+      grantScope: null,
+      delivery: deliveryPort(tx, {
+        tenantId: auth.tenantId,
+        principalId: auth.kind === "user" ? auth.userId : auth.actorId,
+        audit: auditPrincipalOf(auth),
+        requestId: auth.requestId,
+        appUrl: env().appUrl,
+        now,
+      }),
+    };
     const exactOnly = realm.manifest.actions.find((a) => actionOperationKey(a.name) === operation)?.approval_required === true;
-    const decision = await readAndDecideGateOne(tx, { tenantId: auth.tenantId, principal, namespace: target.namespace, operation, ref: target.ref, now, exactOnly });
+    // What contains the named object, so a grant scoped to a container covers it (read only for the decision).
+    const lineage = auth.kind === "actor" && target.ref && realm.adapter.lineage ? ((await realm.adapter.lineage(ctx, { refs: [target.ref] }))[target.ref] ?? []) : [];
+    const decision = await readAndDecideGateOne(tx, { tenantId: auth.tenantId, principal, namespace: target.namespace, operation, ref: target.ref, now, exactOnly, lineage });
     if (!decision.allow) {
       let consentRequestId: string | undefined;
       if (auth.kind === "actor" && decision.code !== "operation_disabled" && decision.code !== "grant_revoked") {
@@ -98,23 +117,7 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
     }
 
     const idem = idempotencyOf(tool, input);
-    const ctx: RealmContext = {
-      tx,
-      tenantId: auth.tenantId,
-      principal,
-      requestId: auth.requestId,
-      now,
-      appUrl: env().appUrl,
-      grantScope: decision.scope ?? null,
-      delivery: deliveryPort(tx, {
-        tenantId: auth.tenantId,
-        principalId: auth.kind === "user" ? auth.userId : auth.actorId,
-        audit: auditPrincipalOf(auth),
-        requestId: auth.requestId,
-        appUrl: env().appUrl,
-        now,
-      }),
-    };
+    ctx.grantScope = decision.scope ?? null;
 
     try {
       const replay = idem ? await idempotentReplay(tx, auth, tool, idem) : undefined;
@@ -222,7 +225,13 @@ async function runTool(tool: ToolName, raw: Record<string, unknown>, realm: Real
   const m = realm.manifest;
   const a = realm.adapter;
   const allowed = (await allowedOperations(ctx.tx, o.auth, [realm], ctx.now)).get(m.namespace) ?? new Set<OperationKey>();
-  const inScope = (ref: string) => coversResource(o.scopePrefix ? { ref_prefix: o.scopePrefix } : null, o.operation, ref);
+  const scope = o.scopePrefix ? { ref_prefix: o.scopePrefix } : null;
+  /** Which of these refs the grant's scope covers, themselves or through what contains them. */
+  const inScope = async (refs: string[]): Promise<Set<string>> => {
+    if (!scope || refs.length === 0) return new Set(refs);
+    const lineage = a.lineage ? await a.lineage(ctx, { refs }) : {};
+    return new Set(refs.filter((r) => coversResource(scope, o.operation, r, lineage[r] ?? [])));
+  };
   const resolveTarget = async (input: { ref?: string; kind?: string; selector?: Record<string, string> }): Promise<string> => {
     if (input.ref) return input.ref;
     if (!input.kind || !input.selector) throw new AppError("invalid_input", "Give a ref, or a kind with a selector.");
@@ -233,15 +242,16 @@ async function runTool(tool: ToolName, raw: Record<string, unknown>, realm: Real
     }
     const r = await a.resolve(ctx, { kind: input.kind, selector: input.selector });
     if ("choices" in r) {
-      const choices = r.choices.filter((c) => inScope(c.ref));
+      const covered = await inScope(r.choices.map((c) => c.ref));
+      const choices = r.choices.filter((c) => covered.has(c.ref));
       if (choices.length === 1) return choices[0]!.ref;
       if (choices.length === 0) throw new AppError("not_found", `Nothing in ${input.kind} matches that selector.`, { details: { selector: input.selector } });
       throw new AppError("ambiguous_selector", `${choices.length} objects match; pick one ref and call again.`, { details: { selector: input.selector, choices: choices.slice(0, 20) } });
     }
     return r.ref;
   };
-  const scoped = (ref: string) => {
-    if (!inScope(ref)) throw new AppError("not_found", `No object ${ref} (or you may not see it).`, { details: { ref } });
+  const scoped = async (ref: string) => {
+    if (!(await inScope([ref])).has(ref)) throw new AppError("not_found", `No object ${ref} (or you may not see it).`, { details: { ref } });
     return ref;
   };
   const pageSize = (limit: number | undefined) => Math.min(limit ?? DEFAULT_PAGE, m.delivery.max_page_size);
@@ -276,11 +286,12 @@ async function runTool(tool: ToolName, raw: Record<string, unknown>, realm: Real
         tool === "list_objects"
           ? await a.list(ctx, { kind: s.kind, filter: s.filter ?? {}, after, limit })
           : await a.search(ctx, { kind: s.kind ?? null, query: s.query!, filter: s.filter ?? {}, after, limit });
-      return { items: page.items.filter((i) => inScope(i.ref)), next_cursor: page.next ? encodeCursor(page.next, binding) : null };
+      const covered = await inScope(page.items.map((i) => i.ref));
+      return { items: page.items.filter((i) => covered.has(i.ref)), next_cursor: page.next ? encodeCursor(page.next, binding) : null };
     }
     case "get_object": {
       const s = raw as ToolInput<"get_object">;
-      return a.get(ctx, { ref: scoped(await resolveTarget(s)), full: s.full ?? false });
+      return a.get(ctx, { ref: await scoped(await resolveTarget(s)), full: s.full ?? false });
     }
     case "object_action": {
       const s = raw as ToolInput<"object_action">;
@@ -288,7 +299,7 @@ async function runTool(tool: ToolName, raw: Record<string, unknown>, realm: Real
       const payload = validatePayload(action.payload_schema, s.payload ?? {}, `${m.namespace} ${action.name}`);
       let ref: string | null = null;
       if (action.target_kind) {
-        ref = scoped(await resolveTarget({ ref: s.ref, kind: s.kind ?? action.target_kind, selector: s.selector }));
+        ref = await scoped(await resolveTarget({ ref: s.ref, kind: s.kind ?? action.target_kind, selector: s.selector }));
       } else if (s.ref || s.selector) {
         throw new AppError("invalid_input", `${action.name} runs on the namespace, not on an object: omit ref and selector.`);
       }
@@ -297,7 +308,7 @@ async function runTool(tool: ToolName, raw: Record<string, unknown>, realm: Real
     case "upsert_object": {
       const s = raw as ToolInput<"upsert_object">;
       requireKind(s.kind, "object.upsert");
-      if (s.ref) scoped(s.ref);
+      if (s.ref) await scoped(s.ref);
       return a.upsert(ctx, { kind: s.kind, ref: s.ref ?? null, fields: s.fields });
     }
     case "host_file": {
@@ -310,7 +321,7 @@ async function runTool(tool: ToolName, raw: Record<string, unknown>, realm: Real
     }
     case "delete_object": {
       const s = raw as ToolInput<"delete_object">;
-      return a.delete(ctx, { ref: scoped(s.ref) });
+      return a.delete(ctx, { ref: await scoped(s.ref) });
     }
   }
 }

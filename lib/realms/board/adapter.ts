@@ -623,7 +623,38 @@ async function patchCard(ctx: RealmContext, ref: string, fields: CardChanges): P
 
 // ---------------------------------------------------------------------------------------------------
 
+/** What contains each ref (for scoped grants): column → board; card → column, board. */
+async function lineage(ctx: RealmContext, input: { refs: string[] }): Promise<Record<string, string[]>> {
+  const out: Record<string, string[]> = {};
+  const columns = new Map<string, string>();
+  const cards = new Map<string, string>();
+  for (const ref of input.refs) {
+    out[ref] = [];
+    try {
+      const { segment, id } = refs.parse(ref);
+      if (segment === "column") columns.set(id, ref);
+      if (segment === "card") cards.set(id, ref);
+    } catch {
+      // a malformed ref is contained by nothing
+    }
+  }
+  if (columns.size) {
+    for (const r of await ctx.tx.select({ id: boardColumns.id, board: boardColumns.boardId }).from(boardColumns).where(and(eq(boardColumns.tenantId, ctx.tenantId), inArray(boardColumns.id, [...columns.keys()])))) {
+      out[columns.get(r.id)!] = [refs.make("board", r.board)];
+    }
+  }
+  if (cards.size) {
+    const rows = await ctx.tx
+      .select({ id: boardCards.id, column: boardCards.columnId, board: boardCards.boardId })
+      .from(boardCards)
+      .where(and(eq(boardCards.tenantId, ctx.tenantId), inArray(boardCards.id, [...cards.keys()])));
+    for (const r of rows) out[cards.get(r.id)!] = [refs.make("column", r.column), refs.make("board", r.board)];
+  }
+  return out;
+}
+
 export const adapter: RealmAdapter = {
+  lineage,
   async list(ctx, input) {
     switch (segmentOf(input.kind)) {
       case "board":

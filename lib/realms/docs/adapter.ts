@@ -1090,7 +1090,47 @@ function actionTarget(action: ActionDef, ref: string | null): string {
   return ref;
 }
 
+/** What contains each ref (for scoped grants): tab, thread, attached file → document; comment → thread, document. */
+async function lineage(ctx: RealmContext, input: { refs: string[] }): Promise<Record<string, string[]>> {
+  const out: Record<string, string[]> = {};
+  const ids: Record<"tab" | "thread" | "comment" | "file", Map<string, string>> = { tab: new Map(), thread: new Map(), comment: new Map(), file: new Map() };
+  for (const ref of input.refs) {
+    out[ref] = [];
+    try {
+      const { segment, id } = refs.parse(ref);
+      if (segment === "tab" || segment === "thread" || segment === "comment" || segment === "file") ids[segment].set(id, ref);
+    } catch {
+      // a malformed ref is contained by nothing
+    }
+  }
+  const docRef = (id: string) => refs.make("document", id);
+  const threadDocs = async (threadIds: string[]) =>
+    threadIds.length
+      ? new Map((await ctx.tx.select({ id: docsThreads.id, doc: docsThreads.documentId }).from(docsThreads).where(and(eq(docsThreads.tenantId, ctx.tenantId), inArray(docsThreads.id, threadIds)))).map((r) => [r.id, r.doc]))
+      : new Map<string, string>();
+  if (ids.tab.size) {
+    for (const r of await ctx.tx.select({ id: docsTabs.id, doc: docsTabs.documentId }).from(docsTabs).where(and(eq(docsTabs.tenantId, ctx.tenantId), inArray(docsTabs.id, [...ids.tab.keys()])))) {
+      out[ids.tab.get(r.id)!] = [docRef(r.doc)];
+    }
+  }
+  if (ids.file.size) {
+    for (const r of await ctx.tx.select({ id: docsFiles.id, doc: docsFiles.documentId }).from(docsFiles).where(and(eq(docsFiles.tenantId, ctx.tenantId), inArray(docsFiles.id, [...ids.file.keys()])))) {
+      if (r.doc) out[ids.file.get(r.id)!] = [docRef(r.doc)];
+    }
+  }
+  if (ids.thread.size) {
+    for (const [id, doc] of await threadDocs([...ids.thread.keys()])) out[ids.thread.get(id)!] = [docRef(doc)];
+  }
+  if (ids.comment.size) {
+    const rows = await ctx.tx.select({ id: docsComments.id, thread: docsComments.threadId }).from(docsComments).where(and(eq(docsComments.tenantId, ctx.tenantId), inArray(docsComments.id, [...ids.comment.keys()])));
+    const docs = await threadDocs([...new Set(rows.map((r) => r.thread))]);
+    for (const r of rows) out[ids.comment.get(r.id)!] = [refs.make("thread", r.thread), ...(docs.has(r.thread) ? [docRef(docs.get(r.thread)!)] : [])];
+  }
+  return out;
+}
+
 export const adapter: RealmAdapter = {
+  lineage,
   async list(ctx, input) {
     const segment = segmentFor(input.kind);
     switch (segment) {
