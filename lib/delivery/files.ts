@@ -11,7 +11,16 @@ import { signUrl } from "./signed-urls";
 
 export const MAX_FILE_BYTES = 512 * 1024;
 
-export type DeliveryCaller = { tenantId: string; principalId: string; audit: AuditPrincipal; requestId: string; appUrl: string; now: Date };
+export type DeliveryCaller = {
+  tenantId: string;
+  principalId: string;
+  audit: AuditPrincipal;
+  requestId: string;
+  appUrl: string;
+  now: Date;
+  /** A read-only re-check (redeeming a URL): links are neither signed nor audited. */
+  checkOnly?: boolean;
+};
 
 export function deliveryPort(tx: Executor, caller: DeliveryCaller): DeliveryPort {
   return {
@@ -27,7 +36,8 @@ export function deliveryPort(tx: Executor, caller: DeliveryCaller): DeliveryPort
     async fileUrl(fileId, opts = {}) {
       const [f] = await tx.select({ id: files.id, namespace: files.namespace, name: files.name }).from(files).where(and(eq(files.id, fileId), eq(files.tenantId, caller.tenantId)));
       if (!f) throw new AppError("not_found", "No such file.", { details: { file_id: fileId } });
-      const signed = signUrl(caller.appUrl, fileId, caller.principalId, caller.now, opts.ttlSeconds);
+      if (caller.checkOnly) return { encoding: "url" as const, url: "", expires_at: caller.now.toISOString(), name: opts.name ?? f.name };
+      const signed = signUrl(caller.appUrl, fileId, caller.principalId, caller.now, opts.ttlSeconds, opts.ref ?? null);
       await recordAudit(tx, {
         tenantId: caller.tenantId,
         event: "url.minted",

@@ -1,29 +1,31 @@
-// Signed, short-lived download URLs: HMAC over method, path, file, caller and expiry. At most 15 minutes.
+// Signed, short-lived download URLs: HMAC over method, path, file, caller, expiry and (when the realm gave one)
+// the ref the file was reached through, so redemption can ask that realm again. At most 15 minutes.
 import { AppError } from "@/lib/errors";
 import { deriveKey, hmac, safeEqual } from "./keys";
 
 export const MAX_URL_TTL_SECONDS = 15 * 60;
 
-export type SignedUrlParts = { method: "GET"; path: string; fileId: string; principalId: string; expiresAt: number };
+export type SignedUrlParts = { method: "GET"; path: string; fileId: string; principalId: string; expiresAt: number; ref: string | null };
 
-const payload = (p: SignedUrlParts) => ["v1", p.method, p.path, p.fileId, p.principalId, String(p.expiresAt)].join("\n");
+const payload = (p: SignedUrlParts) =>
+  (p.ref === null ? ["v1", p.method, p.path, p.fileId, p.principalId, String(p.expiresAt)] : ["v2", p.method, p.path, p.fileId, p.principalId, String(p.expiresAt), p.ref]).join("\n");
 
-export function signUrl(appUrl: string, fileId: string, principalId: string, now: Date, ttlSeconds = MAX_URL_TTL_SECONDS) {
+export function signUrl(appUrl: string, fileId: string, principalId: string, now: Date, ttlSeconds = MAX_URL_TTL_SECONDS, ref: string | null = null) {
   const ttl = Math.max(1, Math.min(ttlSeconds, MAX_URL_TTL_SECONDS));
   const expiresAt = Math.floor(now.getTime() / 1000) + ttl;
   const path = `/api/v1/files/${fileId}`;
-  const sig = hmac(deriveKey("signed-url"), payload({ method: "GET", path, fileId, principalId, expiresAt }));
-  const url = `${appUrl}${path}?${new URLSearchParams({ by: principalId, exp: String(expiresAt), sig })}`;
+  const sig = hmac(deriveKey("signed-url"), payload({ method: "GET", path, fileId, principalId, expiresAt, ref }));
+  const url = `${appUrl}${path}?${new URLSearchParams({ by: principalId, exp: String(expiresAt), ...(ref === null ? {} : { ref }), sig })}`;
   return { url, expires_at: new Date(expiresAt * 1000).toISOString() };
 }
 
 /** Check a presented URL. Altered → `bad_signature`; past its expiry → `url_expired`. */
-export function verifySignedUrl(input: { method: string; path: string; fileId: string; by: string | null; exp: string | null; sig: string | null; now: Date }) {
+export function verifySignedUrl(input: { method: string; path: string; fileId: string; by: string | null; exp: string | null; sig: string | null; ref?: string | null; now: Date }) {
   const { by, exp, sig } = input;
   if (!by || !exp || !sig || !/^\d{1,12}$/.test(exp)) throw new AppError("bad_signature", "This download link is incomplete or altered.");
   const expected = hmac(
     deriveKey("signed-url"),
-    payload({ method: input.method === "HEAD" ? "GET" : (input.method as "GET"), path: input.path, fileId: input.fileId, principalId: by, expiresAt: Number(exp) }),
+    payload({ method: input.method === "HEAD" ? "GET" : (input.method as "GET"), path: input.path, fileId: input.fileId, principalId: by, expiresAt: Number(exp), ref: input.ref ?? null }),
   );
   if (!safeEqual(sig, expected)) throw new AppError("bad_signature", "This download link is altered or was not issued by Realmgate.");
   if (Math.floor(input.now.getTime() / 1000) >= Number(exp)) {
@@ -31,5 +33,5 @@ export function verifySignedUrl(input: { method: string; path: string; fileId: s
       details: { expired_at: new Date(Number(exp) * 1000).toISOString(), retry_hint: "call get_object again for a new URL" },
     });
   }
-  return { principalId: by };
+  return { principalId: by, ref: input.ref ?? null };
 }

@@ -224,8 +224,12 @@ export const authorityOf = (p: Principal): string => (p.type === "user" ? p.user
 export interface DeliveryPort {
   /** Store bytes as a file owned by `realm` under `ownerRef`; returns the file id. */
   storeFile(input: { namespace: string; name: string; contentType: string; bytes: Uint8Array; ownerUserId: string }): Promise<{ fileId: string; size: number; sha256: string }>;
-  /** `{ encoding: "url", url, expires_at }` for a stored file, readable only by this call's principal. */
-  fileUrl(fileId: string, opts?: { ttlSeconds?: number; name?: string }): Promise<{ encoding: "url"; url: string; expires_at: string }>;
+  /**
+   * `{ encoding: "url", url, expires_at }` for a stored file, redeemable only by this call's principal. With
+   * `ref` (the object the file was reached through), redemption asks the realm again whether the principal may
+   * still get that object; without it, only the file's owner may redeem.
+   */
+  fileUrl(fileId: string, opts?: { ttlSeconds?: number; name?: string; ref?: string }): Promise<{ encoding: "url"; url: string; expires_at: string }>;
   /** Destroy a stored file's bytes: links minted earlier stop working at once. */
   deleteFile(fileId: string): Promise<void>;
 }

@@ -9,7 +9,7 @@ import { revokeGrant } from "@/lib/authz/grants";
 import { changeCeiling, changeChoices } from "@/lib/authz/policy";
 import { AppError } from "@/lib/errors";
 import { dispatch } from "./dispatch";
-import { redeemFileUrl } from "./files";
+import { redeemSignedUrl } from "./files";
 
 type Json = Record<string, unknown>;
 const codeOf = async (p: Promise<unknown>) => {
@@ -75,24 +75,21 @@ describe("an agent's whole path, as a person's delegate", () => {
 
     const exported = (await dispatch(call(agent), "object_action", { ref: docRef, action: "export", payload: { format: "markdown" } })) as Json;
     const link = JSON.stringify(exported).match(/"url":"([^"]+)"/)![1]!;
-    const u = new URL(link);
-    const file = await redeemFileUrl(t.db, {
-      fileId: u.pathname.split("/").pop()!,
-      method: "GET",
-      path: u.pathname,
-      by: u.searchParams.get("by"),
-      exp: u.searchParams.get("exp"),
-      sig: u.searchParams.get("sig"),
-    });
+    const file = await redeemSignedUrl(t.db, link);
     expect(Buffer.from(file.bytes).toString("utf8")).toContain("Q3 planning");
 
     // Altered and expired links are refused, with their own codes.
-    expect(await codeOf(redeemFileUrl(t.db, { fileId: u.pathname.split("/").pop()!, method: "GET", path: u.pathname, by: u.searchParams.get("by"), exp: String(Number(u.searchParams.get("exp")) + 60), sig: u.searchParams.get("sig") }))).toBe("bad_signature");
-    expect(await codeOf(redeemFileUrl(t.db, { fileId: u.pathname.split("/").pop()!, method: "GET", path: u.pathname, by: u.searchParams.get("by"), exp: u.searchParams.get("exp"), sig: u.searchParams.get("sig"), now: new Date(Date.now() + 16 * 60_000) }))).toBe("url_expired");
+    const later = new URL(link);
+    later.searchParams.set("exp", String(Number(later.searchParams.get("exp")) + 60));
+    expect(await codeOf(redeemSignedUrl(t.db, later))).toBe("bad_signature");
+    const otherRef = new URL(link);
+    otherRef.searchParams.set("ref", "docs:export:fil_aaaaaaaaaaaaaaaaaaaa");
+    expect(await codeOf(redeemSignedUrl(t.db, otherRef))).toBe("bad_signature");
+    expect(await codeOf(redeemSignedUrl(t.db, link, { now: new Date(Date.now() + 16 * 60_000) }))).toBe("url_expired");
 
     // A revoked actor's link stops working even before it expires.
     await revokeActor(t.db, call(alice), agent.actorId, "test over");
-    expect(await codeOf(redeemFileUrl(t.db, { fileId: u.pathname.split("/").pop()!, method: "GET", path: u.pathname, by: u.searchParams.get("by"), exp: u.searchParams.get("exp"), sig: u.searchParams.get("sig") }))).toBe("forbidden");
+    expect(await codeOf(redeemSignedUrl(t.db, link))).toBe("forbidden");
   });
 });
 

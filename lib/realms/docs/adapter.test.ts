@@ -10,7 +10,7 @@ import { manifest } from "./manifest";
 /** An in-memory DeliveryPort that records what the realm stored and which URLs it minted. */
 function fakeDelivery() {
   const files = new Map<string, { namespace: string; name: string; contentType: string; bytes: Uint8Array; ownerUserId: string }>();
-  const urls: { fileId: string; name?: string }[] = [];
+  const urls: { fileId: string; name?: string; ref?: string }[] = [];
   const port: DeliveryPort = {
     async storeFile(input) {
       const fileId = newId("fil");
@@ -18,7 +18,7 @@ function fakeDelivery() {
       return { fileId, size: input.bytes.length, sha256: createHash("sha256").update(input.bytes).digest("hex") };
     },
     async fileUrl(fileId, opts) {
-      urls.push({ fileId, name: opts?.name });
+      urls.push({ fileId, name: opts?.name, ...(opts?.ref ? { ref: opts.ref } : {}) });
       return { encoding: "url", url: `http://x/files/${fileId}?sig=test`, expires_at: new Date(Date.now() + 300_000).toISOString() };
     },
     async deleteFile(fileId) {
@@ -425,7 +425,7 @@ describe("docs files (host_file)", () => {
     });
     expect(got).not.toHaveProperty("download_note");
     expect(JSON.stringify(got)).not.toContain("The secret plan");
-    expect(delivery.urls.at(-1)).toEqual({ fileId: hosted.file_id, name: "secret-plan.md" });
+    expect(delivery.urls.at(-1)).toEqual({ fileId: hosted.file_id, name: "secret-plan.md", ref: hosted.ref });
     // A file ref is not an export ref, even with the same id shape.
     await expect(get(t, "alice", `docs:export:${hosted.file_id}`)).rejects.toMatchObject({ code: "not_found" });
   });
@@ -481,7 +481,7 @@ describe("docs files (host_file)", () => {
     expect(await get(t, "alice", hosted.ref)).toMatchObject({ document: null, name: "budget-2026.csv" });
   });
 
-  it("shows a file attached to a shared document to its readers, without a download link; only the uploader changes or deletes it", async () => {
+  it("shows a file attached to a shared document to its readers, with a link bound to the file's ref; only the uploader changes or deletes it", async () => {
     const t = await makeTenant();
     const shared = await createDoc(t, "alice", { title: "Team plan", shared_with: [t.users.bob!.email] });
     const hosted = await host(t, "alice", "plan.pdf", "%PDF-1.7 alice's bytes", "application/pdf");
@@ -492,8 +492,9 @@ describe("docs files (host_file)", () => {
 
     const minted = delivery.urls.length;
     const seen = await get(t, "bob", hosted.ref);
-    expect(seen).toMatchObject({ name: "plan.pdf", owner: t.users.alice!.email, document: shared, download: null, download_note: expect.stringContaining("Only the uploader") });
-    expect(delivery.urls.length).toBe(minted); // no link was minted for bob
+    expect(seen).toMatchObject({ name: "plan.pdf", owner: t.users.alice!.email, document: shared, download: { encoding: "url" } });
+    // The link is bound to the file's ref, so redeeming it asks this realm again whether bob may still read it.
+    expect(delivery.urls.slice(minted)).toEqual([{ fileId: hosted.ref.split(":")[2], name: "plan.pdf", ref: hosted.ref }]);
     expect(JSON.stringify(seen)).not.toContain("alice's bytes");
     const bobLists = await as(t, "bob", (ctx) => adapter.list(ctx, { kind: "docs.file", filter: { document: shared }, after: null, limit: 10 }));
     expect(bobLists.items.map((i) => i.ref)).toEqual([hosted.ref]);

@@ -704,26 +704,19 @@ async function getExport(ctx: RealmContext, ref: string): Promise<Record<string,
     content_type: exp.contentType,
     size: exp.size,
     sha256: exp.sha256,
-    download: await ctx.delivery.fileUrl(exp.id, { name: exp.name }),
+    download: await ctx.delivery.fileUrl(exp.id, { name: exp.name, ref: refs.make("export", exp.id) }),
     created_at: exp.createdAt.toISOString(),
   };
 }
 
 /**
- * A file's details. lib/delivery redeems a file's URL only for its uploader's authority, so a link is minted
- * for the uploader alone (and only when asked: get, not upsert); anyone else gets download: null and why.
+ * A file's details; with `withDownload` (get, not upsert), a link bound to the file's ref: redeeming it asks
+ * this realm again, so whoever may still read the file (its uploader, or a reader of the document it is
+ * attached to) can download it, and nobody else.
  */
 async function presentFile(ctx: RealmContext, { file, doc }: LoadedFile, withDownload: boolean): Promise<Record<string, unknown>> {
   const people = await peopleOf(ctx, [file.ownerId]);
-  const mine = file.ownerId === authorityOf(ctx.principal);
-  const download = !withDownload
-    ? {}
-    : mine
-      ? { download: await ctx.delivery.fileUrl(file.id, { name: file.name }) }
-      : {
-          download: null,
-          download_note: `Only the uploader (${emailOf(people, file.ownerId)}) can download this file; you can see its details because it is attached to a document you can read.`,
-        };
+  const download = withDownload ? { download: await ctx.delivery.fileUrl(file.id, { name: file.name, ref: refs.make("file", file.id) }) } : {};
   return {
     ref: refs.make("file", file.id),
     kind: KINDS.file,

@@ -5,22 +5,14 @@ import { call, grant, makeActor } from "@/db/test-actors";
 import { makeTenant, type TestTenant } from "@/db/test-fixtures";
 import { AppError } from "@/lib/errors";
 import { dispatch } from "@/lib/tools/dispatch";
-import { redeemFileUrl } from "@/lib/tools/files";
+import { redeemSignedUrl } from "@/lib/tools/files";
 
 type Json = Record<string, unknown>;
 type Link = { encoding: string; url: string; expires_at: string };
 
 /** Redeem a signed link as the download route would. */
 function redeem(t: TestTenant, link: string) {
-  const u = new URL(link);
-  return redeemFileUrl(t.db, {
-    fileId: u.pathname.split("/").pop()!,
-    method: "GET",
-    path: u.pathname,
-    by: u.searchParams.get("by"),
-    exp: u.searchParams.get("exp"),
-    sig: u.searchParams.get("sig"),
-  });
+  return redeemSignedUrl(t.db, link);
 }
 
 const codeOf = (p: Promise<unknown>) => p.then(() => "ok", (e: unknown) => (e instanceof AppError ? e.code : `unexpected: ${String(e)}`));
@@ -56,7 +48,7 @@ describe("host_file in docs", () => {
     expect(listed.items.map((i) => i.ref)).toContain(hosted.ref);
   });
 
-  it("shows a document's reader an attached file without a link; a link cannot be re-addressed to him", async () => {
+  it("lets a document's reader download an attached file until it is no longer shared with him", async () => {
     const alice = t.users.alice!;
     const bob = t.users.bob!;
     const doc = (await dispatch(call(alice), "upsert_object", { namespace: "docs", kind: "docs.document", fields: { title: "Shared plan", shared_with: [bob.email] } })) as Json;
@@ -64,10 +56,16 @@ describe("host_file in docs", () => {
     await dispatch(call(alice), "upsert_object", { namespace: "docs", ref: hosted.ref, kind: "docs.file", fields: { document: doc.ref } });
 
     const seen = (await dispatch(call(bob), "get_object", { ref: hosted.ref })) as Json;
-    expect(seen).toMatchObject({ document: doc.ref, download: null, download_note: expect.stringContaining("Only the uploader") });
-    // Alice's link is bound to alice: bob cannot pass it off as his, nor is the signature his to reuse.
+    expect(seen).toMatchObject({ document: doc.ref, download: { encoding: "url" } });
+    const bobsLink = (seen.download as Link).url;
+    expect(Buffer.from((await redeem(t, bobsLink)).bytes).toString("utf8")).toBe("a,b\n");
+    // Alice's link is bound to alice: bob cannot pass it off as his.
     expect(await codeOf(redeem(t, (hosted.url as string).replace(`by=${alice.userId}`, `by=${bob.userId}`)))).toBe("bad_signature");
-    expect(await codeOf(dispatch(call(bob), "delete_object", { ref: hosted.ref }))).toBe("realm_denied");
+    // Once the document is no longer shared with him, his link stops working before it expires.
+    await dispatch(call(alice), "upsert_object", { namespace: "docs", ref: doc.ref, kind: "docs.document", fields: { shared_with: [] } });
+    expect(await codeOf(redeem(t, bobsLink))).toBe("forbidden");
+
+    expect(await codeOf(dispatch(call(bob), "delete_object", { ref: hosted.ref }))).toBe("not_found");
     expect(await codeOf(dispatch(call(alice), "delete_object", { ref: hosted.ref }))).toBe("ok");
     expect(await codeOf(dispatch(call(alice), "get_object", { ref: hosted.ref }))).toBe("not_found");
     // The bytes went with it: a link minted before the delete no longer downloads.

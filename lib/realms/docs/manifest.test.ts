@@ -23,7 +23,7 @@ describe("docs manifest", () => {
     const file = manifest.kinds.find((k) => k.name === "docs.file")!;
     expect(file.operations).toEqual(["object.list", "object.get", "object.upsert", "object.delete"]);
     expect(file.fields.filter((f) => f.writable).map((f) => f.name).sort()).toEqual(["document", "name"]);
-    expect(file.fields.find((f) => f.name === "download")!.description).toMatch(/only by their uploader/);
+    expect(file.fields.find((f) => f.name === "download")!.description).toMatch(/checks again that you may still read the file/);
     const files = manifest.catalog.children.find((n) => n.path === "/files")!;
     expect(files.operations).toEqual(expect.arrayContaining(["file.host", "object.list", "object.get", "object.delete"]));
     // The /files node and its /files/upload child both answer an upload; either is the right operation.

@@ -26,7 +26,7 @@ export const manifest: RealmManifest = manifestSchema.parse({
       "Documents you own or that were shared with you: their title, status, sharing and tabs (markdown text)",
       "Comment threads on those documents and the replies in them",
       "Exported files of those documents, readable only through short-lived download links",
-      "Files you upload (name, type, size; the bytes only through short-lived download links for the uploader), and files others attached to documents you can read",
+      "Files you upload (name, type, size; the bytes only through short-lived download links), and files others attached to documents you can read",
       "Nothing outside Realmgate",
     ],
     operation_labels: {
@@ -177,7 +177,7 @@ export const manifest: RealmManifest = manifestSchema.parse({
           name: "download",
           type: "file",
           description:
-            "For the uploader: {encoding: \"url\", url, expires_at}, a short-lived link to the bytes minted for this call. For anyone else who can see the file (readers of its document): null, with download_note saying why — stored files are downloadable only by their uploader.",
+            "{encoding: \"url\", url, expires_at}: a short-lived link to the bytes, minted for this call and for you; downloading checks again that you may still read the file (its uploader, or a reader of the document it is attached to).",
         },
         { name: "created_at", type: "datetime", description: "When it was uploaded." },
       ],
@@ -407,7 +407,7 @@ export const manifest: RealmManifest = manifestSchema.parse({
     "Listing tabs needs filter {document}; listing comments needs filter {thread}; listing threads takes {document} and {status}; listing files without a filter gives the files you uploaded, with {document} every file attached to that document.",
     "shared_with takes a list (replaces) or {add: [...], remove: [...]} of member emails or user ids; only the owner may change it.",
     "Files: export renders a document to a file and returns a short-lived download link ({encoding: \"url\", url, expires_at}) and a docs:export ref; get that ref later for a fresh link. Bytes never come inline.",
-    "Uploads: host_file stores a file and returns {ref: docs:file:<fil_id>, file_id, encoding: \"url\", url, expires_at}. Attach it to a document with upsert_object(kind: docs.file, ref, fields: {document: <document ref>}); {document: null} detaches it, {name} renames it. Readers of that document see the file's details but get download: null — only the uploader can download; only the uploader can rename, attach or delete it (realm_denied for others).",
+    "Uploads: host_file stores a file and returns {ref: docs:file:<fil_id>, file_id, encoding: \"url\", url, expires_at}. Attach it to a document with upsert_object(kind: docs.file, ref, fields: {document: <document ref>}); {document: null} detaches it, {name} renames it. Readers of that document see the file and can download it while they can read the document; only the uploader can rename, attach or delete it (realm_denied for others).",
     "A document's owner and the people it is shared with can read it, edit it and its tabs, comment, reply and resolve. Only the owner can delete it or change its sharing (realm_denied). Documents you cannot see answer not_found, like missing ones.",
     "Replying to a resolved thread reopens it; resolving a resolved thread changes nothing.",
   ],

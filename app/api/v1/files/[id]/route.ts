@@ -1,12 +1,10 @@
-// GET /api/v1/files/:id?by=&exp=&sig= — download a file through its signed, short-lived URL
+// GET /api/v1/files/:id?by=&exp=[&ref=]&sig= — download a file through its signed, short-lived URL
 import { getDb } from "@/db/client";
-import { param, queryOf, route } from "@/lib/http/route";
-import { redeemFileUrl } from "@/lib/tools/files";
+import { route } from "@/lib/http/route";
+import { redeemSignedUrl } from "@/lib/tools/files";
 
-export const GET = route(async (req, ctx) => {
-  const q = queryOf(req);
-  const id = param(ctx, "id");
-  const file = await redeemFileUrl(await getDb(), { fileId: id, method: "GET", path: `/api/v1/files/${id}`, by: q.by ?? null, exp: q.exp ?? null, sig: q.sig ?? null });
+export const GET = route(async (req) => {
+  const file = await redeemSignedUrl(await getDb(), req.url, { method: req.method });
   return new Response(Buffer.from(file.bytes), {
     headers: {
       "content-type": file.contentType,
