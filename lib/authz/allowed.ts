@@ -8,12 +8,8 @@ import { operationKeysOf, type OperationKey, type Realm } from "@/lib/realms/con
 import type { AuthContext } from "./context";
 import { coversOperation, isLive } from "./gate";
 
-export async function allowedOperations(db: Executor, auth: AuthContext, realms: Realm[], now = new Date()): Promise<Map<string, Set<OperationKey>>> {
-  const out = new Map<string, Set<OperationKey>>();
-  if (auth.kind === "user") {
-    for (const r of realms) out.set(r.manifest.namespace, new Set(operationKeysOf(r.manifest)));
-    return out;
-  }
+/** `namespace operation` pairs the owner's ceiling or the actor's grantor turned off. */
+async function turnedOff(db: Executor, auth: Extract<AuthContext, { kind: "actor" }>): Promise<Set<string>> {
   const off = new Set<string>();
   const ceiling = await db.select().from(ceilingSettings).where(and(eq(ceilingSettings.tenantId, auth.tenantId), eq(ceilingSettings.enabled, false)));
   for (const c of ceiling) off.add(`${c.namespace} ${c.operation}`);
@@ -22,6 +18,28 @@ export async function allowedOperations(db: Executor, auth: AuthContext, realms:
     .from(userChoices)
     .where(and(eq(userChoices.tenantId, auth.tenantId), eq(userChoices.userId, auth.grantorId), eq(userChoices.enabled, false)));
   for (const c of choices) off.add(`${c.namespace} ${c.operation}`);
+  return off;
+}
+
+/**
+ * What could be granted to the caller: for an actor, every operation the ceiling and its grantor's choices leave
+ * on (a grant is still needed). Capability answers show these, marking the ungranted ones, so an agent learns
+ * that an operation exists and that asking for it (consent_required) is the way in.
+ */
+export async function grantableOperations(db: Executor, auth: AuthContext, realms: Realm[]): Promise<Map<string, Set<OperationKey>>> {
+  const out = new Map<string, Set<OperationKey>>();
+  const off = auth.kind === "actor" ? await turnedOff(db, auth) : new Set<string>();
+  for (const r of realms) out.set(r.manifest.namespace, new Set(operationKeysOf(r.manifest).filter((op) => !off.has(`${r.manifest.namespace} ${op}`))));
+  return out;
+}
+
+export async function allowedOperations(db: Executor, auth: AuthContext, realms: Realm[], now = new Date()): Promise<Map<string, Set<OperationKey>>> {
+  const out = new Map<string, Set<OperationKey>>();
+  if (auth.kind === "user") {
+    for (const r of realms) out.set(r.manifest.namespace, new Set(operationKeysOf(r.manifest)));
+    return out;
+  }
+  const off = await turnedOff(db, auth);
   const live = (
     await db.select().from(grants).where(and(eq(grants.tenantId, auth.tenantId), eq(grants.actorId, auth.actorId), isNull(grants.revokedAt)))
   ).filter((g) => isLive({ ...g, resourceScope: g.resourceScope ?? null }, now));

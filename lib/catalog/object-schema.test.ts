@@ -75,14 +75,16 @@ describe("object_schema(query, search_mode)", () => {
     expect(fake.calls.slice(before).every((c) => c.authorization === "Bearer sk-deploy-key")).toBe(true);
   });
 
-  it("only ranks operations the caller may use", async () => {
+  it("marks the operations the caller holds no grant for (needs_grant), in every mode", async () => {
     configure({ REALMGATE_EMBEDDINGS_URL: fake.url, REALMGATE_EMBEDDINGS_MODEL: newId("req"), REALMGATE_EMBEDDINGS_API_KEY: "sk-deploy-key" });
     const other = await makeActor(t, t.users.alice!, "Reader");
     await grant(t, t.users.alice!, other.actorId, "docs", ["object.schema", "object.get"]);
     const answer = (await dispatch(call(other), "object_schema", { query: "respond to a remark", search_mode: "hybrid" })) as SchemaAnswer;
     expect(answer.mode_ran).toBe("hybrid");
     expect(answer.matches.length).toBeGreaterThan(0);
-    expect(answer.matches.every((m) => m.operation === "object.schema" || m.operation === "object.get")).toBe(true);
+    const granted = (op: string) => op === "object.schema" || op === "object.get";
+    expect(answer.matches.every((m) => granted(m.operation) === !(m as { needs_grant?: boolean }).needs_grant)).toBe(true);
+    expect(answer.matches.find((m) => m.operation === "object.action.reply_comment")).toMatchObject({ needs_grant: true });
   });
 
   it("falls back to lexical with the endpoint's failure as the reason", async () => {

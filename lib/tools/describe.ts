@@ -67,7 +67,11 @@ export function findNode(root: CatalogNode, path: string): CatalogNode | null {
   return null;
 }
 
-export function schemaNode(m: RealmManifest, path: string, allowed: Set<OperationKey>) {
+/** Said of an operation the caller could be granted but holds no grant for. */
+export const NEEDS_GRANT_HINT =
+  "Operations marked needs_grant exist and may be granted to you: call them anyway — the answer is consent_required with a link where your user approves exactly that, then retry.";
+
+export function schemaNode(m: RealmManifest, path: string, allowed: Set<OperationKey>, grantable: Set<OperationKey> = allowed) {
   const node = findNode(m.catalog, path);
   if (!node) {
     throw new AppError("not_found", `No catalog node ${path} in ${m.namespace}.`, {
@@ -79,9 +83,15 @@ export function schemaNode(m: RealmManifest, path: string, allowed: Set<Operatio
     ...nodeSummary(node),
     kinds: node.kinds,
     operations: node.operations
-      .filter((o) => allowed.has(o as OperationKey))
-      .map((o) => ({ operation: o, label: m.service_card.operation_labels[o] ?? o, risk: riskOf(m, o as OperationKey) })),
+      .filter((o) => grantable.has(o as OperationKey))
+      .map((o) => ({
+        operation: o,
+        label: m.service_card.operation_labels[o] ?? o,
+        risk: riskOf(m, o as OperationKey),
+        ...(allowed.has(o as OperationKey) ? {} : { needs_grant: true }),
+      })),
     children: node.children.map(nodeSummary),
+    ...(node.operations.some((o) => grantable.has(o as OperationKey) && !allowed.has(o as OperationKey)) ? { note: NEEDS_GRANT_HINT } : {}),
   };
 }
 
@@ -103,19 +113,29 @@ export function schemaRoot(realms: Realm[], allowed: Allowed) {
  * always says the mode that ran, and with `fallback` why the asked one could not. `db` lets the embeddings
  * cache read join the caller's transaction.
  */
-export async function schemaQuery(realms: Realm[], allowed: Allowed, query: string, opts: { limit?: number; asked?: SearchMode; db?: Executor }) {
+export async function schemaQuery(
+  realms: Realm[],
+  allowed: Allowed,
+  query: string,
+  opts: { limit?: number; asked?: SearchMode; db?: Executor; grantable?: Allowed },
+) {
+  // Realms the caller may search (it holds object.schema there); within them, every operation it could be
+  // granted, the ungranted ones marked, so the right operation is never silently missing.
+  const grantable = opts.grantable ?? allowed;
   const manifests = realms.filter((r) => allowed.has(r.manifest.namespace)).map((r) => r.manifest);
   const answer = await searchCapabilitiesByMode(manifests, query, {
     mode: opts.asked,
     limit: opts.limit ?? 8,
-    filter: (mt) => allowed.get(mt.namespace)?.has(mt.operation as OperationKey) ?? false,
+    filter: (mt) => grantable.get(mt.namespace)?.has(mt.operation as OperationKey) ?? false,
     store: dbVectorStore(opts.db),
   });
+  const matches = answer.matches.map((mt) => (allowed.get(mt.namespace)?.has(mt.operation as OperationKey) ? mt : { ...mt, needs_grant: true }));
   return {
     query,
     mode_ran: answer.mode_ran,
     ...(answer.fallback ? { fallback: answer.fallback } : {}),
-    matches: answer.matches,
+    matches,
+    ...(matches.some((mt) => "needs_grant" in mt) ? { note: NEEDS_GRANT_HINT } : {}),
     confidence: answer.confidence,
     ...(answer.reason ? { confidence_reason: answer.reason } : {}),
     ...(answer.alternatives ? { alternatives: answer.alternatives } : {}),

@@ -93,6 +93,28 @@ describe("an agent's whole path, as a person's delegate", () => {
   });
 });
 
+describe("capability answers never hide what could be granted", () => {
+  it("show an operation the agent lacks a grant for, marked needs_grant, and the call then asks for consent", async () => {
+    const alice = t.users.alice!;
+    const agent = await makeActor(t, alice, "Reader");
+    await grant(t, alice, agent.actorId, "docs", ["provider.about", "object.schema", "object.search", "object.get"]);
+    const found = (await dispatch(call(agent), "object_schema", { query: "reply to a comment" })) as { matches: Json[]; note?: string };
+    const reply = found.matches.find((m) => m.operation === "object.action.reply_comment");
+    expect(reply).toMatchObject({ namespace: "docs", needs_grant: true });
+    expect(found.matches.find((m) => m.operation === "object.get")).not.toHaveProperty("needs_grant");
+    expect(found.note).toContain("consent_required");
+    const node = (await dispatch(call(agent), "object_schema", { namespace: "docs", schema_path: "/discussion/reply" })) as { operations: Json[] };
+    expect(node.operations).toContainEqual(expect.objectContaining({ operation: "object.action.reply_comment", needs_grant: true }));
+    expect(await codeOf(dispatch(call(agent), "object_action", { ref: threadRef, action: "reply_comment", payload: { body: "May I?" } }))).toBe("consent_required");
+
+    // What the owner's ceiling turns off is not offered at all.
+    await changeCeiling(t.db, call(alice), { namespace: "docs", changes: [{ operation: "object.action.reply_comment", enabled: false }] });
+    const after = (await dispatch(call(agent), "object_schema", { query: "reply to a comment" })) as { matches: Json[] };
+    expect(after.matches.map((m) => m.operation)).not.toContain("object.action.reply_comment");
+    await changeCeiling(t.db, call(alice), { namespace: "docs", changes: [{ operation: "object.action.reply_comment", enabled: true }] });
+  });
+});
+
 describe("gate one through the dispatcher", () => {
   it("asks for consent, records the request, and the retry succeeds once the grantor approves", async () => {
     const bob = t.users.bob!;

@@ -7,7 +7,7 @@ import { getDb, type Tx } from "@/db/client";
 import { users } from "@/db/schema";
 import { canonicalJson } from "@/lib/audit/canonical";
 import { recordAudit } from "@/lib/audit/record";
-import { allowedOperations } from "@/lib/authz/allowed";
+import { allowedOperations, grantableOperations } from "@/lib/authz/allowed";
 import { recordConsentRequest } from "@/lib/authz/consent";
 import { auditPrincipalOf, principalOf, type AuthContext } from "@/lib/authz/context";
 import { gateOneError } from "@/lib/authz/denials";
@@ -169,7 +169,7 @@ async function crossRealm(auth: AuthContext, tool: "provider_about" | "object_sc
     const s = input as ToolInput<"object_schema">;
     let result: unknown;
     if (tool === "provider_about") result = aboutRoot(realms, allowed);
-    else if (s.query) result = await schemaQuery(realms, allowed, s.query, { limit: s.limit, asked: s.search_mode, db: tx });
+    else if (s.query) result = await schemaQuery(realms, allowed, s.query, { limit: s.limit, asked: s.search_mode, db: tx, grantable: await grantableOperations(tx, auth, realms) });
     else if (s.schema_path || s.kind || s.operation) throw new AppError("invalid_input", "schema_path, kind and operation need a namespace.");
     else result = schemaRoot(realms, allowed);
     await recordAudit(tx, {
@@ -270,10 +270,18 @@ async function runTool(tool: ToolName, raw: Record<string, unknown>, realm: Real
       const s = raw as ToolInput<"object_schema">;
       const modes = [s.schema_path, s.query, s.kind, s.operation].filter((x) => x !== undefined).length;
       if (modes > 1) throw new AppError("invalid_input", "Give one of schema_path, query, kind or operation.");
-      if (s.query) return await schemaQuery([realm], new Map([[m.namespace, allowed]]), s.query, { limit: s.limit, asked: s.search_mode, db: ctx.tx });
+      const grantable = (await grantableOperations(ctx.tx, o.auth, [realm])).get(m.namespace) ?? new Set<OperationKey>();
+      if (s.query) {
+        return await schemaQuery([realm], new Map([[m.namespace, allowed]]), s.query, {
+          limit: s.limit,
+          asked: s.search_mode,
+          db: ctx.tx,
+          grantable: new Map([[m.namespace, grantable]]),
+        });
+      }
       if (s.kind) return schemaKind(m, s.kind, allowed);
       if (s.operation) return schemaOperation(m, s.operation);
-      return schemaNode(m, s.schema_path ?? "/", allowed);
+      return schemaNode(m, s.schema_path ?? "/", allowed, grantable);
     }
     case "list_objects":
     case "search_objects": {
