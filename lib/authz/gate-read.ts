@@ -9,10 +9,10 @@ import { gateOne, type GateOneDecision } from "./gate";
 
 export async function readAndDecideGateOne(
   tx: Executor,
-  input: { tenantId: string; principal: Principal; namespace: string; operation: OperationKey; ref: string | null; now: Date; exactOnly?: boolean; lineage?: string[] },
+  input: { tenantId: string; principal: Principal; namespace: string; operation: OperationKey; ref: string | null; now: Date; exactOnly?: boolean; lineage?: () => Promise<string[]> },
 ): Promise<GateOneDecision> {
   const { principal } = input;
-  if (principal.type === "user") return gateOne({ ...input, ceilingEnabled: null, choiceEnabled: null, grants: [] });
+  if (principal.type === "user") return gateOne({ ...input, lineage: [], ceilingEnabled: null, choiceEnabled: null, grants: [] });
   const [ceiling] = await tx
     .select({ enabled: ceilingSettings.enabled })
     .from(ceilingSettings)
@@ -33,8 +33,12 @@ export async function readAndDecideGateOne(
     .from(grants)
     .where(and(eq(grants.tenantId, input.tenantId), eq(grants.actorId, principal.actorId), eq(grants.namespace, input.namespace)))
     .for("share");
+  // What contains the ref matters only to a grant scoped to a prefix the ref itself is not under: ask the realm then.
+  const ref = input.ref;
+  const needsLineage = ref !== null && rows.some((g) => g.resourceScope?.ref_prefix && !ref.startsWith(g.resourceScope.ref_prefix));
   return gateOne({
     ...input,
+    lineage: needsLineage && input.lineage ? await input.lineage() : [],
     ceilingEnabled: ceiling?.enabled ?? null,
     choiceEnabled: choice?.enabled ?? null,
     grants: rows.map((g) => ({ ...g, resourceScope: g.resourceScope ?? null })),

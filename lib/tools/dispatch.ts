@@ -84,7 +84,8 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
     };
     const exactOnly = realm.manifest.actions.find((a) => actionOperationKey(a.name) === operation)?.approval_required === true;
     // What contains the named object, so a grant scoped to a container covers it (read only for the decision).
-    const lineage = auth.kind === "actor" && target.ref && realm.adapter.lineage ? ((await realm.adapter.lineage(ctx, { refs: [target.ref] }))[target.ref] ?? []) : [];
+    const ref = target.ref;
+    const lineage = ref && realm.adapter.lineage ? async () => (await realm.adapter.lineage!(ctx, { refs: [ref] }))[ref] ?? [] : undefined;
     const decision = await readAndDecideGateOne(tx, { tenantId: auth.tenantId, principal, namespace: target.namespace, operation, ref: target.ref, now, exactOnly, lineage });
     if (!decision.allow) {
       let consentRequestId: string | undefined;
@@ -224,12 +225,15 @@ type RunOpts = { auth: AuthContext; scopePrefix: string | null; operation: Opera
 async function runTool(tool: ToolName, raw: Record<string, unknown>, realm: Realm, ctx: RealmContext, o: RunOpts): Promise<unknown> {
   const m = realm.manifest;
   const a = realm.adapter;
-  const allowed = (await allowedOperations(ctx.tx, o.auth, [realm], ctx.now)).get(m.namespace) ?? new Set<OperationKey>();
+  // Only the describing tools need what the caller may use here; the others were decided by gate one.
+  const allowedHere = async () => (await allowedOperations(ctx.tx, o.auth, [realm], ctx.now)).get(m.namespace) ?? new Set<OperationKey>();
   const scope = o.scopePrefix ? { ref_prefix: o.scopePrefix } : null;
   /** Which of these refs the grant's scope covers, themselves or through what contains them. */
   const inScope = async (refs: string[]): Promise<Set<string>> => {
     if (!scope || refs.length === 0) return new Set(refs);
-    const lineage = a.lineage ? await a.lineage(ctx, { refs }) : {};
+    // Only refs not directly under the scope need what contains them.
+    const outside = refs.filter((r) => !coversResource(scope, o.operation, r));
+    const lineage = outside.length && a.lineage ? await a.lineage(ctx, { refs: outside }) : {};
     return new Set(refs.filter((r) => coversResource(scope, o.operation, r, lineage[r] ?? [])));
   };
   const resolveTarget = async (input: { ref?: string; kind?: string; selector?: Record<string, string> }): Promise<string> => {
@@ -265,11 +269,13 @@ async function runTool(tool: ToolName, raw: Record<string, unknown>, realm: Real
 
   switch (tool) {
     case "provider_about":
-      return aboutRealm(m, allowed);
+      return aboutRealm(m, await allowedHere());
     case "object_schema": {
       const s = raw as ToolInput<"object_schema">;
       const modes = [s.schema_path, s.query, s.kind, s.operation].filter((x) => x !== undefined).length;
       if (modes > 1) throw new AppError("invalid_input", "Give one of schema_path, query, kind or operation.");
+      if (s.operation) return schemaOperation(m, s.operation);
+      const allowed = await allowedHere();
       const grantable = (await grantableOperations(ctx.tx, o.auth, [realm])).get(m.namespace) ?? new Set<OperationKey>();
       if (s.query) {
         return await schemaQuery([realm], new Map([[m.namespace, allowed]]), s.query, {
@@ -280,7 +286,6 @@ async function runTool(tool: ToolName, raw: Record<string, unknown>, realm: Real
         });
       }
       if (s.kind) return schemaKind(m, s.kind, allowed);
-      if (s.operation) return schemaOperation(m, s.operation);
       return schemaNode(m, s.schema_path ?? "/", allowed, grantable);
     }
     case "list_objects":

@@ -74,7 +74,7 @@ async function realmStillShows(tx: Tx, file: FileRow, principal: Principal, ref:
     return await tx.transaction(async (sp) => {
       const ctx: RealmContext = { tx: sp, tenantId: file.tenantId, principal, requestId: "redeem", now, delivery, appUrl: env().appUrl, grantScope: null };
       if (principal.type === "actor") {
-        const lineage = realm.adapter.lineage ? ((await realm.adapter.lineage(ctx, { refs: [ref] }))[ref] ?? []) : [];
+        const lineage = realm.adapter.lineage ? async () => (await realm.adapter.lineage!(ctx, { refs: [ref] }))[ref] ?? [] : undefined;
         const d = await readAndDecideGateOne(sp, { tenantId: file.tenantId, principal, namespace: file.namespace, operation: "object.get", ref, now, lineage });
         if (!d.allow) return false;
         ctx.grantScope = d.scope ?? null;

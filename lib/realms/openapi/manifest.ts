@@ -62,7 +62,7 @@ export function groupOf(card: OperationCard): { path: string; trail: string[] } 
 
 const resultKind = (ns: string) => `${ns}.operation_result`;
 
-export type BuiltRealm = { manifest: RealmManifest; docs: CapabilityDoc[]; contracts: Map<string, OperationContract>; approval: Set<string> };
+export type BuiltRealm = { manifest: RealmManifest; docs: CapabilityDoc[]; contracts: Map<string, OperationContract> };
 
 export function buildRealm(realm: RealmRecord, ops: OperationRecord[], curations: Map<string, Curation>): BuiltRealm {
   const visible = curate(ops, curations).filter((o) => !o.hidden);
@@ -76,12 +76,10 @@ export function buildRealm(realm: RealmRecord, ops: OperationRecord[], curations
   };
   const actions: ActionDef[] = [];
   const contracts = new Map<string, OperationContract>();
-  const approval = new Set<string>();
   for (const o of visible) {
     const key = actionOperationKey(o.action);
     labels[key] = o.approvalRequired ? `${o.label} (${APPROVAL_NOTE})` : o.label;
     contracts.set(o.action, o.contract);
-    if (o.approvalRequired) approval.add(o.action);
     const about = [o.card.description && o.card.description !== o.card.summary ? o.card.description : o.label, `(${o.card.method} ${o.card.path})`];
     if (o.approvalRequired) about.push(`Agents need an explicit grant of exactly this operation.`);
     if (o.card.deprecated) about.push("Deprecated by the service.");
@@ -209,7 +207,7 @@ export function buildRealm(realm: RealmRecord, ops: OperationRecord[], curations
   });
   // Capability search ranks imported operations by their cards, not by walking the catalog.
   registerCapabilityDocs(manifest, docs);
-  return { manifest, docs, contracts, approval };
+  return { manifest, docs, contracts };
 }
 
 function safeHost(url: string): string {
