@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { approveAtDevIssuer, startDevMail, type DevMail } from "@/dev/fake-gmail";
 import { auditEvents, connectedAccounts, connectionFlows } from "@/db/schema";
 import { makeTenant, type TestTenant } from "@/db/test-fixtures";
-import { env, reloadEnv } from "@/lib/env";
+import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
 import { disconnectAccount, listAccounts, openTokens, sealTokens } from "./accounts";
@@ -12,19 +12,12 @@ import { completeConnection, startConnection } from "./flows";
 import { rotateVault } from "./rotate";
 import { connectWith } from "./test-kit";
 import { keyring, keyringFrom, unseal } from "./vault";
+import { envOverride } from "@/db/test-env";
 
 let dm: DevMail;
 let t: TestTenant;
-const saved: Record<string, string | undefined> = {};
-
-function setEnv(vars: Record<string, string | undefined>) {
-  for (const [k, v] of Object.entries(vars)) {
-    if (!(k in saved)) saved[k] = process.env[k];
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  }
-  reloadEnv();
-}
+const envs = envOverride();
+const setEnv = envs.set;
 
 beforeAll(async () => {
   dm = await startDevMail({ appUrl: env().appUrl });
@@ -32,11 +25,7 @@ beforeAll(async () => {
   t = await makeTenant();
 });
 afterAll(async () => {
-  for (const [k, v] of Object.entries(saved)) {
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  }
-  reloadEnv();
+  envs.restore();
   await dm?.close();
 });
 

@@ -11,35 +11,25 @@ import { createGrant } from "@/lib/authz/grants";
 import { disconnectAccount, openTokens } from "@/lib/connections/accounts";
 import { detachedWritesSettled } from "@/lib/connections/detached";
 import { connectWith } from "@/lib/connections/test-kit";
-import { env, reloadEnv } from "@/lib/env";
+import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
 import { manifestSchema, operationKeysOf } from "@/lib/realms/contract";
 import { dispatch } from "@/lib/tools/dispatch";
 import { manifest } from "./manifest";
 import { parseMailRef } from "./adapter";
+import { envOverride } from "@/db/test-env";
 
 let dm: DevMail;
-const saved: Record<string, string | undefined> = {};
-function setEnv(vars: Record<string, string | undefined>) {
-  for (const [k, v] of Object.entries(vars)) {
-    if (!(k in saved)) saved[k] = process.env[k];
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  }
-  reloadEnv();
-}
+const envs = envOverride();
+const setEnv = envs.set;
 
 beforeAll(async () => {
   dm = await startDevMail({ appUrl: env().appUrl });
   setEnv(dm.env);
 });
 afterAll(async () => {
-  for (const [k, v] of Object.entries(saved)) {
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  }
-  reloadEnv();
+  envs.restore();
   await dm?.close();
 });
 afterEach(() => {
