@@ -23,7 +23,7 @@ async function run(label: string) {
   const baseline = await timeIt(N, () => db.transaction(async (tx) => void (await tx.execute(sql`select 1`))));
   const gated = await timeIt(N, () =>
     db.transaction(async (tx) => {
-      const d = await readAndDecideGateOne(tx, { tenantId: t.tenantId, principal, namespace: "docs", operation: "object.get", ref: "docs:document:doc_x", now: new Date() });
+      const d = await readAndDecideGateOne(tx, { tenantId: t.tenantId, principal, namespace: "docs", operation: "object.get", refs: ["docs:document:doc_x"], now: new Date() });
       await recordAudit(tx, { tenantId: t.tenantId, event: "tool.call", principal: { type: "actor", actorId: agent.actorId, grantorId: agent.grantorId }, namespace: "docs", operation: "object.get", outcome: d.allow ? "allow" : "deny", details: { tool: "get_object" } });
     }),
   );

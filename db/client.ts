@@ -68,7 +68,9 @@ async function openPostgres(url: string, timeoutMs: number): Promise<Handle> {
   try {
     // Several app instances may start at once: one migrates, the others wait for it.
     await client.query("select pg_advisory_lock(7417001)");
-    await migrate(drizzle(client, { schema }) as never, { migrationsFolder: migrationsFolder() });
+    const migrating = drizzle(client, { schema }) as unknown as Db;
+    await migrate(migrating as never, { migrationsFolder: migrationsFolder() });
+    await (await import("./data-steps")).runDataSteps(migrating);
   } finally {
     await client.query("select pg_advisory_unlock(7417001)").catch(() => {});
     client.release();
@@ -94,6 +96,7 @@ async function openPglite(dataDir: string | null): Promise<Handle> {
     await client.waitReady;
     const db = drizzle(client, { schema });
     await migrate(db, { migrationsFolder: migrationsFolder() });
+    await (await import("./data-steps")).runDataSteps(db as unknown as Db);
     return {
       db: db as unknown as Db,
       kind: "pglite",

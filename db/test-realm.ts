@@ -1,6 +1,7 @@
 // Test fixtures for realm adapters: a RealmContext for one call in its own transaction, as the dispatcher
 // builds it, and a DeliveryPort for realms that must never touch files.
 import { getDb } from "@/db/client";
+import { AppError } from "@/lib/errors";
 import type { DeliveryPort, Principal, RealmContext } from "@/lib/realms/contract";
 import type { TestTenant } from "./test-fixtures";
 
@@ -12,8 +13,24 @@ export const refusingDelivery = (realm: string): DeliveryPort => ({
 
 export const userPrincipal = (t: TestTenant, name: string): Principal => ({ type: "user", userId: t.users[name]!.userId });
 
-/** Run one adapter call in its own transaction, as the dispatcher does. */
-export async function inCall<T>(t: TestTenant, principal: Principal, delivery: DeliveryPort, fn: (ctx: RealmContext) => Promise<T>): Promise<T> {
+/**
+ * Run one adapter call in its own transaction, as the dispatcher does. `gateRef` records every ref the adapter
+ * gates (in `gated`, when given) and refuses those listed in `refuse`, as a scoped grant would.
+ */
+export async function inCall<T>(
+  t: TestTenant,
+  principal: Principal,
+  delivery: DeliveryPort,
+  fn: (ctx: RealmContext) => Promise<T>,
+  opts: { gated?: string[]; refuse?: string[] } = {},
+): Promise<T> {
   const db = await getDb();
-  return db.transaction((tx) => fn({ tx, tenantId: t.tenantId, principal, requestId: "req_test", now: new Date(), delivery, appUrl: "http://x" }));
+  const gateRef = async (ref: string, where?: string) => {
+    opts.gated?.push(ref);
+    if (opts.refuse?.includes(ref)) throw new AppError("consent_required", `${ref} is outside the grant's scope.`, { details: { ref, where: where ?? null } });
+  };
+  return db.transaction((tx) => fn({ tx, tenantId: t.tenantId, principal, requestId: "req_test", now: new Date(), delivery, appUrl: "http://x", gateRef }));
 }
+
+/** A gateRef for hand-built contexts in tests: lets every ref through. */
+export const openGateRef = async () => {};

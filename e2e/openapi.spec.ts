@@ -57,12 +57,12 @@ test("an owner imports a service in the UI, curates it, and its operations run t
   const key = demo().users.alice!.api_key;
   const found = await tool(request, key, "object_schema", { query: "find a person by name" });
   expect(found.status).toBe(200);
-  expect((found.body.matches as Json[])[0]).toMatchObject({ namespace: "helpdesk", operation: "object.action.GET /search/person", endpoint: "GET /search/person" });
+  expect((found.body.matches as Json[])[0]).toMatchObject({ namespace: "helpdesk", operation: "object.action.GET/search/person", endpoint: "GET /search/person" });
 
-  const contract = await tool(request, key, "object_schema", { namespace: "helpdesk", operation: "object.action.GET /search/person" });
+  const contract = await tool(request, key, "object_schema", { namespace: "helpdesk", operation: "object.action.GET/search/person" });
   expect(contract.body).toMatchObject({ tool: "object_action", risk: "read", payload_schema: { required: ["q"] } });
 
-  const ran = await tool(request, key, "object_action", { namespace: "helpdesk", action: "GET /search/person", payload: { q: "ada" } });
+  const ran = await tool(request, key, "object_action", { namespace: "helpdesk", action: "GET/search/person", payload: { q: "ada" } });
   expect(ran.status, JSON.stringify(ran.body)).toBe(200);
   expect(ran.body).toMatchObject({ status: 200, body: { items: [{ login: "ada" }] } });
   const seen = helpdesk.requests.at(-1)!;

@@ -306,10 +306,32 @@ test.describe.serial("people using Realmgate's pages", () => {
     expect(member.status()).toBe(403);
   });
 
+  test("the consent screen names the item the agent asked about, and approving only it scopes the grant to it", async ({ page, request }) => {
+    const bob = demo().users.bob!;
+    const made = await callTool(request, bob.api_key, "upsert_object", { namespace: "memory", kind: "memory.item", fields: { text: "Bob's seat preference: aisle" } });
+    expect(made.status, JSON.stringify(made.body)).toBe(200);
+    const itemRef = made.body.ref as string;
+    const agent = await createAgent(request, bob.api_key, "Seat picker");
+    const asked = await callTool(request, agent.token, "get_object", { ref: itemRef });
+    expect(asked.body.error.code).toBe("consent_required");
+    await signInAs(page, "bob", new URL(asked.body.error.details.connection_hub_url as string).pathname);
+    const only = page.getByRole("radio", { name: /Only the item it named/ });
+    await expect(only).toBeChecked();
+    await expect(page.getByText("“Bob's seat preference: aisle”")).toBeVisible();
+    await expectAccessible(page);
+    await screenshot(page, "consent-named-item");
+    await page.getByRole("button", { name: "Approve" }).click();
+    await expect(page.getByText("Approved — Seat picker can now do this")).toBeVisible();
+    expect((await callTool(request, agent.token, "get_object", { ref: itemRef })).status).toBe(200);
+    // Only that item: another of bob's items is still a new request.
+    const other = await callTool(request, bob.api_key, "upsert_object", { namespace: "memory", kind: "memory.item", fields: { text: "Bob's meal preference" } });
+    expect((await callTool(request, agent.token, "get_object", { ref: other.body.ref as string })).body.error.code).toBe("consent_required");
+  });
+
   test("home is a dashboard, and members are kept out of the support console", async ({ page, request }) => {
     const bob = demo().users.bob!;
     const agent = await createAgent(request, bob.api_key, "Dashboard bot");
-    await callTool(request, agent.token, "get_object", { ref: "memory:item:mem_nothing" });
+    await callTool(request, agent.token, "get_object", { ref: "memory:item:mem_aaaaaaaaaaaaaaaaaaaa" });
     await signInAs(page, "bob", "/");
     const pending = page.getByRole("region", { name: /Requests waiting for you/ });
     await expect(pending.getByText("Dashboard bot")).toBeVisible();
@@ -319,8 +341,11 @@ test.describe.serial("people using Realmgate's pages", () => {
     await screenshot(page, "home");
     await narrow(page, "home");
     await pending.getByRole("link", { name: "Review the request from Dashboard bot" }).click();
-    await expect(page.getByRole("radio", { name: /Only the item it named/ })).toBeChecked();
-    await expect(page.getByText("memory:item:mem_nothing")).toBeVisible();
+    // The agent named an item bob cannot see (here: none exists): he cannot approve "only this item" for it.
+    await expect(page.getByRole("radio", { name: /Only the item it named/ })).toBeDisabled();
+    await expect(page.getByRole("radio", { name: /Everything you can reach/ })).toBeChecked();
+    await expect(page.getByText("Something you cannot see", { exact: true })).toBeVisible();
+    await expect(page.getByText("memory:item:mem_aaaaaaaaaaaaaaaaaaaa")).toBeVisible();
     await expectAccessible(page);
     await screenshot(page, "consent-ref");
     await page.goto("/support");

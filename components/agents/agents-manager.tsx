@@ -177,7 +177,20 @@ function NewToken({ owner, token }: { owner: string; token: string | null }) {
 }
 
 function scopeText(g: GrantView, words: Words) {
-  if (g.resource_scope?.ref_prefix) return <>Only {g.resource_scope.ref_prefix.endsWith(":") ? "items under" : ""} <code className="break-all">{g.resource_scope.ref_prefix}</code></>;
+  if (g.resource_scope?.refs) {
+    return (
+      <>
+        Only{" "}
+        {g.resource_scope.refs.map((r, i) => (
+          <span key={r}>
+            {i ? ", " : ""}
+            <code className="break-all">{r}</code>
+          </span>
+        ))}{" "}
+        and what {g.resource_scope.refs.length === 1 ? "it contains" : "they contain"}
+      </>
+    );
+  }
   if (g.resource_scope?.account_id) return <>Only account <code>{g.resource_scope.account_id}</code></>;
   return <>Everything you can reach in {realmTitle(words, g.namespace)}</>;
 }
@@ -362,11 +375,13 @@ function GrantItem({ grant, words }: { grant: GrantView; words: Words }) {
             ) : null}
           </p>
           <ul className="mt-1 flex flex-wrap gap-x-4 gap-y-1 text-sm text-slate-800">
-            {grant.operations.map((op) => {
+            {[...grant.operations, ...(grant.all_actions ? ["object.action.*"] : [])].map((op) => {
               const w = wordsFor(words, grant.namespace, op);
+              const suspended = grant.suspended.find((x) => x.operation === op);
               return (
                 <li key={op} className="flex items-center gap-1">
                   {w.label} {w.risk ? <RiskBadge risk={w.risk} /> : null}
+                  {suspended ? <Badge tone="amber">Suspended: {suspended.change}</Badge> : null}
                 </li>
               );
             })}

@@ -11,7 +11,7 @@ import { RiskBadge, riskWords } from "@/components/realms/risk-badge";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { Time } from "@/components/ui/time";
-import type { ConsentRequestView } from "@/lib/authz/consent";
+import type { ConsentRequestView, NamedRef } from "@/lib/authz/consent";
 import type { GrantView } from "@/lib/authz/grants";
 import type { OperationView } from "@/lib/realms/views";
 
@@ -25,10 +25,12 @@ type Expiry = (typeof expiries)[number]["value"];
 
 export type ConsentRealm = { title: string; purpose: string; touches: string[] };
 
-export function ConsentForm({ request, realm, operations }: { request: ConsentRequestView; realm: ConsentRealm; operations: OperationView[] }) {
+export function ConsentForm({ request, realm, operations, items }: { request: ConsentRequestView; realm: ConsentRealm; operations: OperationView[]; items: NamedRef[] }) {
   const [chosen, setChosen] = useState<Set<string>>(new Set(request.operations));
   const [expires, setExpires] = useState<Expiry>("1d");
-  const [scopeToRef, setScopeToRef] = useState(request.ref !== null);
+  // "Only these items" is possible only for items this person can see themselves.
+  const canScope = items.length > 0 && items.every((i) => i.visible);
+  const [scopeToRef, setScopeToRef] = useState(canScope);
   const [result, setResult] = useState<{ status: string; grant: GrantView | null } | null>(null);
   const decide = useMutation({
     mutationFn: (decision: "approve" | "deny") =>
@@ -41,6 +43,20 @@ export function ConsentForm({ request, realm, operations }: { request: ConsentRe
   const byKey = new Map<string, OperationView>(operations.map((o) => [o.key, o]));
   const status = result?.status ?? request.status;
   const kind = actorKindWords[request.actor.kind];
+
+  if (status === "expired") {
+    return (
+      <div className="space-y-4">
+        <Alert tone="info" title="This request has expired">
+          {request.actor.name} asked{request.expires_at ? <> until <Time iso={request.expires_at} mode="both" /></> : null}, and nobody decided in time, so it can no longer
+          be approved. If the agent still needs this, its next attempt asks you again.
+        </Alert>
+        <Link href="/agents" className="inline-block text-sm font-medium text-brand-700 underline">
+          See what your agents may do
+        </Link>
+      </div>
+    );
+  }
 
   if (status !== "pending") {
     return (
@@ -97,7 +113,13 @@ export function ConsentForm({ request, realm, operations }: { request: ConsentRe
         </p>
         <p className="mt-1 text-xs text-slate-600">
           It acts for you ({request.grantor.name}), never as you. First asked <Time iso={request.created_at} mode="relative" />
-          {request.attempts > 1 ? `, ${request.attempts} attempts so far` : ""}.
+          {request.attempts > 1 ? `, ${request.attempts} attempts so far` : ""}
+          {request.expires_at ? (
+            <>
+              ; the request lapses <Time iso={request.expires_at} mode="relative" />
+            </>
+          ) : null}
+          .
         </p>
         {request.actor.revoked ? (
           <div className="mt-3">
@@ -162,13 +184,34 @@ export function ConsentForm({ request, realm, operations }: { request: ConsentRe
         <h2 id="on-heading" className="font-semibold">
           On what
         </h2>
-        {request.ref ? (
+        {items.length ? (
           <fieldset className="mt-2 space-y-2 text-sm">
             <legend className="sr-only">Which items</legend>
             <label className="flex items-start gap-2">
-              <input type="radio" name="scope" className="mt-1 h-4 w-4" checked={scopeToRef} onChange={() => setScopeToRef(true)} />
+              <input type="radio" name="scope" className="mt-1 h-4 w-4" checked={scopeToRef} disabled={!canScope} onChange={() => setScopeToRef(true)} />
               <span>
-                Only the item it named: <code className="break-all">{request.ref}</code>
+                Only {items.length === 1 ? "the item" : `the ${items.length} items`} it named{items.length > 1 ? " (the call uses all of them)" : ""}, and what{" "}
+                {items.length === 1 ? "it contains" : "they contain"}:
+                <ul className="mt-1 space-y-1">
+                  {items.map((i) => (
+                    <li key={i.ref}>
+                      {i.visible ? (
+                        <>
+                          <span className="font-medium text-slate-900">“{i.label}”</span>
+                          {i.summary ? <span className="text-slate-700"> — {i.summary}</span> : null}
+                        </>
+                      ) : (
+                        <span className="text-slate-800">Something you cannot see</span>
+                      )}{" "}
+                      <code className="break-all text-xs text-slate-600">{i.ref}</code>
+                    </li>
+                  ))}
+                </ul>
+                {!canScope ? (
+                  <span className="mt-1 block text-slate-700">
+                    You cannot approve “only this item” for something you cannot see yourself. Deny, or allow everything you can reach.
+                  </span>
+                ) : null}
               </span>
             </label>
             <label className="flex items-start gap-2">

@@ -45,8 +45,14 @@ export const actorTokens = pgTable(
 );
 export type ActorToken = typeof actorTokens.$inferSelect;
 
-/** Resource scope of a grant: a ref prefix, or one connected account. Null means the whole namespace. */
-export type ResourceScope = { ref_prefix?: string; account_id?: string };
+/**
+ * A grant's resource scope: exact refs (what the realm's lineage says they contain is covered too), or one
+ * connected account of the grantor. Null means the whole namespace. Never a string prefix.
+ */
+export type ResourceScope = { refs: string[]; account_id?: never } | { account_id: string; refs?: never };
+
+/** Why one operation of a grant stopped working although the grant is live: its meaning changed. */
+export type GrantSuspension = { at: string; change: string };
 
 export const grants = pgTable(
   "grants",
@@ -56,9 +62,13 @@ export const grants = pgTable(
     actorId: text("actor_id").notNull().references(() => actors.id, { onDelete: "cascade" }),
     grantorId: text("grantor_id").notNull().references(() => users.id, { onDelete: "cascade" }),
     namespace: text("namespace").notNull(),
-    /** Exact operation keys; a wildcard only where written explicitly (`object.action.*`). */
+    /** Exact operation keys. */
     operations: text("operations").array().notNull(),
+    /** "Every action of the realm" (except exact-grant-only ones): a flag, never a string an action could equal. */
+    allActions: boolean("all_actions").notNull().default(false),
     resourceScope: jsonb("resource_scope").$type<ResourceScope | null>(),
+    /** Operations suspended on this grant because their meaning changed (re-import, curation): key → what changed. */
+    suspensions: jsonb("suspensions").$type<Record<string, GrantSuspension>>().notNull().default({}),
     expiresAt: timestampCol("expires_at"),
     createdAt: createdAt(),
     consentRequestId: text("consent_request_id"),
@@ -110,8 +120,12 @@ export const consentRequests = pgTable(
     namespace: text("namespace").notNull(),
     operations: text("operations").array().notNull(),
     resourceScope: jsonb("resource_scope").$type<ResourceScope | null>(),
-    /** The ref the attempt named, shown to the grantor. */
+    /** The target the attempt named (null: the namespace), shown to the grantor by its name. */
     ref: text("ref"),
+    /** Other refs the attempt named (in fields or the payload), sorted: part of the request's identity. */
+    namedRefs: text("named_refs").array().notNull().default(sql`'{}'::text[]`),
+    /** A pending request lapses then; its page says so. */
+    expiresAt: timestampCol("expires_at"),
     status: text("status", { enum: consentStatuses }).notNull().default("pending"),
     attempts: bigint("attempts", { mode: "number" }).notNull().default(1),
     createdAt: createdAt(),

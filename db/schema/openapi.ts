@@ -48,7 +48,7 @@ export const openapiOperations = pgTable(
   {
     realmId: text("realm_id").notNull().references(() => openapiRealms.id, { onDelete: "cascade" }),
     tenantId: text("tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" }),
-    /** The action name: the operationId as written, or `METHOD path` where there is none. */
+    /** The action name: the operationId as written, or `METHOD/path` where there is none (or it is not a usable name). */
     action: text("action").notNull(),
     /** Position in the document, so manifests list operations in the author's order. */
     position: integer("position").notNull(),

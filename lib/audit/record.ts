@@ -16,6 +16,8 @@ export const auditEventNames = [
   "token.revoked",
   "grant.created",
   "grant.revoked",
+  "grant.suspended",
+  "grant.migrated",
   "ceiling.changed",
   "choice.changed",
   "consent.requested",

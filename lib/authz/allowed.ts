@@ -6,7 +6,7 @@ import type { Executor } from "@/db/client";
 import { ceilingSettings, grants, userChoices } from "@/db/schema";
 import { operationKeysOf, type OperationKey, type Realm } from "@/lib/realms/contract";
 import type { AuthContext } from "./context";
-import { coversOperation, isLive } from "./gate";
+import { coversOperation, isLive, isSuspended } from "./gate";
 
 /** `namespace operation` pairs the owner's ceiling or the actor's grantor turned off. */
 async function turnedOff(db: Executor, auth: Extract<AuthContext, { kind: "actor" }>): Promise<Set<string>> {
@@ -42,13 +42,13 @@ export async function allowedOperations(db: Executor, auth: AuthContext, realms:
   const off = await turnedOff(db, auth);
   const live = (
     await db.select().from(grants).where(and(eq(grants.tenantId, auth.tenantId), eq(grants.actorId, auth.actorId), isNull(grants.revokedAt)))
-  ).filter((g) => isLive({ ...g, resourceScope: g.resourceScope ?? null }, now));
+  ).filter((g) => isLive(g, now));
   for (const r of realms) {
     const ns = r.manifest.namespace;
     const nsGrants = live.filter((g) => g.namespace === ns);
     if (nsGrants.length === 0) continue;
     const exact = new Set(r.manifest.actions.filter((a) => a.approval_required).map((a) => `object.action.${a.name}`));
-    const ops = operationKeysOf(r.manifest).filter((op) => !off.has(`${ns} ${op}`) && nsGrants.some((g) => coversOperation(g.operations, op, exact.has(op))));
+    const ops = operationKeysOf(r.manifest).filter((op) => !off.has(`${ns} ${op}`) && nsGrants.some((g) => coversOperation(g, op, exact.has(op)) && !isSuspended(g, op)));
     if (ops.length) out.set(ns, new Set(ops));
   }
   return out;

@@ -61,11 +61,13 @@ describe("grants name exact operations", () => {
     expect(await codeOf(createGrant(t.db, call(t.users.alice!), { actor_id: agent.actorId, namespace: "docs", operations: [op], resource_scope: null, expires: "1d" }))).toBe("invalid_input");
   });
 
-  it("accepts an explicit object.action.* wildcard", async () => {
+  it("reads an explicit object.action.* as the all-actions flag, never as a stored key", async () => {
     const t = await makeTenant({ alice: "owner" });
     const agent = await makeActor(t, t.users.alice!);
     const g = await createGrant(t.db, call(t.users.alice!), { actor_id: agent.actorId, namespace: "board", operations: ["object.action.*"], resource_scope: null, expires: "never" });
-    expect(g).toMatchObject({ operations: ["object.action.*"], expires_at: null, status: "live" });
+    expect(g).toMatchObject({ operations: [], all_actions: true, expires_at: null, status: "live" });
+    const flag = await createGrant(t.db, call(t.users.alice!), { actor_id: agent.actorId, namespace: "board", operations: [], all_actions: true, resource_scope: null, expires: "never" });
+    expect(flag).toMatchObject({ operations: [], all_actions: true });
   });
 });
 

@@ -1,6 +1,6 @@
 // Consent requests: an actor's attempt that fails gate one for lack of a grant becomes a pending request the
 // grantor sees in the hub; approving it creates exactly that grant, and the agent's retry succeeds.
-import { and, desc, eq, sql } from "drizzle-orm";
+import { and, desc, eq, gt, isNull, lte, or, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, Executor } from "@/db/client";
 import { actors, consentRequests, users, type ConsentRequest } from "@/db/schema";
@@ -8,16 +8,25 @@ import { recordAudit, recordChange } from "@/lib/audit/record";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
+import { describeRefsAs } from "@/lib/realms/names";
+import { findRealm } from "@/lib/realms/registry";
 import type { UserContext } from "./context";
 import { createGrantTx, expiresAtFor, expiryChoices, type GrantView } from "./grants";
 
 export const consentUrl = (id: string) => `${env().appUrl}/consent/${id}`;
 
-/** Record (or refresh) the pending request for this actor × namespace × operation. */
+/**
+ * Record (or refresh) the pending request for this distinct ask: actor × set of operation keys × target (or the
+ * namespace) × the other refs the call named. A different target or operation set is a different request, so
+ * what the person approves is what this very call asked. Expired requests are never reused.
+ */
 export async function recordConsentRequest(
   tx: Executor,
-  input: { tenantId: string; actorId: string; grantorId: string; namespace: string; operation: string; ref: string | null; requestId: string },
+  input: { tenantId: string; actorId: string; grantorId: string; namespace: string; operations: string[]; ref: string | null; namedRefs?: string[]; requestId: string; now?: Date },
 ): Promise<{ id: string; created: boolean }> {
+  const now = input.now ?? new Date();
+  const operations = [...new Set(input.operations)].sort();
+  const namedRefs = [...new Set(input.namedRefs ?? [])].filter((r) => r !== input.ref).sort();
   const [existing] = await tx
     .select({ id: consentRequests.id })
     .from(consentRequests)
@@ -27,14 +36,17 @@ export async function recordConsentRequest(
         eq(consentRequests.actorId, input.actorId),
         eq(consentRequests.namespace, input.namespace),
         eq(consentRequests.status, "pending"),
-        sql`${consentRequests.operations} = array[${input.operation}]::text[]`,
+        input.ref === null ? isNull(consentRequests.ref) : eq(consentRequests.ref, input.ref),
+        sql`${consentRequests.operations} = ${pgTextArray(operations)}`,
+        sql`${consentRequests.namedRefs} = ${pgTextArray(namedRefs)}`,
+        or(isNull(consentRequests.expiresAt), gt(consentRequests.expiresAt, now)),
       ),
     )
     .limit(1);
   if (existing) {
     await tx
       .update(consentRequests)
-      .set({ attempts: sql`${consentRequests.attempts} + 1`, lastAttemptAt: new Date() })
+      .set({ attempts: sql`${consentRequests.attempts} + 1`, lastAttemptAt: now })
       .where(eq(consentRequests.id, existing.id));
     return { id: existing.id, created: false };
   }
@@ -45,8 +57,12 @@ export async function recordConsentRequest(
     actorId: input.actorId,
     grantorId: input.grantorId,
     namespace: input.namespace,
-    operations: [input.operation],
+    operations,
     ref: input.ref,
+    namedRefs,
+    createdAt: now,
+    lastAttemptAt: now,
+    expiresAt: new Date(now.getTime() + env().REALMGATE_CONSENT_REQUEST_TTL),
   });
   await recordAudit(tx, {
     tenantId: input.tenantId,
@@ -54,20 +70,31 @@ export async function recordConsentRequest(
     principal: { type: "actor", actorId: input.actorId, grantorId: input.grantorId },
     requestId: input.requestId,
     namespace: input.namespace,
-    operation: input.operation,
+    operation: operations.length === 1 ? operations[0] : null,
     ref: input.ref,
     outcome: "ok",
     subjectId: id,
+    details: { operations, ...(namedRefs.length ? { named_refs: namedRefs } : {}) },
   });
   return { id, created: true };
 }
 
+/** A text[] literal as a bound parameter (never interpolated). */
+const pgTextArray = (items: string[]) => (items.length ? sql`array[${sql.join(items.map((i) => sql`${i}`), sql`, `)}]::text[]` : sql`'{}'::text[]`);
+
+/** What a person sees of a ref: its name when the realm can tell them, else the ref itself. */
+export type NamedRef = { ref: string; label: string | null; summary: string | null; kind: string | null; visible: boolean };
+
 export type ConsentRequestView = {
   id: string;
-  status: string;
+  /** `expired`: still pending in the database, but past its time; it can no longer be approved. */
+  status: "pending" | "approved" | "denied" | "expired";
   namespace: string;
   operations: string[];
   ref: string | null;
+  /** Other refs the call named (in its fields or payload): an approval "only for these items" covers them too. */
+  named_refs: string[];
+  expires_at: string | null;
   attempts: number;
   created_at: string;
   last_attempt_at: string;
@@ -78,7 +105,10 @@ export type ConsentRequestView = {
   url: string;
 };
 
-async function views(db: Executor, rows: ConsentRequest[]): Promise<ConsentRequestView[]> {
+const statusOf = (r: ConsentRequest, now: Date): ConsentRequestView["status"] =>
+  r.status === "pending" && r.expiresAt && r.expiresAt.getTime() <= now.getTime() ? "expired" : r.status;
+
+async function views(db: Executor, rows: ConsentRequest[], now = new Date()): Promise<ConsentRequestView[]> {
   if (rows.length === 0) return [];
   const actorRows = await db.select().from(actors).where(sql`${actors.id} in ${rows.map((r) => r.actorId)}`);
   const userRows = await db.select().from(users).where(sql`${users.id} in ${rows.map((r) => r.grantorId)}`);
@@ -87,10 +117,12 @@ async function views(db: Executor, rows: ConsentRequest[]): Promise<ConsentReque
     const u = userRows.find((x) => x.id === r.grantorId)!;
     return {
       id: r.id,
-      status: r.status,
+      status: statusOf(r, now),
       namespace: r.namespace,
       operations: r.operations,
       ref: r.ref,
+      named_refs: r.namedRefs,
+      expires_at: r.expiresAt?.toISOString() ?? null,
       attempts: r.attempts,
       created_at: r.createdAt.toISOString(),
       last_attempt_at: r.lastAttemptAt.toISOString(),
@@ -105,11 +137,15 @@ async function views(db: Executor, rows: ConsentRequest[]): Promise<ConsentReque
 
 type Who = Pick<UserContext, "tenantId" | "userId" | "role" | "requestId">;
 
-export const listConsentQuery = z.strictObject({ status: z.enum(["pending", "approved", "denied", "all"]).default("pending") });
+export const listConsentQuery = z.strictObject({ status: z.enum(["pending", "approved", "denied", "expired", "all"]).default("pending") });
 
 export async function listConsentRequests(db: Executor, who: Who, q: z.infer<typeof listConsentQuery>) {
+  const now = new Date();
   const conds = [eq(consentRequests.tenantId, who.tenantId), eq(consentRequests.grantorId, who.userId)];
-  if (q.status !== "all") conds.push(eq(consentRequests.status, q.status));
+  const live = or(isNull(consentRequests.expiresAt), gt(consentRequests.expiresAt, now))!;
+  if (q.status === "pending") conds.push(eq(consentRequests.status, "pending"), live);
+  else if (q.status === "expired") conds.push(eq(consentRequests.status, "pending"), lte(consentRequests.expiresAt, now));
+  else if (q.status !== "all") conds.push(eq(consentRequests.status, q.status));
   const rows = await db.select().from(consentRequests).where(and(...conds)).orderBy(desc(consentRequests.lastAttemptAt)).limit(200);
   return views(db, rows);
 }
@@ -129,9 +165,21 @@ export const decideConsentBody = z.strictObject({
   expires: z.enum(expiryChoices).default("1d"),
   /** Approve only some of the operations asked for (default: all of them). */
   operations: z.array(z.string().min(1).max(250)).min(1).max(500).optional(),
-  /** Narrow the approval to the ref the agent named. */
+  /** Approve only for the item the agent named (and the other items its call named): `{refs: [...]}`. */
   scope_to_ref: z.boolean().default(false),
 });
+
+/** The request's refs as the deciding person reads them (describeRefs with their authority). */
+export async function namedRefsOf(db: Executor, who: Pick<UserContext, "tenantId" | "userId">, req: Pick<ConsentRequestView, "namespace" | "ref" | "named_refs">): Promise<NamedRef[]> {
+  const refs = [...(req.ref ? [req.ref] : []), ...req.named_refs];
+  if (refs.length === 0) return [];
+  const realm = await findRealm(db, who.tenantId, req.namespace);
+  const described = realm ? await describeRefsAs(db, { tenantId: who.tenantId, userId: who.userId, realm, refs }) : {};
+  return refs.map((ref) => {
+    const d = described[ref] ?? null;
+    return { ref, label: d?.label ?? null, summary: d?.summary ?? null, kind: d?.kind ?? null, visible: d !== null };
+  });
+}
 
 export async function decideConsentRequest(
   db: Db,
@@ -149,16 +197,32 @@ export async function decideConsentRequest(
     if (!row) throw new AppError("not_found", "No such consent request.", { details: { consent_request_id: id } });
     if (row.status !== "pending") throw new AppError("conflict", `This request was already ${row.status}.`, { details: { status: row.status } });
     const now = new Date();
+    if (body.decision === "approve" && statusOf(row, now) === "expired") {
+      throw new AppError("conflict", "This request expired before it was decided. If the agent still needs it, its next attempt asks again.", {
+        details: { status: "expired", expired_at: row.expiresAt?.toISOString() ?? null },
+      });
+    }
     let grant: GrantView | null = null;
     if (body.decision === "approve") {
       const ops = body.operations ?? row.operations;
       const extra = ops.filter((o) => !row.operations.includes(o));
       if (extra.length) throw new AppError("invalid_input", "You can approve only operations the agent asked for.", { details: { not_requested: extra } });
+      const refs = row.ref ? [row.ref, ...row.namedRefs] : [];
+      if (body.scope_to_ref) {
+        if (refs.length === 0) throw new AppError("invalid_input", "The agent named no item, so there is none to limit the approval to.", { details: { field: "scope_to_ref" } });
+        // Resolved with the decider's own authority: what they cannot see, they cannot approve as "only this item".
+        const hidden = (await namedRefsOf(tx, who, { namespace: row.namespace, ref: row.ref, named_refs: row.namedRefs })).filter((n) => !n.visible);
+        if (hidden.length) {
+          throw new AppError("not_found", `You cannot see ${hidden.length === 1 ? "the item" : "some of the items"} the agent named, so you cannot approve access to only ${hidden.length === 1 ? "it" : "them"}.`, {
+            details: { refs: hidden.map((h) => h.ref) },
+          });
+        }
+      }
       grant = await createGrantTx(tx, who, {
         actorId: row.actorId,
         namespace: row.namespace,
         operations: ops,
-        resourceScope: body.scope_to_ref && row.ref ? { ref_prefix: row.ref } : null,
+        resourceScope: body.scope_to_ref ? { refs } : null,
         expiresAt: expiresAtFor(body.expires, now),
         consentRequestId: row.id,
       });

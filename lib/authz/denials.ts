@@ -6,7 +6,17 @@ type Denied = Extract<GateOneDecision, { allow: false }>;
 
 export function gateOneError(
   d: Denied,
-  facts: { namespace: string; operation: string; ref: string | null; appUrl: string; actorName: string; grantorName: string; consentRequestId?: string },
+  facts: {
+    namespace: string;
+    operation: string;
+    ref: string | null;
+    appUrl: string;
+    actorName: string;
+    grantorName: string;
+    consentRequestId?: string;
+    /** Refs the call named besides its target (covered by the same approval). */
+    namedRefs?: { ref: string; where: string }[];
+  },
 ): AppError {
   const base = { namespace: facts.namespace, operation: facts.operation, ref: facts.ref, gate: "one" };
   const realmUrl = `${facts.appUrl}/realms/${facts.namespace}`;
@@ -35,9 +45,17 @@ export function gateOneError(
           });
     case "consent_required": {
       const url = `${facts.appUrl}/consent/${facts.consentRequestId}`;
-      return new AppError("consent_required", `${facts.actorName} has no grant for ${facts.operation} on ${facts.namespace}. ${facts.grantorName} can approve it.`, {
+      const why = d.suspended
+        ? `${facts.actorName}'s grant for ${facts.operation} on ${facts.namespace} is suspended because the operation changed (${d.suspended.change}).`
+        : d.outsideScope?.length
+          ? `${facts.actorName}'s grant for ${facts.operation} on ${facts.namespace} does not reach ${d.outsideScope.slice(0, 3).join(", ")}.`
+          : `${facts.actorName} has no grant for ${facts.operation} on ${facts.namespace}.`;
+      return new AppError("consent_required", `${why} ${facts.grantorName} can approve it.`, {
         details: {
           ...base,
+          ...(facts.namedRefs?.length ? { named_refs: facts.namedRefs } : {}),
+          ...(d.outsideScope?.length ? { outside_scope: d.outsideScope } : {}),
+          ...(d.suspended ? { suspended: { grant_id: d.suspended.grantId, change: d.suspended.change } } : {}),
           wall: "grant",
           who_can_open: facts.grantorName,
           consent_request_id: facts.consentRequestId,

@@ -4,15 +4,38 @@
 import { and, eq } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import { ceilingSettings, grants, userChoices } from "@/db/schema";
-import type { OperationKey, Principal } from "@/lib/realms/contract";
-import { gateOne, type GateOneDecision } from "./gate";
+import type { OperationKey, ParsedRef, Principal } from "@/lib/realms/contract";
+import { gateOne, type GateOneDecision, type GrantFacts } from "./gate";
 
-export async function readAndDecideGateOne(
-  tx: Executor,
-  input: { tenantId: string; principal: Principal; namespace: string; operation: OperationKey; ref: string | null; now: Date; exactOnly?: boolean; lineage?: () => Promise<string[]> },
-): Promise<GateOneDecision> {
+export type GateOneRead = {
+  tenantId: string;
+  principal: Principal;
+  namespace: string;
+  operation: OperationKey;
+  /** Every ref the call names, already parsed by the realm: the target first. */
+  refs: string[];
+  parsed?: Record<string, ParsedRef>;
+  now: Date;
+  exactOnly?: boolean;
+  /** What contains the given refs (asked only when a ref-scoped grant does not name a ref itself). */
+  lineage?: (refs: string[]) => Promise<Record<string, string[]>>;
+};
+
+export const grantFacts = (g: typeof grants.$inferSelect): GrantFacts => ({
+  id: g.id,
+  actorId: g.actorId,
+  operations: g.operations,
+  allActions: g.allActions,
+  resourceScope: g.resourceScope ?? null,
+  suspensions: g.suspensions ?? {},
+  expiresAt: g.expiresAt,
+  revokedAt: g.revokedAt,
+  createdAt: g.createdAt,
+});
+
+export async function readAndDecideGateOne(tx: Executor, input: GateOneRead): Promise<GateOneDecision> {
   const { principal } = input;
-  if (principal.type === "user") return gateOne({ ...input, lineage: [], ceilingEnabled: null, choiceEnabled: null, grants: [] });
+  if (principal.type === "user") return gateOne({ ...input, lineage: {}, ceilingEnabled: null, choiceEnabled: null, grants: [] });
   const [ceiling] = await tx
     .select({ enabled: ceilingSettings.enabled })
     .from(ceilingSettings)
@@ -33,14 +56,23 @@ export async function readAndDecideGateOne(
     .from(grants)
     .where(and(eq(grants.tenantId, input.tenantId), eq(grants.actorId, principal.actorId), eq(grants.namespace, input.namespace)))
     .for("share");
-  // What contains the ref matters only to a grant scoped to a prefix the ref itself is not under: ask the realm then.
-  const ref = input.ref;
-  const needsLineage = ref !== null && rows.some((g) => g.resourceScope?.ref_prefix && !ref.startsWith(g.resourceScope.ref_prefix));
+  const facts = rows.map(grantFacts);
   return gateOne({
     ...input,
-    lineage: needsLineage && input.lineage ? await input.lineage() : [],
+    lineage: await lineageNeeded(facts, input.refs, input.lineage),
     ceilingEnabled: ceiling?.enabled ?? null,
     choiceEnabled: choice?.enabled ?? null,
-    grants: rows.map((g) => ({ ...g, resourceScope: g.resourceScope ?? null })),
+    grants: facts,
   });
+}
+
+/** What contains a ref matters only to a ref-scoped grant that does not name the ref itself: ask the realm then, once. */
+export async function lineageNeeded(
+  facts: Pick<GrantFacts, "resourceScope">[],
+  refs: string[],
+  lineage?: (refs: string[]) => Promise<Record<string, string[]>>,
+): Promise<Record<string, string[]>> {
+  const scopes = facts.map((g) => g.resourceScope?.refs).filter((r): r is string[] => Array.isArray(r));
+  const outside = refs.filter((ref) => scopes.some((s) => !s.includes(ref)));
+  return outside.length && lineage ? lineage(outside) : {};
 }

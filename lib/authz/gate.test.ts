@@ -8,7 +8,9 @@ const grant = (over: Partial<GrantFacts> = {}): GrantFacts => ({
   id: "grt_1",
   actorId: "act_a",
   operations: ["object.get", "object.action.reply"],
+  allActions: false,
   resourceScope: null,
+  suspensions: {},
   expiresAt: null,
   revokedAt: null,
   createdAt: new Date("2026-05-01T00:00:00.000Z"),
@@ -18,7 +20,7 @@ const input = (over: Partial<GateOneInput> = {}): GateOneInput => ({
   principal: agent,
   namespace: "docs",
   operation: "object.get",
-  ref: "docs:document:doc_x",
+  refs: ["docs:document:doc_x"],
   ceilingEnabled: null,
   choiceEnabled: null,
   grants: [grant()],
@@ -42,17 +44,29 @@ describe("gate one", () => {
     ["a whitespace variant of the action", { operation: "object.action.reply " as "object.action.reply" }, "consent_required"],
     ["a homoglyph variant of the action (Cyrillic е)", { operation: "object.action.r\u0435ply" }, "consent_required"],
     ["a prefix of the action", { operation: "object.action.rep" }, "consent_required"],
-    ["an explicit object.action.* covers every action", { operation: "object.action.send", grants: [grant({ operations: ["object.action.*"] })] }, "allow"],
-    ["object.action.* does not cover an action the owner marked for explicit approval", { operation: "object.action.send", exactOnly: true, grants: [grant({ operations: ["object.action.*"] })] }, "consent_required"],
+    ["an all-actions grant covers every action", { operation: "object.action.send", grants: [grant({ operations: [], allActions: true })] }, "allow"],
+    ["all actions does not cover an action the owner marked for explicit approval", { operation: "object.action.send", exactOnly: true, grants: [grant({ operations: [], allActions: true })] }, "consent_required"],
     ["an exact grant covers an action marked for explicit approval", { operation: "object.action.reply", exactOnly: true }, "allow"],
-    ["object.action.* does not cover object.delete", { operation: "object.delete", grants: [grant({ operations: ["object.action.*"] })] }, "consent_required"],
+    ["all actions does not cover object.delete", { operation: "object.delete", grants: [grant({ operations: [], allActions: true })] }, "consent_required"],
+    ["a grant for an action literally named * (stored as a key) covers only that key, not another action", { operation: "object.action.send", grants: [grant({ operations: ["object.action.*"] })] }, "consent_required"],
+    ["a suspended operation is not covered", { operation: "object.action.reply", grants: [grant({ suspensions: { "object.action.reply": { at: "2026-05-31T00:00:00Z", change: "risk read → destructive" } } })] }, "consent_required"],
+    ["the same grant's other operations still work while one is suspended", { grants: [grant({ suspensions: { "object.action.reply": { at: "2026-05-31T00:00:00Z", change: "risk read → destructive" } } })] }, "allow"],
+    ["a suspended action is not covered by all actions either", { operation: "object.action.send", grants: [grant({ allActions: true, suspensions: { "object.action.send": { at: "2026-05-31T00:00:00Z", change: "endpoint" } } })] }, "consent_required"],
     ["a revoked grant", { grants: [grant({ revokedAt: new Date("2026-05-30T00:00:00Z") })] }, "grant_revoked"],
     ["an expired grant", { grants: [grant({ expiresAt: new Date("2026-05-30T00:00:00Z") })] }, "grant_expired"],
-    ["a ref outside the grant's scope", { grants: [grant({ resourceScope: { ref_prefix: "docs:document:doc_y" } })] }, "consent_required"],
-    ["a ref inside a container the grant is scoped to", { ref: "docs:thread:thr_1", lineage: ["docs:document:doc_x"], grants: [grant({ resourceScope: { ref_prefix: "docs:document:doc_x" } })] }, "allow"],
-    ["a ref inside another container", { ref: "docs:thread:thr_2", lineage: ["docs:document:doc_y"], grants: [grant({ resourceScope: { ref_prefix: "docs:document:doc_x" } })] }, "consent_required"],
-    ["a ref inside the grant's scope", { grants: [grant({ resourceScope: { ref_prefix: "docs:document:doc_x" } })] }, "allow"],
-    ["a list under a scoped grant (results are narrowed)", { operation: "object.list", ref: null, grants: [grant({ operations: ["object.list"], resourceScope: { ref_prefix: "docs:" } })] }, "allow"],
+    ["a ref outside the grant's scope", { grants: [grant({ resourceScope: { refs: ["docs:document:doc_y"] } })] }, "consent_required"],
+    ["a ref inside a container the grant is scoped to", { refs: ["docs:thread:thr_1"], lineage: { "docs:thread:thr_1": ["docs:document:doc_x"] }, grants: [grant({ resourceScope: { refs: ["docs:document:doc_x"] } })] }, "allow"],
+    ["a ref inside another container", { refs: ["docs:thread:thr_2"], lineage: { "docs:thread:thr_2": ["docs:document:doc_y"] }, grants: [grant({ resourceScope: { refs: ["docs:document:doc_x"] } })] }, "consent_required"],
+    ["the exact ref the grant names", { grants: [grant({ resourceScope: { refs: ["docs:document:doc_x"] } })] }, "allow"],
+    ["a ref that merely starts with the scoped ref (no prefix matching)", { refs: ["docs:document:doc_x2"], grants: [grant({ resourceScope: { refs: ["docs:document:doc_x"] } })] }, "consent_required"],
+    ["a scope holding a half-typed ref reaches nothing longer", { refs: ["docs:document:doc_x"], grants: [grant({ resourceScope: { refs: ["docs:d"] } })] }, "consent_required"],
+    ["a second named ref outside the scope (attach A's file to B)", { refs: ["docs:file:fil_a", "docs:document:doc_b"], lineage: { "docs:file:fil_a": ["docs:document:doc_a"] }, grants: [grant({ resourceScope: { refs: ["docs:document:doc_a"] } })] }, "consent_required"],
+    ["every named ref inside the one grant's scope", { refs: ["docs:file:fil_a", "docs:document:doc_a"], lineage: { "docs:file:fil_a": ["docs:document:doc_a"] }, grants: [grant({ resourceScope: { refs: ["docs:document:doc_a"] } })] }, "allow"],
+    ["named refs split over two grants are not covered (one grant must cover all)", { refs: ["docs:document:doc_a", "docs:document:doc_b"], grants: [grant({ id: "g1", resourceScope: { refs: ["docs:document:doc_a"] } }), grant({ id: "g2", resourceScope: { refs: ["docs:document:doc_b"] } })] }, "consent_required"],
+    ["a list under a scoped grant (results are narrowed)", { operation: "object.list", refs: [], grants: [grant({ operations: ["object.list"], resourceScope: { refs: ["docs:document:doc_x"] } })] }, "allow"],
+    ["a namespace-level write under a ref-scoped grant", { operation: "object.action.reply", refs: [], grants: [grant({ resourceScope: { refs: ["docs:document:doc_x"] } })] }, "consent_required"],
+    ["an account scope covers refs in that account", { namespace: "mail", refs: ["mail:gmail:acc_1:message:m1"], parsed: { "mail:gmail:acc_1:message:m1": { kind: "mail.message", account_id: "acc_1" } }, grants: [grant({ resourceScope: { account_id: "acc_1" } })] }, "allow"],
+    ["an account scope does not cover another account's refs", { namespace: "mail", refs: ["mail:gmail:acc_2:message:m1"], parsed: { "mail:gmail:acc_2:message:m1": { kind: "mail.message", account_id: "acc_2" } }, grants: [grant({ resourceScope: { account_id: "acc_1" } })] }, "consent_required"],
     ["an expired grant beside a live one", { grants: [grant({ id: "grt_old", expiresAt: new Date("2026-01-01T00:00:00Z") }), grant({ id: "grt_new" })] }, "allow"],
     ["a user acting for themselves", { principal: { type: "user", userId: "usr_alice" }, grants: [], ceilingEnabled: false }, "allow"],
   ])("%s → %s", (_name, over, expected) => expect(outcome(over)).toBe(expected));
@@ -64,6 +78,13 @@ describe("gate one", () => {
   ])("at expiry %+i ms the grant is %s", (offset, expected) => {
     const expiresAt = new Date(now.getTime() - offset);
     expect(outcome({ grants: [grant({ expiresAt })] })).toBe(expected);
+  });
+
+  it("says which refs a live grant does not reach, and what changed for a suspended operation", () => {
+    const outside = gateOne(input({ refs: ["docs:document:doc_a", "docs:document:doc_b"], grants: [grant({ resourceScope: { refs: ["docs:document:doc_a"] } })] }));
+    expect(outside).toMatchObject({ allow: false, code: "consent_required", outsideScope: ["docs:document:doc_b"] });
+    const suspended = gateOne(input({ operation: "object.action.reply", grants: [grant({ suspensions: { "object.action.reply": { at: "x", change: "risk read → destructive" } } })] }));
+    expect(suspended).toMatchObject({ allow: false, code: "consent_required", suspended: { grantId: "grt_1", change: "risk read → destructive" } });
   });
 
   it("names the grant that ended most recently", () => {

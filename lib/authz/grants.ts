@@ -3,11 +3,11 @@
 import { and, desc, eq, isNull } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, Executor } from "@/db/client";
-import { actors, grants, type Grant, type ResourceScope } from "@/db/schema";
+import { actors, connectedAccounts, grants, type Grant, type GrantSuspension, type ResourceScope } from "@/db/schema";
 import { recordChange } from "@/lib/audit/record";
-import { AppError } from "@/lib/errors";
+import { AppError, isAppError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
-import { isOperationKey, operationKeysOf } from "@/lib/realms/contract";
+import { isOperationKey, operationKeysOf, type Realm } from "@/lib/realms/contract";
 import { requireRealm } from "@/lib/realms/registry";
 import type { UserContext } from "./context";
 
@@ -16,22 +16,26 @@ export type ExpiryChoice = (typeof expiryChoices)[number];
 const EXPIRY_MS: Record<ExpiryChoice, number | null> = { "1h": 3_600_000, "1d": 86_400_000, "30d": 30 * 86_400_000, never: null };
 export const expiresAtFor = (choice: ExpiryChoice, now: Date) => (EXPIRY_MS[choice] === null ? null : new Date(now.getTime() + EXPIRY_MS[choice]!));
 
-export const resourceScopeSchema = z
+/** A scope names objects: exact refs (and what they contain), or one connected account of the grantor. */
+export const resourceScopeSchema = z.union([
+  z.strictObject({ refs: z.array(z.string().min(1).max(512)).min(1).max(100) }),
+  z.strictObject({ account_id: z.string().min(1).max(64) }),
+]);
+
+/** How "every action" is spelled in a request's operation list; stored as the grant's `all_actions` flag. */
+export const ALL_ACTIONS = "object.action.*";
+
+export const createGrantBody = z
   .strictObject({
-    ref_prefix: z.string().min(3).max(512).regex(/^[a-z][a-z0-9_]*:[\x21-\x7e]*$/).optional(),
-    account_id: z.string().min(1).max(64).optional(),
+    actor_id: z.string().min(1).max(64),
+    namespace: z.string().min(1).max(64),
+    operations: z.array(z.string().min(1).max(250)).max(500).default([]),
+    /** Every action of the realm, except those only an exact grant covers. */
+    all_actions: z.boolean().default(false),
+    resource_scope: resourceScopeSchema.nullable().default(null),
+    expires: z.enum(expiryChoices).default("30d"),
   })
-  .refine((s) => s.ref_prefix || s.account_id, "a resource scope names a ref_prefix or an account_id");
-
-export const createGrantBody = z.strictObject({
-  actor_id: z.string().min(1).max(64),
-  namespace: z.string().min(1).max(64),
-  operations: z.array(z.string().min(1).max(250)).min(1).max(500),
-  resource_scope: resourceScopeSchema.nullable().default(null),
-  expires: z.enum(expiryChoices).default("30d"),
-});
-
-export const WILDCARD_ACTIONS = "object.action.*";
+  .refine((b) => b.operations.length > 0 || b.all_actions, { message: "name at least one operation, or all_actions", path: ["operations"] });
 
 export type GrantView = {
   id: string;
@@ -39,7 +43,10 @@ export type GrantView = {
   grantor_id: string;
   namespace: string;
   operations: string[];
+  all_actions: boolean;
   resource_scope: ResourceScope | null;
+  /** Operations suspended because their meaning changed (approve them again to resume). */
+  suspended: { operation: string; change: string; at: string }[];
   expires_at: string | null;
   created_at: string;
   revoked_at: string | null;
@@ -55,7 +62,9 @@ export function grantView(g: Grant, now = new Date()): GrantView {
     grantor_id: g.grantorId,
     namespace: g.namespace,
     operations: g.operations,
+    all_actions: g.allActions,
     resource_scope: g.resourceScope ?? null,
+    suspended: Object.entries(g.suspensions ?? {}).map(([operation, v]: [string, GrantSuspension]) => ({ operation, change: v.change, at: v.at })),
     expires_at: g.expiresAt?.toISOString() ?? null,
     created_at: g.createdAt.toISOString(),
     revoked_at: g.revokedAt?.toISOString() ?? null,
@@ -65,17 +74,66 @@ export function grantView(g: Grant, now = new Date()): GrantView {
   };
 }
 
-/** Operation keys must be the realm's own, exactly; `object.action.*` only when written so. */
+/**
+ * Operation keys must be the realm's own, exactly. `object.action.*` in a list is read as "every action" and
+ * becomes the flag (no action can be named `*`); it never stays in the list.
+ */
 export async function validateGrantOperations(db: Executor, tenantId: string, namespace: string, ops: string[]) {
   const realm = await requireRealm(db, tenantId, namespace);
+  return checkOperations(realm, ops);
+}
+
+export function checkOperations(realm: Realm, ops: string[]): { operations: string[]; allActions: boolean } {
+  const { namespace } = realm.manifest;
   const known = new Set<string>(operationKeysOf(realm.manifest));
-  const unknown = ops.filter((o) => o !== WILDCARD_ACTIONS && (!isOperationKey(o) || !known.has(o)));
+  const exact = ops.filter((o) => o !== ALL_ACTIONS);
+  const unknown = exact.filter((o) => !isOperationKey(o) || !known.has(o));
   if (unknown.length) {
     throw new AppError("invalid_input", `Not operations of ${namespace}: ${unknown.slice(0, 5).map((u) => JSON.stringify(u)).join(", ")}.`, {
       details: { namespace, unknown: unknown.slice(0, 50), known: [...known].slice(0, 200) },
     });
   }
-  return [...new Set(ops)];
+  return { operations: [...new Set(exact)], allActions: exact.length !== ops.length };
+}
+
+/**
+ * A scope must name real objects of this realm: each ref parses (syntax, no I/O), or the account exists, is the
+ * grantor's own and not disconnected, and the realm acts through accounts of its kind.
+ */
+export async function validateResourceScope(db: Executor, who: { tenantId: string }, grantorId: string, realm: Realm, scope: ResourceScope | null): Promise<ResourceScope | null> {
+  if (!scope) return null;
+  const { namespace } = realm.manifest;
+  if (scope.refs) {
+    const refs = [...new Set(scope.refs)];
+    for (const ref of refs) {
+      try {
+        if (!ref.startsWith(`${namespace}:`)) throw new AppError("invalid_ref", `Not a ref of ${namespace}.`);
+        realm.adapter.parseRef(ref);
+      } catch (err) {
+        if (!isAppError(err)) throw err;
+        throw new AppError("invalid_ref", `A scope names whole objects of ${namespace}: ${JSON.stringify(ref.slice(0, 80))} is not one (${err.message}).`, {
+          details: { namespace, ref: ref.slice(0, 120), field: "resource_scope.refs" },
+        });
+      }
+    }
+    return { refs };
+  }
+  const api = realm.manifest.accounts?.api;
+  if (!api) {
+    throw new AppError("invalid_input", `${namespace} does not act through connected accounts, so a grant there cannot be scoped to one.`, {
+      details: { namespace, field: "resource_scope.account_id" },
+    });
+  }
+  const [account] = await db
+    .select({ id: connectedAccounts.id, api: connectedAccounts.api, status: connectedAccounts.status })
+    .from(connectedAccounts)
+    .where(and(eq(connectedAccounts.id, scope.account_id), eq(connectedAccounts.tenantId, who.tenantId), eq(connectedAccounts.userId, grantorId)));
+  if (!account || account.status === "revoked" || account.api !== api) {
+    throw new AppError("invalid_input", `No connected account of yours with id ${JSON.stringify(scope.account_id.slice(0, 64))} for ${namespace}.`, {
+      details: { namespace, field: "resource_scope.account_id", account_id: scope.account_id.slice(0, 64) },
+    });
+  }
+  return { account_id: account.id };
 }
 
 type Who = Pick<UserContext, "tenantId" | "userId" | "role" | "requestId">;
@@ -83,13 +141,26 @@ type Who = Pick<UserContext, "tenantId" | "userId" | "role" | "requestId">;
 export async function createGrantTx(
   tx: Executor,
   who: Who,
-  input: { actorId: string; namespace: string; operations: string[]; resourceScope: ResourceScope | null; expiresAt: Date | null; consentRequestId?: string },
+  input: {
+    actorId: string;
+    namespace: string;
+    operations: string[];
+    allActions?: boolean;
+    resourceScope: ResourceScope | null;
+    expiresAt: Date | null;
+    consentRequestId?: string;
+  },
 ): Promise<GrantView> {
   if (who.role === "support") throw new AppError("forbidden", "Support staff review grants; they cannot create them.");
   const [actor] = await tx.select().from(actors).where(and(eq(actors.id, input.actorId), eq(actors.tenantId, who.tenantId), eq(actors.grantorId, who.userId)));
   if (!actor) throw new AppError("not_found", "No such actor of yours.", { details: { actor_id: input.actorId } });
   if (actor.revokedAt) throw new AppError("conflict", "This actor is revoked; it can receive no grants.");
-  const operations = await validateGrantOperations(tx, who.tenantId, input.namespace, input.operations);
+  const realm = await requireRealm(tx, who.tenantId, input.namespace);
+  const checked = checkOperations(realm, input.operations);
+  const operations = checked.operations;
+  const allActions = checked.allActions || input.allActions === true;
+  if (operations.length === 0 && !allActions) throw new AppError("invalid_input", "A grant names at least one operation.", { details: { field: "operations" } });
+  const resourceScope = await validateResourceScope(tx, who, who.userId, realm, input.resourceScope);
   const [row] = await tx
     .insert(grants)
     .values({
@@ -99,7 +170,8 @@ export async function createGrantTx(
       grantorId: who.userId,
       namespace: input.namespace,
       operations,
-      resourceScope: input.resourceScope,
+      allActions,
+      resourceScope,
       expiresAt: input.expiresAt,
       consentRequestId: input.consentRequestId ?? null,
     })
@@ -107,18 +179,19 @@ export async function createGrantTx(
   await recordChange(tx, who, "grant.created", {
     namespace: input.namespace,
     subjectId: row!.id,
-    details: { actor_id: actor.id, operations, resource_scope: input.resourceScope, expires_at: input.expiresAt?.toISOString() ?? null },
+    details: { actor_id: actor.id, operations, all_actions: allActions, resource_scope: resourceScope, expires_at: input.expiresAt?.toISOString() ?? null },
   });
   return grantView(row!);
 }
 
-export async function createGrant(db: Db, who: Who, body: z.infer<typeof createGrantBody>): Promise<GrantView> {
+export async function createGrant(db: Db, who: Who, body: Omit<z.infer<typeof createGrantBody>, "all_actions"> & { all_actions?: boolean }): Promise<GrantView> {
   return db.transaction((tx) =>
     createGrantTx(tx, who, {
       actorId: body.actor_id,
       namespace: body.namespace,
       operations: body.operations,
-      resourceScope: body.resource_scope,
+      allActions: body.all_actions ?? false,
+      resourceScope: body.resource_scope as ResourceScope | null,
       expiresAt: expiresAtFor(body.expires, new Date()),
     }),
   );

@@ -33,7 +33,7 @@ describe("terms", () => {
 describe("capability search over imported operation cards", () => {
   it("finds operations by intent and shows their endpoint", () => {
     const [top] = searchCapabilities([desk.manifest], "look up a person by email", { limit: 3 });
-    expect(top).toMatchObject({ namespace: "desk", operation: "object.action.GET /search/person", endpoint: "GET /search/person", score: 1 });
+    expect(top).toMatchObject({ namespace: "desk", operation: "object.action.GET/search/person", endpoint: "GET /search/person", score: 1 });
     expect(searchCapabilities([desk.manifest], "remove a ticket for good", { limit: 1 })[0]!.operation).toBe("object.action.tickets/delete");
   });
 

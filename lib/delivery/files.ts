@@ -20,6 +20,11 @@ export type DeliveryCaller = {
   now: Date;
   /** A read-only re-check (redeeming a URL): links are neither signed nor audited. */
   checkOnly?: boolean;
+  /**
+   * The grant that let an actor in (read when a link is minted): redemption requires it to be still live and to
+   * cover what the link was minted for. Null for people.
+   */
+  grantId?: string | null;
 };
 
 export function deliveryPort(tx: Executor, caller: DeliveryCaller): DeliveryPort {
@@ -37,7 +42,7 @@ export function deliveryPort(tx: Executor, caller: DeliveryCaller): DeliveryPort
       const [f] = await tx.select({ id: files.id, namespace: files.namespace, name: files.name }).from(files).where(and(eq(files.id, fileId), eq(files.tenantId, caller.tenantId)));
       if (!f) throw new AppError("not_found", "No such file.", { details: { file_id: fileId } });
       if (caller.checkOnly) return { encoding: "url" as const, url: "", expires_at: caller.now.toISOString(), name: opts.name ?? f.name };
-      const signed = signUrl(caller.appUrl, fileId, caller.principalId, caller.now, opts.ttlSeconds, opts.ref ?? null);
+      const signed = signUrl(caller.appUrl, fileId, caller.principalId, caller.now, opts.ttlSeconds, opts.ref ?? null, caller.grantId ?? null);
       await recordAudit(tx, {
         tenantId: caller.tenantId,
         event: "url.minted",
@@ -46,7 +51,7 @@ export function deliveryPort(tx: Executor, caller: DeliveryCaller): DeliveryPort
         namespace: f.namespace,
         outcome: "ok",
         subjectId: fileId,
-        details: { expires_at: signed.expires_at },
+        details: { expires_at: signed.expires_at, ...(caller.grantId ? { grant_id: caller.grantId } : {}) },
       });
       return { encoding: "url" as const, url: signed.url, expires_at: signed.expires_at, name: opts.name ?? f.name };
     },

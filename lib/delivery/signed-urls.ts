@@ -1,31 +1,40 @@
-// Signed, short-lived download URLs: HMAC over method, path, file, caller, expiry and (when the realm gave one)
-// the ref the file was reached through, so redemption can ask that realm again. At most 15 minutes.
+// Signed, short-lived download URLs: HMAC over method, path, file, caller, expiry, (when the realm gave one) the
+// ref the file was reached through, so redemption can ask that realm again, and (for agents) the grant the link
+// was minted under, so redemption follows that grant. At most 15 minutes.
 import { AppError } from "@/lib/errors";
 import { deriveKey, hmac, safeEqual } from "./keys";
 
 export const MAX_URL_TTL_SECONDS = 15 * 60;
 
-export type SignedUrlParts = { method: "GET"; path: string; fileId: string; principalId: string; expiresAt: number; ref: string | null };
+export type SignedUrlParts = { method: "GET"; path: string; fileId: string; principalId: string; expiresAt: number; ref: string | null; grantId: string | null };
 
-const payload = (p: SignedUrlParts) =>
-  (p.ref === null ? ["v1", p.method, p.path, p.fileId, p.principalId, String(p.expiresAt)] : ["v2", p.method, p.path, p.fileId, p.principalId, String(p.expiresAt), p.ref]).join("\n");
+/** Every field is signed, each on its own line, so no value can be shifted into another. */
+const payload = (p: SignedUrlParts) => ["v3", p.method, p.path, p.fileId, p.principalId, String(p.expiresAt), p.ref ?? "", p.grantId ?? ""].join("\n");
 
-export function signUrl(appUrl: string, fileId: string, principalId: string, now: Date, ttlSeconds = MAX_URL_TTL_SECONDS, ref: string | null = null) {
+export function signUrl(appUrl: string, fileId: string, principalId: string, now: Date, ttlSeconds = MAX_URL_TTL_SECONDS, ref: string | null = null, grantId: string | null = null) {
   const ttl = Math.max(1, Math.min(ttlSeconds, MAX_URL_TTL_SECONDS));
   const expiresAt = Math.floor(now.getTime() / 1000) + ttl;
   const path = `/api/v1/files/${fileId}`;
-  const sig = hmac(deriveKey("signed-url"), payload({ method: "GET", path, fileId, principalId, expiresAt, ref }));
-  const url = `${appUrl}${path}?${new URLSearchParams({ by: principalId, exp: String(expiresAt), ...(ref === null ? {} : { ref }), sig })}`;
+  const sig = hmac(deriveKey("signed-url"), payload({ method: "GET", path, fileId, principalId, expiresAt, ref, grantId }));
+  const url = `${appUrl}${path}?${new URLSearchParams({ by: principalId, exp: String(expiresAt), ...(ref === null ? {} : { ref }), ...(grantId === null ? {} : { g: grantId }), sig })}`;
   return { url, expires_at: new Date(expiresAt * 1000).toISOString() };
 }
 
 /** Check a presented URL. Altered → `bad_signature`; past its expiry → `url_expired`. */
-export function verifySignedUrl(input: { method: string; path: string; fileId: string; by: string | null; exp: string | null; sig: string | null; ref?: string | null; now: Date }) {
+export function verifySignedUrl(input: { method: string; path: string; fileId: string; by: string | null; exp: string | null; sig: string | null; ref?: string | null; grant?: string | null; now: Date }) {
   const { by, exp, sig } = input;
   if (!by || !exp || !sig || !/^\d{1,12}$/.test(exp)) throw new AppError("bad_signature", "This download link is incomplete or altered.");
   const expected = hmac(
     deriveKey("signed-url"),
-    payload({ method: input.method === "HEAD" ? "GET" : (input.method as "GET"), path: input.path, fileId: input.fileId, principalId: by, expiresAt: Number(exp), ref: input.ref ?? null }),
+    payload({
+      method: input.method === "HEAD" ? "GET" : (input.method as "GET"),
+      path: input.path,
+      fileId: input.fileId,
+      principalId: by,
+      expiresAt: Number(exp),
+      ref: input.ref ?? null,
+      grantId: input.grant ?? null,
+    }),
   );
   if (!safeEqual(sig, expected)) throw new AppError("bad_signature", "This download link is altered or was not issued by Realmgate.");
   if (Math.floor(input.now.getTime() / 1000) >= Number(exp)) {
@@ -33,5 +42,5 @@ export function verifySignedUrl(input: { method: string; path: string; fileId: s
       details: { expired_at: new Date(Number(exp) * 1000).toISOString(), retry_hint: "call get_object again for a new URL" },
     });
   }
-  return { principalId: by, ref: input.ref ?? null };
+  return { principalId: by, ref: input.ref ?? null, grantId: input.grant ?? null };
 }

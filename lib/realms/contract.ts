@@ -8,15 +8,17 @@ import type { Tx } from "@/db/client";
 export const namespaceSchema = z.string().regex(/^[a-z][a-z0-9_]{1,30}$/, "a namespace is 2–31 of a-z, 0-9, _ starting with a letter");
 
 /**
- * Action names are exact ASCII identifiers. Native realms use snake_case (`reply_comment`); imported
- * OpenAPI realms use the operationId as written (`issues/create-comment`, `GET /search/person`).
- * Case, whitespace and look-alike variants never match: comparison is byte-for-byte.
+ * Action names are names: a letter or digit, then letters, digits, `_`, `.`, `-` and `/`. Native realms use
+ * snake_case (`reply_comment`); imported OpenAPI realms use the operationId as written (`issues/create-comment`),
+ * or `METHOD/path` where it has none or an unusable one (`GET/search/person`). `*` and spaces are never part of a
+ * name, so no action can be named like "all actions". Comparison is byte-for-byte.
  */
+export const ACTION_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.\-/]*$/;
 export const actionNameSchema = z
   .string()
   .min(1)
   .max(200)
-  .regex(/^[\x21-\x7e]+( \/[\x21-\x7e]*)?$/, "an action name is printable ASCII, with at most one space (as in `GET /path`)");
+  .regex(ACTION_NAME_PATTERN, "an action name is a letter or digit followed by letters, digits, _ . - or / (no spaces, no *)");
 
 export const baseOperationKeys = [
   "provider.about",
@@ -65,7 +67,7 @@ export const fieldSchema = z.strictObject({
   heavy: z.boolean().optional(),
   /** Settable through upsert_object. */
   writable: z.boolean().default(false),
-  /** For ref fields: the kind referred to. */
+  /** For ref fields: the kind referred to. Values of `ref`/`ref[]` fields are gated like the target ref. */
   ref_kind: z.string().optional(),
 });
 export type FieldDef = z.infer<typeof fieldSchema>;
@@ -117,6 +119,11 @@ export const actionSchema = z.strictObject({
   returns: z.string().min(1),
   /** Owner's mark: an agent needs a grant naming exactly this action (`object.action.*` does not cover it). */
   approval_required: z.boolean().optional(),
+  /**
+   * Payload paths that hold refs, gated like the target (same grant, same operation key): dot-separated field
+   * names, `[]` after a name for each element of an array (`attachments[]`, `items[].ref`).
+   */
+  ref_paths: z.array(z.string().regex(/^[a-z_][a-z0-9_]*(\[\])?(\.[a-z_][a-z0-9_]*(\[\])?)*$/)).default([]),
 });
 export type ActionDef = z.infer<typeof actionSchema>;
 
@@ -162,6 +169,8 @@ export const manifestSchema = z
     actions: z.array(actionSchema).default([]),
     catalog: catalogNodeSchema,
     claims: z.array(z.strictObject({ name: z.string(), label: z.string() })).default([]),
+    /** Connected realms: the API family of the accounts it acts through (`gmail`); grants may be scoped to one. */
+    accounts: z.strictObject({ api: z.string().min(1) }).optional(),
     /** Rules an agent should know: how selection and ambiguity work, the file story, denial shapes. */
     rules: z.array(z.string()).default([]),
     delivery: z.strictObject({
@@ -217,6 +226,15 @@ export type Principal =
   | { type: "user"; userId: string }
   | { type: "actor"; actorId: string; grantorId: string; actorKind: string };
 
+/** What a ref names, from its syntax alone (no I/O): its kind, and the connected account it lives in, if any. */
+export type ParsedRef = { kind: string; account_id?: string };
+
+/** A ref as a person reads it: resolved with the caller's authority (null when it does not exist or is invisible). */
+export type RefDescription = { kind: string; label: string; summary?: string; lineage: string[] };
+
+export type { ResourceScope } from "@/db/schema/authz";
+import type { ResourceScope } from "@/db/schema/authz";
+
 /** The user whose authority a call projects: the user, or the actor's grantor. Realm ACLs check this. */
 export const authorityOf = (p: Principal): string => (p.type === "user" ? p.userId : p.grantorId);
 
@@ -245,7 +263,13 @@ export type RealmContext = {
   /** Absolute base URL of the app (for deep links in denials). */
   appUrl: string;
   /** The resource scope of the grant that let an actor in (null: the whole namespace). Realms narrow by it. */
-  grantScope?: { ref_prefix?: string; account_id?: string } | null;
+  grantScope?: ResourceScope | null;
+  /**
+   * Adapters that turn a name (a title, a label) into a ref call this before using it: the ref must be covered by
+   * the same grant as the call's target, or it throws (the dispatcher answers `consent_required`, naming the ref).
+   * A no-op for people.
+   */
+  gateRef(ref: string, where?: string): Promise<void>;
 };
 
 export type LeanItem = { ref: string; kind: string; label: string; summary?: string; updated_at?: string };
@@ -258,6 +282,16 @@ export type CursorState = Record<string, string | number | null>;
 export type ResolveResult = { ref: string } | { choices: LeanItem[] };
 
 export interface RealmAdapter {
+  /**
+   * Syntax only, no I/O: the kind a ref names (and its account, for connected realms), or `invalid_ref`. Called on
+   * every ref a call names before gate one, so a half-typed ref is never recorded, scoped or matched.
+   */
+  parseRef(ref: string): ParsedRef;
+  /**
+   * Refs as a person reads them, in one batch, with the caller's authority (the consent page runs it as the grantor):
+   * kind, label, a short summary and what contains it. Unknown, malformed or invisible refs map to null.
+   */
+  describeRefs(ctx: RealmContext, refs: string[]): Promise<Record<string, RefDescription | null>>;
   list(ctx: RealmContext, input: { kind: string; filter: Filter; after: CursorState | null; limit: number }): Promise<{ items: LeanItem[]; next: CursorState | null }>;
   search(ctx: RealmContext, input: { kind: string | null; query: string; filter: Filter; after: CursorState | null; limit: number }): Promise<{ items: LeanItem[]; next: CursorState | null }>;
   /** A compact object by default; `full` adds heavy fields. Unknown or invisible refs throw `not_found`. */

@@ -42,7 +42,7 @@ function bigRealm(actions: number): Realm {
     delivery: { cursors: true, files: false },
   });
   const refuse = () => Promise.reject(new AppError("provider_unavailable", "not in this test"));
-  const adapter: RealmAdapter = { list: refuse, search: refuse, get: refuse, action: refuse, upsert: refuse, delete: refuse, hostFile: refuse, resolve: refuse };
+  const adapter: RealmAdapter = { parseRef: () => ({ kind: "bigapi.record" }), describeRefs: refuse, list: refuse, search: refuse, get: refuse, action: refuse, upsert: refuse, delete: refuse, hostFile: refuse, resolve: refuse };
   return { manifest, adapter };
 }
 

@@ -11,13 +11,24 @@ import { allowedOperations, grantableOperations } from "@/lib/authz/allowed";
 import { recordConsentRequest } from "@/lib/authz/consent";
 import { auditPrincipalOf, principalOf, type AuthContext } from "@/lib/authz/context";
 import { gateOneError } from "@/lib/authz/denials";
-import { coversResource } from "@/lib/authz/gate";
+import { coversRef } from "@/lib/authz/gate";
 import { readAndDecideGateOne } from "@/lib/authz/gate-read";
 import { decodeCursor, encodeCursor } from "@/lib/delivery/cursors";
-import { deliveryPort, MAX_FILE_BYTES } from "@/lib/delivery/files";
+import { deliveryPort, MAX_FILE_BYTES, type DeliveryCaller } from "@/lib/delivery/files";
 import { env } from "@/lib/env";
 import { AppError, isAppError, parseWith } from "@/lib/errors";
-import { actionNameSchema, actionOperationKey, operationKeysOf, type OperationKey, type Realm, type RealmContext } from "@/lib/realms/contract";
+import {
+  actionNameSchema,
+  actionOperationKey,
+  operationKeysOf,
+  riskOf,
+  type ActionDef,
+  type OperationKey,
+  type ParsedRef,
+  type Realm,
+  type RealmContext,
+  type ResourceScope,
+} from "@/lib/realms/contract";
 import { namespaceOfRef } from "@/lib/realms/refs";
 import { listRealms, requireRealm } from "@/lib/realms/registry";
 import { aboutRealm, aboutRoot, schemaKind, schemaNode, schemaOperation, schemaQuery, schemaRoot } from "./describe";
@@ -50,21 +61,52 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
     return crossRealm(auth, tool, input as ToolInput<"provider_about" | "object_schema">, now);
   }
 
-  const target = targetOf(tool, input);
   const outcome = await db.transaction(async (tx) => {
-    const realm = await requireRealm(tx, auth.tenantId, target.namespace);
-    const operation = operationOf(tool, input, realm);
     const principal = principalOf(auth);
-    const audit = {
-      tenantId: auth.tenantId,
-      event: "tool.call" as const,
-      principal: auditPrincipalOf(auth),
-      requestId: auth.requestId,
-      namespace: target.namespace,
-      operation,
-      ref: target.ref,
-    };
+    const baseAudit = { tenantId: auth.tenantId, event: "tool.call" as const, principal: auditPrincipalOf(auth), requestId: auth.requestId };
 
+    // Before gate one: every ref the call names is parsed, and the call's shape checked for its operation. A
+    // malformed ref is audited and answered `invalid_ref`; no consent request is ever made from it.
+    let call: PreparedCall;
+    try {
+      call = await prepareCall(tx, auth, tool, input);
+    } catch (err) {
+      if (isAppError(err) && err.code === "invalid_ref") {
+        const bad = typeof err.details.ref === "string" ? err.details.ref : null;
+        await recordAudit(tx, {
+          ...baseAudit,
+          namespace: namespaceGuess(input),
+          ref: bad ? truncateRef(bad) : null,
+          outcome: "error",
+          reason: "invalid_ref",
+          details: { tool, why: err.message.slice(0, 200) },
+        });
+        return { error: err };
+      }
+      throw err;
+    }
+    const { realm, operation, target, namedRefs } = call;
+    const audit = { ...baseAudit, namespace: target.namespace, operation, ref: target.ref };
+
+    // Support staff read everything and change nothing, whatever the tool.
+    if (auth.kind === "user" && auth.role === "support" && riskOf(realm.manifest, operation) !== "read") {
+      await recordAudit(tx, { ...audit, outcome: "deny", gate: "one", reason: "forbidden", details: { tool, wall: "role" } });
+      return {
+        error: new AppError("forbidden", `Support staff review and do not change data: ${operation} on ${target.namespace} changes it.`, {
+          details: { namespace: target.namespace, operation, wall: "role", who_can_open: "nobody: the support role is read-only", retry_hint: "do_not_retry" },
+        }),
+      };
+    }
+
+    const caller: DeliveryCaller = {
+      tenantId: auth.tenantId,
+      principalId: auth.kind === "user" ? auth.userId : auth.actorId,
+      audit: auditPrincipalOf(auth),
+      requestId: auth.requestId,
+      appUrl: env().appUrl,
+      now,
+      grantId: null,
+    };
     const ctx: RealmContext = {
       tx,
       tenantId: auth.tenantId,
@@ -73,20 +115,13 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
       now,
       appUrl: env().appUrl,
       grantScope: null,
-      delivery: deliveryPort(tx, {
-        tenantId: auth.tenantId,
-        principalId: auth.kind === "user" ? auth.userId : auth.actorId,
-        audit: auditPrincipalOf(auth),
-        requestId: auth.requestId,
-        appUrl: env().appUrl,
-        now,
-      }),
+      delivery: deliveryPort(tx, caller),
+      gateRef: async () => {},
     };
     const exactOnly = realm.manifest.actions.find((a) => actionOperationKey(a.name) === operation)?.approval_required === true;
-    // What contains the named object, so a grant scoped to a container covers it (read only for the decision).
-    const ref = target.ref;
-    const lineage = ref && realm.adapter.lineage ? async () => (await realm.adapter.lineage!(ctx, { refs: [ref] }))[ref] ?? [] : undefined;
-    const decision = await readAndDecideGateOne(tx, { tenantId: auth.tenantId, principal, namespace: target.namespace, operation, ref: target.ref, now, exactOnly, lineage });
+    const refs = [...(target.ref ? [target.ref] : []), ...namedRefs.map((n) => n.ref).filter((r) => r !== target.ref)];
+    const lineage = realm.adapter.lineage ? (rs: string[]) => realm.adapter.lineage!(ctx, { refs: rs }) : undefined;
+    const decision = await readAndDecideGateOne(tx, { tenantId: auth.tenantId, principal, namespace: target.namespace, operation, refs: [...new Set(refs)], parsed: call.parsed, now, exactOnly, lineage });
     if (!decision.allow) {
       let consentRequestId: string | undefined;
       if (auth.kind === "actor" && decision.code !== "operation_disabled" && decision.code !== "grant_revoked") {
@@ -96,13 +131,22 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
             actorId: auth.actorId,
             grantorId: auth.grantorId,
             namespace: target.namespace,
-            operation,
+            operations: [operation],
             ref: target.ref,
+            namedRefs: refs.filter((r) => r !== target.ref),
             requestId: auth.requestId,
+            now,
           })
         ).id;
       }
-      await recordAudit(tx, { ...audit, outcome: "deny", gate: "one", reason: decision.code, subjectId: decision.grantId, details: { tool, wall: decision.wall } });
+      await recordAudit(tx, {
+        ...audit,
+        outcome: "deny",
+        gate: "one",
+        reason: decision.code,
+        subjectId: decision.grantId,
+        details: { tool, wall: decision.wall, ...(decision.outsideScope?.length ? { outside_scope: decision.outsideScope } : {}), ...(decision.suspended ? { suspended: decision.suspended.change } : {}) },
+      });
       const grantorName = auth.kind === "actor" ? await userName(tx, auth.grantorId) : "";
       return {
         error: gateOneError(decision, {
@@ -113,12 +157,34 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
           actorName: auth.kind === "actor" ? auth.actorName : "",
           grantorName,
           consentRequestId,
+          namedRefs,
         }),
       };
     }
 
     const idem = idempotencyOf(tool, input);
-    ctx.grantScope = decision.scope ?? null;
+    const scope = decision.scope ?? null;
+    ctx.grantScope = scope;
+    caller.grantId = decision.grantId;
+    // Refs an adapter reaches by name (a title turned into a ref) must be covered by the same grant as everything
+    // else the call named: of the grants that cover the call, only those covering this ref stay in the running.
+    let candidates = decision.candidates;
+    ctx.gateRef = async (ref, where) => {
+      if (auth.kind === "user") return;
+      const parsed = parseOwnRef(realm, ref, where ?? "a field");
+      let contained: string[] | null = null;
+      const still: typeof candidates = [];
+      for (const c of candidates) {
+        if (!c.scope || coversRef(c.scope, ref, [], parsed)) still.push(c);
+        else {
+          contained ??= (await lineage?.([ref]))?.[ref] ?? [];
+          if (coversRef(c.scope, ref, contained, parsed)) still.push(c);
+        }
+      }
+      if (still.length === 0) throw new OutsideScope(ref, where ?? "a field");
+      candidates = still;
+      caller.grantId = still[0]!.grantId;
+    };
 
     try {
       const replay = idem ? await idempotentReplay(tx, auth, tool, idem) : undefined;
@@ -128,14 +194,37 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
       }
       // A savepoint: a failed effect leaves nothing half-written, while its audit record still commits.
       const result = await tx.transaction(async (sp) => {
-        const r = await runTool(tool, input, realm, { ...ctx, tx: sp }, { auth, scopePrefix: decision.scope?.ref_prefix ?? null, operation });
-        const shaped = await shapeResult(r, { ...ctx, tx: sp }, target.namespace);
+        const spCtx = { ...ctx, tx: sp };
+        const r = await runTool(tool, input, realm, spCtx, { auth, scope, operation, call });
+        const shaped = await shapeResult(r, spCtx, target.namespace);
         if (idem) await storeIdempotent(sp, auth, tool, idem, shaped);
         return shaped;
       });
-      await recordAudit(tx, { ...audit, outcome: "allow", gate: null, subjectId: decision.grantId, details: { tool } });
+      await recordAudit(tx, { ...audit, outcome: "allow", gate: null, subjectId: caller.grantId ?? decision.grantId, details: { tool } });
       return { result };
     } catch (err) {
+      if (err instanceof OutsideScope && auth.kind === "actor") {
+        // A name the adapter resolved led outside the grant (the effect was rolled back with its savepoint): the
+        // same answer as a ref named outright — a consent request for this call with every item it touches.
+        const named = [...namedRefs, { ref: err.ref, where: err.where }];
+        const { id } = await recordConsentRequest(tx, {
+          tenantId: auth.tenantId,
+          actorId: auth.actorId,
+          grantorId: auth.grantorId,
+          namespace: target.namespace,
+          operations: [operation],
+          ref: target.ref,
+          namedRefs: named.map((n) => n.ref).filter((r) => r !== target.ref),
+          requestId: auth.requestId,
+          now,
+        });
+        await recordAudit(tx, { ...audit, outcome: "deny", gate: "one", reason: "consent_required", subjectId: decision.grantId, details: { tool, wall: "grant", outside_scope: [err.ref] } });
+        const denial = gateOneError(
+          { allow: false, code: "consent_required", wall: "grant", grantId: null, outsideScope: [err.ref] },
+          { namespace: target.namespace, operation, ref: target.ref, appUrl: env().appUrl, actorName: auth.actorName, grantorName: await userName(tx, auth.grantorId), consentRequestId: id, namedRefs: named },
+        );
+        return { error: denial };
+      }
       const code = isAppError(err) ? err.code : "internal_error";
       const gateTwo = GATE_TWO_CODES.has(code);
       await recordAudit(tx, {
@@ -151,6 +240,38 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
   });
   if ("error" in outcome) throw outcome.error;
   return outcome.result;
+}
+
+const truncateRef = (ref: string) => (ref.length > 80 ? `${ref.slice(0, 79)}…` : ref);
+
+function namespaceGuess(input: Record<string, unknown>): string | null {
+  if (typeof input.namespace === "string") return input.namespace.slice(0, 64);
+  const m = typeof input.ref === "string" ? /^([a-z][a-z0-9_]{1,30}):/.exec(input.ref) : null;
+  return m ? m[1]! : null;
+}
+
+/** A ref named inside a call must belong to the call's realm and parse there. */
+function parseOwnRef(realm: Realm, ref: string, where: string): ParsedRef {
+  const ns = realm.manifest.namespace;
+  if (typeof ref !== "string" || !ref.startsWith(`${ns}:`)) {
+    throw new AppError("invalid_ref", `${where} must hold a ${ns} ref.`, { details: { ref: String(ref).slice(0, 512), where } });
+  }
+  try {
+    return realm.adapter.parseRef(ref);
+  } catch (err) {
+    if (isAppError(err) && err.code === "invalid_ref") throw new AppError("invalid_ref", `${where}: ${err.message}`, { details: { ...err.details, ref: ref.slice(0, 512), where } });
+    throw err;
+  }
+}
+
+/** Thrown by ctx.gateRef inside the effect's savepoint; the dispatcher answers it as consent_required. */
+class OutsideScope extends Error {
+  constructor(
+    readonly ref: string,
+    readonly where: string,
+  ) {
+    super(`${ref} (${where}) is outside the grant's scope`);
+  }
 }
 
 async function userName(tx: Tx, userId: string): Promise<string> {
@@ -188,12 +309,115 @@ async function crossRealm(auth: AuthContext, tool: "provider_about" | "object_sc
 
 type Target = { namespace: string; ref: string | null };
 
+/** A ref a call names besides its target, and where (`fields.document`, `payload.attachments[0]`). */
+export type NamedRef = { ref: string; where: string };
+
+type PreparedCall = {
+  realm: Realm;
+  operation: OperationKey;
+  target: Target;
+  namedRefs: NamedRef[];
+  parsed: Record<string, ParsedRef>;
+  /** object_action: the action and its payload, validated against the contract before gate one. */
+  action?: ActionDef;
+  payload?: Record<string, unknown>;
+};
+
+/** Everything that can be said about a call without asking gate one: its realm, operation, refs and shape. */
+async function prepareCall(tx: Tx, auth: AuthContext, tool: ToolName, input: Record<string, unknown>): Promise<PreparedCall> {
+  const target = targetOf(tool, input);
+  const realm = await requireRealm(tx, auth.tenantId, target.namespace);
+  const m = realm.manifest;
+  const operation = operationOf(tool, input, realm);
+  const parsed: Record<string, ParsedRef> = {};
+  const namedRefs: NamedRef[] = [];
+  if (target.ref) parsed[target.ref] = parseOwnRef(realm, target.ref, "ref");
+  const targetKind = target.ref ? parsed[target.ref]!.kind : null;
+  const name = (ref: string, where: string, kind?: string) => {
+    const p = parseOwnRef(realm, ref, where);
+    if (kind && p.kind !== kind) throw new AppError("invalid_ref", `${where} takes a ${kind} ref; ${ref.slice(0, 80)} is a ${p.kind}.`, { details: { ref: ref.slice(0, 512), where, expected_kind: kind } });
+    parsed[ref] = p;
+    namedRefs.push({ ref, where });
+  };
+  /** A value in a ref field or payload path is read as a ref when it starts with the namespace; otherwise it is a name. */
+  const looksLikeRef = (v: unknown): v is string => typeof v === "string" && v.startsWith(`${m.namespace}:`);
+  const requireKind = (kind: string, op: "object.list" | "object.search" | "object.upsert") => {
+    const k = m.kinds.find((x) => x.name === kind);
+    if (!k) throw new AppError("invalid_input", `No kind ${kind} in ${m.namespace}.`, { details: { known_kinds: m.kinds.map((x) => x.name) } });
+    if (!k.operations.includes(op)) throw new AppError("invalid_input", `${kind} does not support ${op}.`, { details: { kind, operations: k.operations } });
+    return k;
+  };
+
+  switch (tool) {
+    case "list_objects":
+      requireKind((input as ToolInput<"list_objects">).kind, "object.list");
+      break;
+    case "search_objects": {
+      const kind = (input as ToolInput<"search_objects">).kind;
+      if (kind) requireKind(kind, "object.search");
+      break;
+    }
+    case "object_action": {
+      const s = input as ToolInput<"object_action">;
+      const action = m.actions.find((x) => x.name === s.action)!;
+      const payload = validatePayload(action.payload_schema, s.payload ?? {}, `${m.namespace} ${action.name}`);
+      if (action.target_kind) {
+        if (!s.ref && !(s.selector && (s.kind ?? action.target_kind))) throw new AppError("invalid_input", `${action.name} runs on a ${action.target_kind}: give its ref, or a selector.`, { details: { target_kind: action.target_kind } });
+        if (targetKind && targetKind !== action.target_kind) {
+          throw new AppError("invalid_input", `${action.name} runs on a ${action.target_kind}; ${target.ref} is a ${targetKind}.`, { details: { ref: target.ref, target_kind: action.target_kind } });
+        }
+      } else if (s.ref || s.selector) {
+        throw new AppError("invalid_input", `${action.name} runs on the namespace, not on an object: omit ref and selector.`, { details: { action: action.name } });
+      }
+      // A payload path may also take a name (a column title): names are resolved, and gated, by the adapter.
+      for (const path of action.ref_paths ?? []) for (const hit of valuesAt(payload, path)) if (looksLikeRef(hit.value)) name(hit.value, `payload.${hit.where}`);
+      return { realm, operation, target, namedRefs, parsed, action, payload };
+    }
+    case "upsert_object": {
+      const s = input as ToolInput<"upsert_object">;
+      const kind = requireKind(s.kind, "object.upsert");
+      if (targetKind && targetKind !== s.kind) throw new AppError("invalid_input", `${target.ref} is a ${targetKind}, not a ${s.kind}.`, { details: { ref: target.ref, kind: s.kind } });
+      // Ref fields may also take a name (a title): names are resolved, and gated, by the adapter (ctx.gateRef).
+      for (const f of kind.fields) {
+        const v = s.fields[f.name];
+        if (f.type === "ref" && looksLikeRef(v)) name(v, `fields.${f.name}`, f.ref_kind);
+        if (f.type === "ref[]" && Array.isArray(v)) v.forEach((x, i) => looksLikeRef(x) && name(x, `fields.${f.name}[${i}]`, f.ref_kind));
+      }
+      break;
+    }
+    case "host_file":
+      if (!m.delivery.files) throw new AppError("invalid_input", `${m.namespace} does not store files.`);
+      break;
+  }
+  return { realm, operation, target, namedRefs, parsed };
+}
+
+/** Values at a declared payload path (`a.b`, `items[].ref`), with where each was found. */
+function valuesAt(root: unknown, path: string): { value: unknown; where: string }[] {
+  let here: { value: unknown; where: string }[] = [{ value: root, where: "" }];
+  for (const seg of path.split(".")) {
+    const array = seg.endsWith("[]");
+    const key = array ? seg.slice(0, -2) : seg;
+    const next: { value: unknown; where: string }[] = [];
+    for (const h of here) {
+      if (typeof h.value !== "object" || h.value === null || !Object.hasOwn(h.value, key)) continue;
+      const v = (h.value as Record<string, unknown>)[key];
+      const at = h.where ? `${h.where}.${key}` : key;
+      if (array) {
+        if (Array.isArray(v)) v.forEach((x, i) => next.push({ value: x, where: `${at}[${i}]` }));
+      } else next.push({ value: v, where: at });
+    }
+    here = next;
+  }
+  return here;
+}
+
 function targetOf(tool: ToolName, input: Record<string, unknown>): Target {
   const ref = typeof input.ref === "string" ? input.ref : null;
   const ns = typeof input.namespace === "string" ? input.namespace : null;
   if (ref) {
     const fromRef = namespaceOfRef(ref);
-    if (ns && ns !== fromRef) throw new AppError("invalid_input", `The ref belongs to ${fromRef}, not ${ns}.`, { details: { ref, namespace: ns } });
+    if (ns && ns !== fromRef) throw new AppError("invalid_input", `The ref belongs to ${fromRef}, not ${ns}.`, { details: { ref: ref.slice(0, 120), namespace: ns } });
     return { namespace: fromRef, ref };
   }
   if (!ns) {
@@ -220,21 +444,22 @@ function operationOf(tool: ToolName, input: Record<string, unknown>, realm: Real
   return actionOperationKey(exact.name);
 }
 
-type RunOpts = { auth: AuthContext; scopePrefix: string | null; operation: OperationKey };
+type RunOpts = { auth: AuthContext; scope: ResourceScope | null; operation: OperationKey; call: PreparedCall };
 
 async function runTool(tool: ToolName, raw: Record<string, unknown>, realm: Realm, ctx: RealmContext, o: RunOpts): Promise<unknown> {
   const m = realm.manifest;
   const a = realm.adapter;
   // Only the describing tools need what the caller may use here; the others were decided by gate one.
   const allowedHere = async () => (await allowedOperations(ctx.tx, o.auth, [realm], ctx.now)).get(m.namespace) ?? new Set<OperationKey>();
-  const scope = o.scopePrefix ? { ref_prefix: o.scopePrefix } : null;
-  /** Which of these refs the grant's scope covers, themselves or through what contains them. */
+  const scope = o.scope;
+  /** Which of these refs the grant's scope covers, themselves or through what contains them (exact refs, never prefixes). */
   const inScope = async (refs: string[]): Promise<Set<string>> => {
     if (!scope || refs.length === 0) return new Set(refs);
-    // Only refs not directly under the scope need what contains them.
-    const outside = refs.filter((r) => !coversResource(scope, o.operation, r));
+    const parsed = new Map<string, ParsedRef | undefined>(refs.map((r) => [r, safeParse(realm, r)]));
+    // Only refs the scope does not name themselves need what contains them.
+    const outside = refs.filter((r) => !coversRef(scope, r, [], parsed.get(r)));
     const lineage = outside.length && a.lineage ? await a.lineage(ctx, { refs: outside }) : {};
-    return new Set(refs.filter((r) => coversResource(scope, o.operation, r, lineage[r] ?? [])));
+    return new Set(refs.filter((r) => coversRef(scope, r, lineage[r] ?? [], parsed.get(r))));
   };
   const resolveTarget = async (input: { ref?: string; kind?: string; selector?: Record<string, string> }): Promise<string> => {
     if (input.ref) return input.ref;
@@ -259,12 +484,6 @@ async function runTool(tool: ToolName, raw: Record<string, unknown>, realm: Real
     return ref;
   };
   const pageSize = (limit: number | undefined) => Math.min(limit ?? DEFAULT_PAGE, m.delivery.max_page_size);
-  const requireKind = (kind: string, op: "object.list" | "object.search" | "object.upsert") => {
-    const k = m.kinds.find((x) => x.name === kind);
-    if (!k) throw new AppError("invalid_input", `No kind ${kind} in ${m.namespace}.`, { details: { known_kinds: m.kinds.map((x) => x.name) } });
-    if (!k.operations.includes(op)) throw new AppError("invalid_input", `${kind} does not support ${op}.`, { details: { kind, operations: k.operations } });
-    return k;
-  };
   const principalId = o.auth.kind === "user" ? o.auth.userId : o.auth.actorId;
 
   switch (tool) {
@@ -291,7 +510,6 @@ async function runTool(tool: ToolName, raw: Record<string, unknown>, realm: Real
     case "list_objects":
     case "search_objects": {
       const s = raw as ToolInput<"list_objects"> & { query?: string };
-      if (tool === "list_objects" || s.kind) requireKind(s.kind, tool === "list_objects" ? "object.list" : "object.search");
       const binding = { tenantId: ctx.tenantId, principalId, tool, listing: { ns: m.namespace, kind: s.kind ?? null, filter: s.filter ?? {}, q: s.query ?? null } };
       const after = s.cursor ? decodeCursor(s.cursor, binding) : null;
       const limit = pageSize(s.limit);
@@ -308,25 +526,18 @@ async function runTool(tool: ToolName, raw: Record<string, unknown>, realm: Real
     }
     case "object_action": {
       const s = raw as ToolInput<"object_action">;
-      const action = m.actions.find((x) => x.name === s.action)!;
-      const payload = validatePayload(action.payload_schema, s.payload ?? {}, `${m.namespace} ${action.name}`);
-      let ref: string | null = null;
-      if (action.target_kind) {
-        ref = await scoped(await resolveTarget({ ref: s.ref, kind: s.kind ?? action.target_kind, selector: s.selector }));
-      } else if (s.ref || s.selector) {
-        throw new AppError("invalid_input", `${action.name} runs on the namespace, not on an object: omit ref and selector.`);
-      }
+      const action = o.call.action!;
+      const payload = o.call.payload!;
+      const ref = action.target_kind ? await scoped(await resolveTarget({ ref: s.ref, kind: s.kind ?? action.target_kind, selector: s.selector })) : null;
       return a.action(ctx, { action, ref, payload });
     }
     case "upsert_object": {
       const s = raw as ToolInput<"upsert_object">;
-      requireKind(s.kind, "object.upsert");
       if (s.ref) await scoped(s.ref);
       return a.upsert(ctx, { kind: s.kind, ref: s.ref ?? null, fields: s.fields });
     }
     case "host_file": {
       const s = raw as ToolInput<"host_file">;
-      if (!m.delivery.files) throw new AppError("invalid_input", `${m.namespace} does not store files.`);
       const bytes = Buffer.from(s.content_base64, "base64");
       if (bytes.byteLength > MAX_FILE_BYTES) throw new AppError("payload_too_large", `Files are limited to ${MAX_FILE_BYTES} bytes.`, { details: { max_bytes: MAX_FILE_BYTES } });
       const hosted = await a.hostFile(ctx, { name: s.name, contentType: s.content_type, bytes: new Uint8Array(bytes) });
@@ -336,6 +547,14 @@ async function runTool(tool: ToolName, raw: Record<string, unknown>, realm: Real
       const s = raw as ToolInput<"delete_object">;
       return a.delete(ctx, { ref: await scoped(s.ref) });
     }
+  }
+}
+
+function safeParse(realm: Realm, ref: string): ParsedRef | undefined {
+  try {
+    return realm.adapter.parseRef(ref);
+  } catch {
+    return undefined;
   }
 }
 

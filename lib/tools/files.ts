@@ -1,17 +1,19 @@
 // Redeeming a signed file URL: the signature and expiry first, then a fresh check that the caller named in
-// the URL may still read the file — a revoked actor, a revoked grant, or an object no longer shared stops the
-// download too. When the URL names the object it was reached through, that realm is asked again (gate one for
-// agents, then the realm's own get); otherwise only the file's owner may redeem it. Audited.
+// the URL may still read the file. For an agent, the link follows the grant it was minted under: that grant must
+// still be live and cover what the link was minted for (the object it was reached through, or what contains it —
+// an export's document); a revoked grant or actor stops the link at once. Then the realm's own get (gate two)
+// when the URL names an object, so an unshared document stops it too; otherwise only the file's owner may redeem
+// it. Audited.
 import { and, eq } from "drizzle-orm";
 import type { Db, Tx } from "@/db/client";
-import { actors, memberships } from "@/db/schema";
+import { actors, grants, memberships } from "@/db/schema";
 import { recordAudit, type AuditPrincipal } from "@/lib/audit/record";
-import { readAndDecideGateOne } from "@/lib/authz/gate-read";
+import { coversRef, isLive } from "@/lib/authz/gate";
 import { deliveryPort, readFileRow } from "@/lib/delivery/files";
 import { verifySignedUrl } from "@/lib/delivery/signed-urls";
 import { env } from "@/lib/env";
 import { AppError, isAppError } from "@/lib/errors";
-import type { Principal, RealmContext } from "@/lib/realms/contract";
+import type { Principal, Realm, RealmContext, ResourceScope } from "@/lib/realms/contract";
 import { namespaceOfRef } from "@/lib/realms/refs";
 import { findRealm } from "@/lib/realms/registry";
 
@@ -19,28 +21,39 @@ type FileRow = NonNullable<Awaited<ReturnType<typeof readFileRow>>>;
 
 export async function redeemFileUrl(
   db: Db,
-  input: { fileId: string; method: string; path: string; by: string | null; exp: string | null; sig: string | null; ref?: string | null; now?: Date },
+  input: { fileId: string; method: string; path: string; by: string | null; exp: string | null; sig: string | null; ref?: string | null; grant?: string | null; now?: Date },
 ) {
   const now = input.now ?? new Date();
-  const { principalId, ref } = verifySignedUrl({ ...input, now });
+  const { principalId, ref, grantId } = verifySignedUrl({ ...input, now });
   return db.transaction(async (tx) => {
     const file = await readFileRow(tx, null, input.fileId);
     if (!file) throw new AppError("not_found", "No such file.");
-    const gone = () => new AppError("forbidden", "You may no longer read this file.", { details: { file_id: file.id } });
+    const gone = (why: string) => new AppError("forbidden", `You may no longer read this file: ${why}.`, { details: { file_id: file.id } });
     const principal = await principalFor(tx, file, principalId);
-    if (!principal) throw gone();
+    if (!principal) throw gone("the caller it was issued to is gone");
+    let scope: ResourceScope | null = null;
+    if (principal.type === "actor") {
+      const g = grantId ? await liveGrantOf(tx, file, principal, grantId, now) : null;
+      if (!g) throw gone("the grant it was issued under has ended");
+      scope = g.resourceScope ?? null;
+    }
     if (ref) {
-      if (!(await realmStillShows(tx, file, principal, ref, now))) throw gone();
+      if (!(await realmStillShows(tx, file, principal, ref, scope, now))) throw gone("the object it came from is no longer yours to read");
     } else {
       const authority = principal.type === "user" ? principal.userId : principal.grantorId;
-      if (authority !== file.ownerUserId) throw gone();
-      if (principal.type === "actor") {
-        const d = await readAndDecideGateOne(tx, { tenantId: file.tenantId, principal, namespace: file.namespace, operation: "object.get", ref: null, now });
-        if (!d.allow) throw gone();
-      }
+      if (authority !== file.ownerUserId) throw gone("it belongs to someone else");
     }
     const audit: AuditPrincipal = principal.type === "user" ? principal : { type: "actor", actorId: principal.actorId, grantorId: principal.grantorId };
-    await recordAudit(tx, { tenantId: file.tenantId, event: "url.redeemed", principal: audit, namespace: file.namespace, ref, outcome: "ok", subjectId: file.id, details: { size: file.size } });
+    await recordAudit(tx, {
+      tenantId: file.tenantId,
+      event: "url.redeemed",
+      principal: audit,
+      namespace: file.namespace,
+      ref,
+      outcome: "ok",
+      subjectId: file.id,
+      details: { size: file.size, ...(grantId ? { grant_id: grantId } : {}) },
+    });
     return { name: file.name, contentType: file.contentType, bytes: file.content, sha256: file.sha256 };
   });
 }
@@ -56,8 +69,18 @@ async function principalFor(tx: Tx, file: FileRow, principalId: string): Promise
   return { type: "actor", actorId: actor.id, grantorId: actor.grantorId, actorKind: actor.kind };
 }
 
-/** Ask the realm again, as the call that minted the URL would be asked now: gate one for agents, then its get. */
-async function realmStillShows(tx: Tx, file: FileRow, principal: Principal, ref: string, now: Date): Promise<boolean> {
+/** The minting grant, read FOR SHARE like gate one does: the actor's own, in the file's realm, still live. */
+async function liveGrantOf(tx: Tx, file: FileRow, principal: Extract<Principal, { type: "actor" }>, grantId: string, now: Date) {
+  const [g] = await tx
+    .select()
+    .from(grants)
+    .where(and(eq(grants.id, grantId), eq(grants.tenantId, file.tenantId), eq(grants.actorId, principal.actorId), eq(grants.namespace, file.namespace)))
+    .for("share");
+  return g && isLive(g, now) ? g : null;
+}
+
+/** Ask the realm again: the minting grant's scope must reach the object (or what contains it), then its own get. */
+async function realmStillShows(tx: Tx, file: FileRow, principal: Principal, ref: string, scope: ResourceScope | null, now: Date): Promise<boolean> {
   if (namespaceOfRef(ref) !== file.namespace) return false;
   const realm = await findRealm(tx, file.tenantId, file.namespace);
   if (!realm) return false;
@@ -72,13 +95,8 @@ async function realmStillShows(tx: Tx, file: FileRow, principal: Principal, ref:
   });
   try {
     return await tx.transaction(async (sp) => {
-      const ctx: RealmContext = { tx: sp, tenantId: file.tenantId, principal, requestId: "redeem", now, delivery, appUrl: env().appUrl, grantScope: null };
-      if (principal.type === "actor") {
-        const lineage = realm.adapter.lineage ? async () => (await realm.adapter.lineage!(ctx, { refs: [ref] }))[ref] ?? [] : undefined;
-        const d = await readAndDecideGateOne(sp, { tenantId: file.tenantId, principal, namespace: file.namespace, operation: "object.get", ref, now, lineage });
-        if (!d.allow) return false;
-        ctx.grantScope = d.scope ?? null;
-      }
+      const ctx: RealmContext = { tx: sp, tenantId: file.tenantId, principal, requestId: "redeem", now, delivery, appUrl: env().appUrl, grantScope: scope, gateRef: async () => {} };
+      if (scope && !(await scopeReaches(realm, ctx, scope, ref))) return false;
       await realm.adapter.get(ctx, { ref, full: false });
       return true;
     });
@@ -86,6 +104,13 @@ async function realmStillShows(tx: Tx, file: FileRow, principal: Principal, ref:
     if (isAppError(err)) return false;
     throw err;
   }
+}
+
+async function scopeReaches(realm: Realm, ctx: RealmContext, scope: ResourceScope, ref: string): Promise<boolean> {
+  const parsed = realm.adapter.parseRef(ref);
+  if (coversRef(scope, ref, [], parsed)) return true;
+  const lineage = realm.adapter.lineage ? ((await realm.adapter.lineage(ctx, { refs: [ref] }))[ref] ?? []) : [];
+  return coversRef(scope, ref, lineage, parsed);
 }
 
 /** Redeem a signed URL as presented (path and query), e.g. from a route or a test. */
@@ -100,6 +125,7 @@ export function redeemSignedUrl(db: Db, url: string | URL, opts: { method?: stri
     exp: q.get("exp"),
     sig: q.get("sig"),
     ref: q.get("ref"),
+    grant: q.get("g"),
     now: opts.now,
   });
 }

@@ -3,11 +3,20 @@
 // not_found. Positions are 0-based and kept dense per board (columns) and per column (active cards).
 import { and, asc, count, eq, inArray, ne, or, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
-import { boardCards, boardColumns, boards, type Board, type BoardCard, type BoardColumn } from "@/db/schema";
+import { boardCards, boardColumns, boards, users, type Board, type BoardCard, type BoardColumn } from "@/db/schema";
 import { AppError, parseWith } from "@/lib/errors";
 import { newId } from "@/lib/ids";
 import { assertDestroyable, assertReadable, type AclFields } from "@/lib/realms/acl";
-import { authorityOf, type CursorState, type Filter, type LeanItem, type RealmAdapter, type RealmContext, type ResolveResult } from "@/lib/realms/contract";
+import {
+  authorityOf,
+  type CursorState,
+  type Filter,
+  type LeanItem,
+  type RealmAdapter,
+  type RealmContext,
+  type RefDescription,
+  type ResolveResult,
+} from "@/lib/realms/contract";
 import { invalidRef, refCodec } from "@/lib/realms/refs";
 import { archivePayload, assignPayload, manifest, moveCardPayload } from "./manifest";
 import { emailsOf, likePattern, memberIds, peopleAfter, sqlTextArray } from "@/lib/realms/native";
@@ -237,18 +246,29 @@ async function findCards(ctx: RealmContext, title: string, scope: { boardId?: st
   );
 }
 
-/** A board named by ref or title; several titles match → ambiguous_selector with choices. */
-async function boardFrom(ctx: RealmContext, value: string): Promise<Board> {
-  if (isRef(value)) return loadBoard(ctx, value);
+/**
+ * A board named by ref or title; several titles match → ambiguous_selector with choices. With `gate` (the field
+ * it came from, inside an upsert or action), the board's ref must pass ctx.gateRef before it is used: a title
+ * must not reach further than the grant that let the call in.
+ */
+async function boardFrom(ctx: RealmContext, value: string, gate?: string): Promise<Board> {
+  if (isRef(value)) {
+    idOf(value, "board");
+    if (gate) await ctx.gateRef(value, gate);
+    return loadBoard(ctx, value);
+  }
   const found = await findBoards(ctx, value);
   if (found.length === 0) throw noMatch("board", { title: value });
   if (found.length > 1) throw ambiguous("boards", { title: value }, found.map(leanBoard));
+  if (gate) await ctx.gateRef(refs.make("board", found[0]!.id), gate);
   return found[0]!;
 }
 
-/** A column named by ref or title (within `board` when given); several titles match → ambiguous_selector. */
-async function columnFrom(ctx: RealmContext, value: string, board: Board | null): Promise<ColumnIn> {
+/** A column named by ref or title (within `board` when given); several titles match → ambiguous_selector. `gate` as for boardFrom. */
+async function columnFrom(ctx: RealmContext, value: string, board: Board | null, gate?: string): Promise<ColumnIn> {
   if (isRef(value)) {
+    idOf(value, "column");
+    if (gate) await ctx.gateRef(value, gate);
     const found = await loadColumn(ctx, value);
     if (board && found.board.id !== board.id) {
       throw new AppError("invalid_input", `Column ${value} is on board “${found.board.title}”, not “${board.title}”.`, { details: { column: value } });
@@ -259,6 +279,7 @@ async function columnFrom(ctx: RealmContext, value: string, board: Board | null)
   const found = await findColumns(ctx, value, board?.id ?? null);
   if (found.length === 0) throw noMatch("column", selector);
   if (found.length > 1) throw ambiguous("columns", selector, found.map(leanColumn));
+  if (gate) await ctx.gateRef(refs.make("column", found[0]!.column.id), gate);
   return found[0]!;
 }
 
@@ -544,7 +565,7 @@ async function upsertColumn(ctx: RealmContext, ref: string | null, raw: Record<s
   if (ref === null) {
     if (fields.board === undefined) throw required("board", "column");
     if (fields.title === undefined) throw required("title", "column");
-    const board = await boardFrom(ctx, fields.board);
+    const board = await boardFrom(ctx, fields.board, "fields.board");
     const id = newId("col");
     await ctx.tx.insert(boardColumns).values({ id, tenantId: ctx.tenantId, boardId: board.id, title: fields.title, position: 0, createdAt: ctx.now, updatedAt: ctx.now });
     await placeColumn(ctx, board.id, id, fields.position ?? null);
@@ -552,7 +573,7 @@ async function upsertColumn(ctx: RealmContext, ref: string | null, raw: Record<s
     return { ref: newRef, created: true, object: await presentColumn(ctx, await loadColumn(ctx, newRef), false) };
   }
   const { column, board } = await loadColumn(ctx, ref);
-  if (fields.board !== undefined && (await boardFrom(ctx, fields.board)).id !== board.id) {
+  if (fields.board !== undefined && (await boardFrom(ctx, fields.board, "fields.board")).id !== board.id) {
     throw new AppError("invalid_input", "A column stays on its board; create a new column on the other board instead.", { details: { field: "board" } });
   }
   if (fields.title !== undefined && fields.title !== column.title) {
@@ -570,8 +591,8 @@ type CardChanges = z.infer<typeof cardFields>;
 async function createCard(ctx: RealmContext, fields: CardChanges) {
   if (fields.title === undefined) throw required("title", "card");
   if (fields.column === undefined) throw required("column", "card");
-  const scope = fields.board !== undefined ? await boardFrom(ctx, fields.board) : null;
-  const { column, board } = await columnFrom(ctx, fields.column, scope);
+  const scope = fields.board !== undefined ? await boardFrom(ctx, fields.board, "fields.board") : null;
+  const { column, board } = await columnFrom(ctx, fields.column, scope, "fields.column");
   const id = newId("crd");
   const assignees = fields.assignees ? await peopleAfter(ctx, [], fields.assignees, "assignees") : [];
   const [created] = await ctx.tx
@@ -598,16 +619,19 @@ async function createCard(ctx: RealmContext, fields: CardChanges) {
   return { ref: newRef, created: true, object: await presentCard(ctx, await loadCard(ctx, newRef)) };
 }
 
-/** Patch a card the caller may read (and so edit): fields, column (within its board), position, archive. */
-async function patchCard(ctx: RealmContext, ref: string, fields: CardChanges): Promise<Record<string, unknown>> {
+/**
+ * Patch a card the caller may read (and so edit): fields, column (within its board), position, archive. `from`
+ * names where the changes came from (`fields` for upsert, `payload` for actions) for gateRef.
+ */
+async function patchCard(ctx: RealmContext, ref: string, fields: CardChanges, from: "fields" | "payload" = "fields"): Promise<Record<string, unknown>> {
   const { card, board } = await loadCard(ctx, ref);
-  if (fields.board !== undefined && (await boardFrom(ctx, fields.board)).id !== board.id) {
+  if (fields.board !== undefined && (await boardFrom(ctx, fields.board, `${from}.board`)).id !== board.id) {
     throw new AppError("invalid_input", "Cards move only within their board.", { details: { field: "board" } });
   }
   const changes: Partial<BoardCard> = {};
   if (fields.title !== undefined) changes.title = fields.title;
   if (fields.description !== undefined) changes.description = fields.description;
-  if (fields.column !== undefined) changes.columnId = (await columnFrom(ctx, fields.column, board)).column.id;
+  if (fields.column !== undefined) changes.columnId = (await columnFrom(ctx, fields.column, board, `${from}.column`)).column.id;
   if (fields.assignees !== undefined) changes.assignees = await peopleAfter(ctx, card.assignees, fields.assignees, "assignees");
   if (fields.archived !== undefined) changes.archived = fields.archived;
   if (Object.keys(changes).length || fields.position !== undefined) {
@@ -653,8 +677,56 @@ async function lineage(ctx: RealmContext, input: { refs: string[] }): Promise<Re
   return out;
 }
 
+/**
+ * Refs as a person reads them, with the caller's authority: a column and a card are visible when their board is.
+ * One query per kind named, whatever the number of refs; invisible, missing or malformed refs are null.
+ */
+async function describeRefs(ctx: RealmContext, input: string[]): Promise<Record<string, RefDescription | null>> {
+  const out: Record<string, RefDescription | null> = {};
+  const ids: Record<Segment, Map<string, string>> = { board: new Map(), column: new Map(), card: new Map() };
+  for (const ref of input) {
+    out[ref] = null;
+    try {
+      const { segment, id } = refs.parse(ref);
+      ids[segment].set(id, ref);
+    } catch {
+      // a malformed ref names nothing
+    }
+  }
+  if (ids.board.size) {
+    const rows = await ctx.tx
+      .select({ board: boards, ownerName: users.name })
+      .from(boards)
+      .innerJoin(users, eq(users.id, boards.ownerId))
+      .where(and(boardVisible(ctx), inArray(boards.id, [...ids.board.keys()])));
+    for (const { board, ownerName } of rows) out[ids.board.get(board.id)!] = { kind: "board.board", label: board.title, summary: `board of ${ownerName}`, lineage: [] };
+  }
+  if (ids.column.size) {
+    const rows = await columnQuery(ctx).where(and(eq(boardColumns.tenantId, ctx.tenantId), boardVisible(ctx), inArray(boardColumns.id, [...ids.column.keys()])));
+    for (const { column, board } of rows) {
+      out[ids.column.get(column.id)!] = { kind: "board.column", label: column.title, summary: `column on “${board.title}”`, lineage: [refs.make("board", board.id)] };
+    }
+  }
+  if (ids.card.size) {
+    const rows = await cardQuery(ctx).where(and(eq(boardCards.tenantId, ctx.tenantId), boardVisible(ctx), inArray(boardCards.id, [...ids.card.keys()])));
+    for (const { card, column, board } of rows) {
+      out[ids.card.get(card.id)!] = {
+        kind: "board.card",
+        label: card.title,
+        summary: `${card.archived ? "archived " : ""}card in “${column.title}” on “${board.title}”`,
+        lineage: [refs.make("column", column.id), refs.make("board", board.id)],
+      };
+    }
+  }
+  return out;
+}
+
 export const adapter: RealmAdapter = {
   lineage,
+  parseRef(ref) {
+    return { kind: refs.parse(ref).kind };
+  },
+  describeRefs,
   async list(ctx, input) {
     switch (segmentOf(input.kind)) {
       case "board":
@@ -696,15 +768,15 @@ export const adapter: RealmAdapter = {
     switch (input.action.name) {
       case "move_card": {
         const { column, position } = parseWith(moveCardPayload, input.payload, "payload");
-        return patchCard(ctx, input.ref, { column, position });
+        return patchCard(ctx, input.ref, { column, position }, "payload");
       }
       case "assign": {
         const { add, remove } = parseWith(assignPayload, input.payload, "payload");
-        return patchCard(ctx, input.ref, { assignees: { add, remove } });
+        return patchCard(ctx, input.ref, { assignees: { add, remove } }, "payload");
       }
       case "archive": {
         const { archived } = parseWith(archivePayload, input.payload, "payload");
-        return patchCard(ctx, input.ref, { archived });
+        return patchCard(ctx, input.ref, { archived }, "payload");
       }
       default:
         return unsupported("board.card", `the action ${input.action.name}`);

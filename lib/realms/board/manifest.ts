@@ -137,6 +137,8 @@ export const manifest: RealmManifest = manifestSchema.parse({
       payload_schema: payloadSchema(moveCardPayload),
       example: { column: "Done", position: 0 },
       risk: "write",
+      // `column` holds a column ref (or a title, which the adapter resolves and gates itself).
+      ref_paths: ["column"],
       returns: "The card, with its new column and position.",
     },
     {

@@ -1,11 +1,11 @@
 import { createHash } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
-import { getDb } from "@/db/client";
 import { makeTenant, type TestTenant } from "@/db/test-fixtures";
 import { newId } from "@/lib/ids";
 import type { CursorState, DeliveryPort, Principal, RealmContext } from "@/lib/realms/contract";
 import { adapter } from "./adapter";
 import { manifest } from "./manifest";
+import { inCall } from "@/db/test-realm";
 
 /** An in-memory DeliveryPort that records what the realm stored and which URLs it minted. */
 function fakeDelivery() {
@@ -31,11 +31,10 @@ function fakeDelivery() {
 const delivery = fakeDelivery();
 const user = (t: TestTenant, name: string): Principal => ({ type: "user", userId: t.users[name]!.userId });
 
-/** Run one call as `who` in its own transaction, as the dispatcher would. */
-async function as<T>(t: TestTenant, who: string | Principal, fn: (ctx: RealmContext) => Promise<T>): Promise<T> {
-  const db = await getDb();
+/** Run one call as `who` in its own transaction, as the dispatcher would (gateRef records into `gated`, refuses `refuse`). */
+async function as<T>(t: TestTenant, who: string | Principal, fn: (ctx: RealmContext) => Promise<T>, gate: { gated?: string[]; refuse?: string[] } = {}): Promise<T> {
   const principal = typeof who === "string" ? user(t, who) : who;
-  return db.transaction((tx) => fn({ tx, tenantId: t.tenantId, principal, requestId: "req_test", now: new Date(), delivery: delivery.port, appUrl: "http://x" }));
+  return inCall(t, principal, delivery.port, fn, gate);
 }
 
 const action = (name: string) => manifest.actions.find((a) => a.name === name)!;

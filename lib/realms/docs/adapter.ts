@@ -32,6 +32,7 @@ import {
   type LeanItem,
   type RealmAdapter,
   type RealmContext,
+  type RefDescription,
   type ResolveResult,
 } from "@/lib/realms/contract";
 import { invalidRef, refCodec } from "@/lib/realms/refs";
@@ -157,6 +158,15 @@ function idOf(ref: string, segment: Segment): string {
   const parsed = refs.parse(ref);
   if (parsed.segment !== segment) throw invalidRef(ref, `expected a ${KINDS[segment]} ref (docs:${segment}:…), not a ${parsed.kind}`);
   return parsed.id;
+}
+
+/**
+ * Before linking to another object (a tab's document, a thread's tab, a file's document): the ref must be of the
+ * expected kind, and covered by the grant that let the call in (ctx.gateRef throws otherwise).
+ */
+async function gateLink(ctx: RealmContext, ref: string, segment: Segment, where: string): Promise<void> {
+  idOf(ref, segment);
+  await ctx.gateRef(ref, where);
 }
 
 const clampLimit = (limit: number) => Math.min(Math.max(1, Math.trunc(limit) || 1), manifest.delivery.max_page_size);
@@ -804,6 +814,7 @@ async function patchDocument(ctx: RealmContext, ref: string, fields: Record<stri
 
 async function createTab(ctx: RealmContext, fields: Record<string, unknown>) {
   const f = parseWith(tabCreate, fields, "fields");
+  await gateLink(ctx, f.document, "document", "fields.document");
   const doc = await loadDocument(ctx, f.document);
   await lockDocument(ctx, doc.id);
   const id = newId("tab");
@@ -836,9 +847,11 @@ async function patchTab(ctx: RealmContext, ref: string, fields: Record<string, u
 
 async function createThread(ctx: RealmContext, fields: Record<string, unknown>) {
   const f = parseWith(threadCreate, fields, "fields");
+  await gateLink(ctx, f.document, "document", "fields.document");
   const doc = await loadDocument(ctx, f.document);
   let tabId: string | null = null;
   if (f.tab !== undefined) {
+    await gateLink(ctx, f.tab, "tab", "fields.tab");
     const { tab } = await loadTab(ctx, f.tab);
     if (tab.documentId !== doc.id) throw new AppError("invalid_input", `Invalid fields: tab: ${f.tab} is not a tab of ${f.document}.`, { details: { field: "tab" } });
     tabId = tab.id;
@@ -864,6 +877,8 @@ async function createThread(ctx: RealmContext, fields: Record<string, unknown>) 
         details: { field: "quote" },
       });
     }
+    // The quote named the tab: the thread is anchored to it, so the grant must cover it too.
+    if (hit.id !== tabId) await ctx.gateRef(refs.make("tab", hit.id), "fields.quote");
     tabId = hit.id;
   }
   const who = authorityOf(ctx.principal);
@@ -914,6 +929,7 @@ async function patchFile(ctx: RealmContext, ref: string, fields: Record<string, 
   if (f.document === null) changes.documentId = null;
   else if (f.document !== undefined) {
     // Attaching shows the file to the document's readers: only someone who may edit the document may do it.
+    await gateLink(ctx, f.document, "document", "fields.document");
     const doc = await loadDocument(ctx, f.document);
     if (!canWrite(aclOf(doc), ctx.principal)) throw notFound(f.document);
     changes.documentId = doc.id;
@@ -1086,12 +1102,12 @@ function actionTarget(action: ActionDef, ref: string | null): string {
 /** What contains each ref (for scoped grants): tab, thread, attached file → document; comment → thread, document. */
 async function lineage(ctx: RealmContext, input: { refs: string[] }): Promise<Record<string, string[]>> {
   const out: Record<string, string[]> = {};
-  const ids: Record<"tab" | "thread" | "comment" | "file", Map<string, string>> = { tab: new Map(), thread: new Map(), comment: new Map(), file: new Map() };
+  const ids: Record<"tab" | "thread" | "comment" | "file" | "export", Map<string, string>> = { tab: new Map(), thread: new Map(), comment: new Map(), file: new Map(), export: new Map() };
   for (const ref of input.refs) {
     out[ref] = [];
     try {
       const { segment, id } = refs.parse(ref);
-      if (segment === "tab" || segment === "thread" || segment === "comment" || segment === "file") ids[segment].set(id, ref);
+      if (segment === "tab" || segment === "thread" || segment === "comment" || segment === "file" || segment === "export") ids[segment].set(id, ref);
     } catch {
       // a malformed ref is contained by nothing
     }
@@ -1111,6 +1127,12 @@ async function lineage(ctx: RealmContext, input: { refs: string[] }): Promise<Re
       if (r.doc) out[ids.file.get(r.id)!] = [docRef(r.doc)];
     }
   }
+  if (ids.export.size) {
+    // An export is produced from its document: a grant on the document reaches it (and its download link).
+    for (const r of await ctx.tx.select({ id: docsExports.id, doc: docsExports.documentId }).from(docsExports).where(and(eq(docsExports.tenantId, ctx.tenantId), inArray(docsExports.id, [...ids.export.keys()])))) {
+      out[ids.export.get(r.id)!] = [docRef(r.doc)];
+    }
+  }
   if (ids.thread.size) {
     for (const [id, doc] of await threadDocs([...ids.thread.keys()])) out[ids.thread.get(id)!] = [docRef(doc)];
   }
@@ -1122,8 +1144,148 @@ async function lineage(ctx: RealmContext, input: { refs: string[] }): Promise<Re
   return out;
 }
 
+/** The first few words of a text, as a person would quote it: “Beta in August is tight…”. */
+function firstWords(text: string, words = 8, max = 60): string {
+  const all = squash(text).split(" ").filter(Boolean);
+  const head = all.slice(0, words).join(" ");
+  const short = cut(head, max);
+  return short.length < squash(text).length && !short.endsWith("…") ? `${short}…` : short;
+}
+
+/**
+ * Refs as a person reads them, with the caller's authority and the same visibility `get` applies (a child is
+ * visible when its document is; a file to its uploader and its document's readers; an export to its maker while
+ * the document is readable). One query per kind named, whatever the number of refs. Anything else is null.
+ */
+async function describeRefs(ctx: RealmContext, input: string[]): Promise<Record<string, RefDescription | null>> {
+  const out: Record<string, RefDescription | null> = {};
+  const ids: Record<Segment, Map<string, string>> = { document: new Map(), tab: new Map(), thread: new Map(), comment: new Map(), export: new Map(), file: new Map() };
+  for (const ref of input) {
+    out[ref] = null;
+    try {
+      const { segment, id } = refs.parse(ref);
+      ids[segment].set(id, ref);
+    } catch {
+      // a malformed ref names nothing
+    }
+  }
+  const who = authorityOf(ctx.principal);
+  const readable = (d: { ownerId: string; sharedWith: string[] } | null) => !!d && canRead(d, ctx.principal);
+  const docRef = (id: string) => refs.make("document", id);
+  const docOf = { ownerId: docsDocuments.ownerId, sharedWith: docsDocuments.sharedWith };
+  const keys = (segment: Segment) => [...ids[segment].keys()];
+  const put = (segment: Segment, id: string, d: Omit<RefDescription, "kind">) => {
+    out[ids[segment].get(id)!] = { kind: KINDS[segment], ...d };
+  };
+
+  if (ids.document.size) {
+    const rows = await ctx.tx
+      .select({ id: docsDocuments.id, title: docsDocuments.title, status: docsDocuments.status, ...docOf, ownerName: users.name })
+      .from(docsDocuments)
+      .innerJoin(users, eq(users.id, docsDocuments.ownerId))
+      .where(and(eq(docsDocuments.tenantId, ctx.tenantId), inArray(docsDocuments.id, keys("document"))));
+    for (const r of rows) if (readable(r)) put("document", r.id, { label: r.title, summary: `${r.status} document by ${r.ownerName}`, lineage: [] });
+  }
+  if (ids.tab.size) {
+    const rows = await ctx.tx
+      .select({ id: docsTabs.id, title: docsTabs.title, position: docsTabs.position, documentId: docsTabs.documentId, documentTitle: docsDocuments.title, ...docOf })
+      .from(docsTabs)
+      .innerJoin(docsDocuments, and(eq(docsDocuments.id, docsTabs.documentId), eq(docsDocuments.tenantId, docsTabs.tenantId)))
+      .where(and(eq(docsTabs.tenantId, ctx.tenantId), inArray(docsTabs.id, keys("tab"))));
+    for (const r of rows) if (readable(r)) put("tab", r.id, { label: r.title, summary: `tab ${r.position} of “${r.documentTitle}”`, lineage: [docRef(r.documentId)] });
+  }
+  if (ids.thread.size) {
+    const inThread = sql`${docsComments.tenantId} = ${docsThreads.tenantId} and ${docsComments.threadId} = ${docsThreads.id}`;
+    const rows = await ctx.tx
+      .select({
+        id: docsThreads.id,
+        quote: docsThreads.quote,
+        status: docsThreads.status,
+        documentId: docsThreads.documentId,
+        documentTitle: docsDocuments.title,
+        ...docOf,
+        first: sql<string | null>`(select left(${docsComments.body}, 200) from ${docsComments} where ${inThread} order by ${docsComments.seq} asc limit 1)`,
+      })
+      .from(docsThreads)
+      .innerJoin(docsDocuments, and(eq(docsDocuments.id, docsThreads.documentId), eq(docsDocuments.tenantId, docsThreads.tenantId)))
+      .where(and(eq(docsThreads.tenantId, ctx.tenantId), inArray(docsThreads.id, keys("thread"))));
+    for (const r of rows) {
+      if (!readable(r)) continue;
+      const words = firstWords(r.first ?? r.quote ?? "(no comments)");
+      put("thread", r.id, {
+        label: `“${words}” on ${r.documentTitle}`,
+        summary: `${r.status === "resolved" ? "resolved " : ""}thread on “${r.documentTitle}”`,
+        lineage: [docRef(r.documentId)],
+      });
+    }
+  }
+  if (ids.comment.size) {
+    const rows = await ctx.tx
+      .select({
+        id: docsComments.id,
+        start: sql<string>`left(${docsComments.body}, 200)`,
+        threadId: docsComments.threadId,
+        author: users.name,
+        documentId: docsThreads.documentId,
+        documentTitle: docsDocuments.title,
+        ...docOf,
+      })
+      .from(docsComments)
+      .innerJoin(docsThreads, and(eq(docsThreads.id, docsComments.threadId), eq(docsThreads.tenantId, docsComments.tenantId)))
+      .innerJoin(docsDocuments, and(eq(docsDocuments.id, docsThreads.documentId), eq(docsDocuments.tenantId, docsThreads.tenantId)))
+      .innerJoin(users, eq(users.id, docsComments.authorId))
+      .where(and(eq(docsComments.tenantId, ctx.tenantId), inArray(docsComments.id, keys("comment"))));
+    for (const r of rows) {
+      if (!readable(r)) continue;
+      put("comment", r.id, { label: `${r.author}: ${firstWords(r.start)}`, summary: `comment on “${r.documentTitle}”`, lineage: [refs.make("thread", r.threadId), docRef(r.documentId)] });
+    }
+  }
+  if (ids.export.size) {
+    const rows = await ctx.tx
+      .select({ id: docsExports.id, name: docsExports.name, format: docsExports.format, createdBy: docsExports.createdBy, documentTitle: docsDocuments.title, ...docOf })
+      .from(docsExports)
+      .innerJoin(docsDocuments, and(eq(docsDocuments.id, docsExports.documentId), eq(docsDocuments.tenantId, docsExports.tenantId)))
+      .where(and(eq(docsExports.tenantId, ctx.tenantId), inArray(docsExports.id, keys("export"))));
+    for (const r of rows) {
+      if (r.createdBy !== who || !readable(r)) continue;
+      put("export", r.id, { label: r.name, summary: `${r.format} export of “${r.documentTitle}”`, lineage: [] });
+    }
+  }
+  if (ids.file.size) {
+    const rows = await ctx.tx
+      .select({
+        id: docsFiles.id,
+        name: docsFiles.name,
+        fileOwner: docsFiles.ownerId,
+        documentId: docsFiles.documentId,
+        documentTitle: docsDocuments.title,
+        docOwner: docsDocuments.ownerId,
+        docShared: docsDocuments.sharedWith,
+      })
+      .from(docsFiles)
+      .leftJoin(docsDocuments, and(eq(docsDocuments.id, docsFiles.documentId), eq(docsDocuments.tenantId, docsFiles.tenantId)))
+      .where(and(eq(docsFiles.tenantId, ctx.tenantId), inArray(docsFiles.id, keys("file"))));
+    for (const r of rows) {
+      const doc = r.docOwner !== null && r.docShared !== null ? { ownerId: r.docOwner, sharedWith: r.docShared } : null;
+      const docVisible = readable(doc);
+      if (r.fileOwner !== who && !docVisible) continue;
+      // The uploader of a file attached to a document they can no longer read sees the file, not the document's title.
+      put("file", r.id, {
+        label: r.name,
+        summary: r.documentId === null ? "file, not attached" : docVisible ? `file attached to “${r.documentTitle}”` : "file attached to a document",
+        lineage: r.documentId ? [docRef(r.documentId)] : [],
+      });
+    }
+  }
+  return out;
+}
+
 export const adapter: RealmAdapter = {
   lineage,
+  parseRef(ref) {
+    return { kind: refs.parse(ref).kind };
+  },
+  describeRefs,
   async list(ctx, input) {
     const segment = segmentFor(input.kind);
     switch (segment) {

@@ -17,7 +17,9 @@ import { newId } from "@/lib/ids";
 import { manifestSchema, operationKeysOf } from "@/lib/realms/contract";
 import { dispatch } from "@/lib/tools/dispatch";
 import { manifest } from "./manifest";
-import { parseMailRef } from "./adapter";
+import { adapter, parseMailRef } from "./adapter";
+import { inCall, refusingDelivery } from "@/db/test-realm";
+import type { RealmContext } from "@/lib/realms/contract";
 import { envOverride } from "@/db/test-env";
 
 let dm: DevMail;
@@ -195,6 +197,86 @@ describe("gate two: the connected account", () => {
     await dispatch(w.agent, "search_objects", { namespace: "mail", query: "lunch" });
     await disconnectAccount(w.t.db, w.alice, account.id);
     expect((await failure(dispatch(w.agent, "search_objects", { namespace: "mail", query: "lunch" }))).details.reason).toBe("connect_required");
+  });
+});
+
+/** One adapter call as a person (no dispatcher): what the consent page does when it describes refs. */
+const asUser = <T>(t: TestTenant, u: UserContext, fn: (ctx: RealmContext) => Promise<T>) => inCall(t, { type: "user", userId: u.userId }, refusingDelivery("mail"), fn);
+
+function thrownCode(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof AppError) return e.code;
+    throw e;
+  }
+  return "returned";
+}
+
+describe("mail refs", () => {
+  it("declares no ref-holding action payload, and the message's thread as a mail.thread ref", () => {
+    for (const a of manifest.actions) expect(a.ref_paths, a.name).toEqual([]);
+    expect(manifest.kinds.find((k) => k.name === "mail.message")!.fields.find((f) => f.name === "thread")).toMatchObject({ type: "ref", ref_kind: "mail.thread" });
+  });
+
+  it("parseRef names the kind and the account of every ref the adapter mints, and rejects half-typed ones as invalid_ref", async () => {
+    const w = await world();
+    const { account } = await connect(w, w.login);
+    const found = await asUser(w.t, w.alice, (ctx) => adapter.search(ctx, { kind: null, query: "lunch", filter: {}, after: null, limit: 5 }));
+    const message = found.items[0]!.ref;
+    const thread = String((await asUser(w.t, w.alice, (ctx) => adapter.get(ctx, { ref: message, full: false }))).thread);
+    const label = (await asUser(w.t, w.alice, (ctx) => adapter.list(ctx, { kind: "mail.label", filter: {}, after: null, limit: 25 }))).items[0]!.ref;
+    expect(adapter.parseRef(message)).toEqual({ kind: "mail.message", account_id: account.id });
+    expect(adapter.parseRef(thread)).toEqual({ kind: "mail.thread", account_id: account.id });
+    expect(adapter.parseRef(label)).toEqual({ kind: "mail.label", account_id: account.id });
+
+    const acc = account.id;
+    for (const ref of [
+      "mail:g",
+      "mail:gmail",
+      "mail:gmail:",
+      "mail:gmail:acc_",
+      `mail:gmail:${acc}`,
+      `mail:gmail:${acc}:`,
+      `mail:gmail:${acc}:message`,
+      `mail:gmail:${acc}:message:`,
+      `mail:gmail:${acc}:msg:18c1000001abcdef`,
+      `mail:outlook:${acc}:message:18c1000001abcdef`,
+      `docs:gmail:${acc}:message:18c1000001abcdef`,
+      `mail:gmail:${acc}:message:18c1000001abcdef:extra`,
+      "mail:gmail:acc_short:message:18c1000001abcdef",
+      "",
+    ]) {
+      expect(thrownCode(() => adapter.parseRef(ref)), ref).toBe("invalid_ref");
+    }
+  });
+
+  it("describeRefs names messages, threads and labels of the caller's own accounts, and null for someone else's, unknown and malformed refs", async () => {
+    const w = await world();
+    const { account } = await connect(w, w.login, { label: "Personal" });
+    const bob = w.t.users.bob!;
+    await connectWith(w.t.db, bob, { provider: "devmail" }, (url) => approveAtDevIssuer(url, { login: `bob-${w.login}` }));
+    const lunch = (await asUser(w.t, w.alice, (ctx) => adapter.search(ctx, { kind: "mail.message", query: "lunch", filter: {}, after: null, limit: 5 }))).items[0]!.ref;
+    const thread = String((await asUser(w.t, w.alice, (ctx) => adapter.get(ctx, { ref: lunch, full: false }))).thread);
+    const labels = (await asUser(w.t, w.alice, (ctx) => adapter.list(ctx, { kind: "mail.label", filter: {}, after: null, limit: 25 }))).items;
+    const travel = labels.find((l) => l.label === "Travel")!.ref;
+    const inbox = labels.find((l) => l.label === "INBOX")!.ref;
+    const bobsLunch = (await asUser(w.t, bob, (ctx) => adapter.search(ctx, { kind: "mail.message", query: "lunch", filter: {}, after: null, limit: 5 }))).items[0]!.ref;
+    const unknown = [`mail:gmail:${account.id}:message:ffffffffffffffff`, `mail:gmail:${account.id}:label:Label_404`, "mail:gmail:acc_zzzzzzzzzzzzzzzzzzzz:message:18c1000001abcdef"];
+    const malformed = ["mail:gmail:", `mail:gmail:${account.id}:message:`, "docs:document:doc_aaaaaaaaaaaaaaaaaaaa"];
+
+    const labelCalls = () => dm.gmail.calls.get("GET /gmail/v1/users/me/labels") ?? 0;
+    const before = labelCalls();
+    const got = await asUser(w.t, w.alice, (ctx) => adapter.describeRefs(ctx, [lunch, thread, travel, inbox, bobsLunch, ...unknown, ...malformed]));
+    expect(labelCalls() - before).toBe(1); // every label ref of an account from one labels call
+    expect(got[lunch]).toEqual({ kind: "mail.message", label: "Lunch on Friday?", summary: "message from Lee Park <lee@acme.test> in Personal", lineage: [] });
+    expect(got[thread]).toEqual({ kind: "mail.thread", label: "Lunch on Friday?", summary: "thread of 1 message in Personal", lineage: [] });
+    expect(got[travel]).toEqual({ kind: "mail.label", label: "Travel", summary: "your label in Personal", lineage: [] });
+    expect(got[inbox]).toMatchObject({ label: "INBOX", summary: "system label in Personal" });
+    for (const ref of [bobsLunch, ...unknown, ...malformed]) expect(got[ref], ref).toBeNull();
+
+    // Bob's ref is real: Bob himself gets its name.
+    expect((await asUser(w.t, bob, (ctx) => adapter.describeRefs(ctx, [bobsLunch])))[bobsLunch]).toMatchObject({ label: "Lunch on Friday?" });
   });
 });
 

@@ -1,12 +1,12 @@
 // The memory realm's adapter: memory items in Realmgate's database, per tenant, behind the owner /
 // shared-with ACL (gate two). Every query carries the tenant; invisible items answer not_found.
-import { and, desc, eq, or, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, inArray, or, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import { memoryItems, type MemoryItem } from "@/db/schema";
 import { AppError, parseWith } from "@/lib/errors";
 import { newId } from "@/lib/ids";
 import { assertDestroyable, assertReadable } from "@/lib/realms/acl";
-import { authorityOf, type CursorState, type Filter, type LeanItem, type RealmAdapter, type RealmContext } from "@/lib/realms/contract";
+import { authorityOf, type CursorState, type Filter, type LeanItem, type RealmAdapter, type RealmContext, type RefDescription } from "@/lib/realms/contract";
 import { refCodec } from "@/lib/realms/refs";
 import { forgetPayload, manifest, pinPayload } from "./manifest";
 import { applyCollection, emailsOf, likePattern, sharedWithAfter, sqlTextArray } from "@/lib/realms/native";
@@ -166,9 +166,39 @@ async function present(ctx: RealmContext, row: MemoryItem): Promise<Record<strin
   };
 }
 
+/** Items as a person reads them, in one query: invisible, missing or malformed refs are null. Items contain nothing. */
+async function describeRefs(ctx: RealmContext, input: string[]): Promise<Record<string, RefDescription | null>> {
+  const out: Record<string, RefDescription | null> = {};
+  const byId = new Map<string, string>();
+  for (const ref of input) {
+    out[ref] = null;
+    try {
+      byId.set(refs.parse(ref).id, ref);
+    } catch {
+      // a malformed ref names nothing
+    }
+  }
+  if (!byId.size) return out;
+  const rows = await ctx.tx
+    .select()
+    .from(memoryItems)
+    .where(and(visible(ctx), inArray(memoryItems.id, [...byId.keys()])));
+  for (const row of rows) {
+    const { label, summary } = lean(row);
+    out[byId.get(row.id)!] = { kind: KIND, label, summary: summary ? `memory item · ${summary}` : "memory item", lineage: [] };
+  }
+  return out;
+}
+
 // ---------------------------------------------------------------------------------------------------
 
 export const adapter: RealmAdapter = {
+  parseRef(ref) {
+    return { kind: refs.parse(ref).kind };
+  },
+
+  describeRefs,
+
   async list(ctx, input) {
     assertKind(input.kind);
     return page(ctx, filterConditions(input.filter), input.after, input.limit);

@@ -1,8 +1,10 @@
 // The adapter of every imported service: it runs operations (object_action) and nothing else — an
-// imported realm has no objects of its own to list, get or change. Gate two is the service's own answer
-// to the configured credential. (The owner's "needs explicit approval" mark is enforced by gate one.)
+// imported realm has no objects of its own to list, get or change, so it has no refs either: every ref is
+// `invalid_ref` and describes as null. Gate two is the service's own answer to the configured credential.
+// (The owner's "needs explicit approval" mark is enforced by gate one.)
 import { AppError } from "@/lib/errors";
 import { authorityOf, type RealmAdapter } from "@/lib/realms/contract";
+import { invalidRef, namespaceOfRef } from "@/lib/realms/refs";
 import { MAX_FILE_BYTES } from "@/lib/delivery/files";
 import { openCredential } from "./credentials";
 import { compileRequest, execute } from "./execute";
@@ -17,6 +19,13 @@ export function openApiAdapter(realm: RealmRecord, built: BuiltRealm, opts: Adap
       details: { namespace: realm.namespace },
     });
   return {
+    // No ref names anything here (results carry no ref, and `get` accepts none): refuse each by its syntax.
+    parseRef(ref) {
+      const ns = namespaceOfRef(ref);
+      if (ns !== realm.namespace) throw invalidRef(ref, `not a ref of ${realm.namespace}`);
+      throw invalidRef(ref, `${realm.namespace} keeps no objects, so it has no refs`);
+    },
+    describeRefs: (_ctx, refs) => Promise.resolve(Object.fromEntries(refs.map((r) => [r, null]))),
     list: () => Promise.reject(onlyActions()),
     search: () => Promise.reject(onlyActions()),
     get: () => Promise.reject(onlyActions()),

@@ -2,8 +2,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { AppError } from "@/lib/errors";
+import { ACTION_NAME_PATTERN, actionNameSchema } from "@/lib/realms/contract";
 import { validatePayload } from "@/lib/tools/payload";
-import { compileSpec, type CompiledSpec } from "./compile";
+import { compileSpec, fallbackActionName, type CompiledSpec } from "./compile";
 import { loadSpec, MAX_OPERATIONS, MAX_SPEC_BYTES, parseSpecText } from "./spec";
 
 const helpdeskYaml = fs.readFileSync(path.join(import.meta.dirname, "fixtures", "helpdesk.yaml"), "utf8");
@@ -25,7 +26,7 @@ async function problem(doc: string | Record<string, unknown>): Promise<{ code: s
 const minimal = (paths: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ openapi: "3.0.3", info: { title: "T", version: "1" }, paths, ...extra });
 
 describe("operation cards", () => {
-  it("gives every Helpdesk operation a card: operationId as written, else METHOD path; risk from the method", async () => {
+  it("gives every Helpdesk operation a card: operationId as written, else METHOD/path; risk from the method", async () => {
     const spec = await compile(helpdeskYaml);
     expect(spec.title).toBe("Helpdesk");
     expect(spec.servers).toEqual(["https://helpdesk.example.com/api/v2"]);
@@ -40,15 +41,15 @@ describe("operation cards", () => {
       "tickets/update",
       "comments/list",
       "comments/create",
-      "GET /tickets/{ticket_id}/attachments/{attachment_id}/content",
-      "GET /search/person",
+      "GET/tickets/ticket_id/attachments/attachment_id/content",
+      "GET/search/person",
       "people/get",
       "meta/status",
     ]);
     expect(byAction.get("tickets/delete")).toMatchObject({ method: "DELETE", risk: "destructive", scopes: ["tickets:admin"] });
     expect(byAction.get("tickets/update")).toMatchObject({ method: "PATCH", risk: "write", required_fields: ["ticket_id"] });
     expect(byAction.get("tickets/replace")!.required_fields).toEqual(["ticket_id", "title", "body", "status", "priority"]);
-    expect(byAction.get("GET /search/person")).toMatchObject({ operation_id: null, risk: "read", tag: "people", input_digest: "q*: string", scopes: ["tickets:read"] });
+    expect(byAction.get("GET/search/person")).toMatchObject({ operation_id: null, risk: "read", tag: "people", input_digest: "q*: string", scopes: ["tickets:read"] });
     expect(byAction.get("meta/status")).toMatchObject({ category: "meta", tag: null });
     expect(byAction.get("comments/create")!.input_digest).toBe("ticket_id*: integer, X-Request-Source: string, body*: string, internal: boolean, in_reply_to: Comment");
     expect(byAction.get("tickets/list")!.group_description).toBe("Customer requests and their lifecycle.");
@@ -120,18 +121,87 @@ describe("operation cards", () => {
     expect(() => validatePayload(spec.operations[0]!.contract.input_schema, { a: null, n: 1 }, "x")).not.toThrow();
   });
 
-  it("names operations with a missing, unusable or duplicate operationId by METHOD path, with a warning", async () => {
+  it("names operations with a missing, unusable or duplicate operationId by METHOD/path, with a warning", async () => {
     const spec = await compile(
       minimal({
         "/a": { get: { operationId: "same" }, post: { operationId: "same" } },
         "/b": { get: { operationId: "has spaces in it" }, delete: {} },
       }),
     );
-    expect(spec.operations.map((o) => o.card.action)).toEqual(["same", "POST /a", "GET /b", "DELETE /b"]);
+    expect(spec.operations.map((o) => o.card.action)).toEqual(["same", "POST/a", "GET/b", "DELETE/b"]);
     expect(spec.warnings.map((w) => w.message)).toEqual([
-      "operationId same is used twice; this operation is named POST /a",
-      'operationId "has spaces in it" is not a usable action name; the operation is named GET /b',
+      "operationId same is used twice; this operation is named POST/a",
+      'operationId "has spaces in it" is not a usable action name (a letter or digit, then letters, digits, _ . - or /); the operation is named GET/b',
     ]);
+  });
+
+  it("renames an operationId that is not a name (`*`, spaces, a leading symbol) by METHOD/path — never drops it", async () => {
+    const spec = await compile(
+      minimal({
+        "/c": { get: { operationId: "*" }, post: { operationId: "list all" }, put: { operationId: "a b" }, patch: { operationId: "-x" }, delete: { operationId: "ok.name/v1-2_3" } },
+        "/repos/{owner}/{repo}": {
+          parameters: [
+            { name: "owner", in: "path", required: true, schema: { type: "string" } },
+            { name: "repo", in: "path", required: true, schema: { type: "string" } },
+          ],
+          get: { operationId: "object.action.*" },
+        },
+      }),
+    );
+    const names = spec.operations.map((o) => o.card.action);
+    expect(names).toEqual(["GET/c", "PUT/c", "POST/c", "ok.name/v1-2_3", "PATCH/c", "GET/repos/owner/repo"]);
+    for (const n of names) expect(n).toMatch(ACTION_NAME_PATTERN);
+    expect(names).not.toContain("*");
+    const star = spec.operations.find((o) => o.card.operation_id === "*")!;
+    expect(star.card).toMatchObject({ action: "GET/c", method: "GET", path: "/c", summary: "GET /c" });
+    expect(spec.warnings.map((w) => w.message)).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^operationId "\*" is not a usable action name .*; the operation is named GET\/c$/),
+        expect.stringMatching(/^operationId "list all" is not a usable action name .*; the operation is named POST\/c$/),
+        expect.stringMatching(/^operationId "a b" is not a usable action name .*; the operation is named PUT\/c$/),
+        expect.stringMatching(/^operationId "-x" is not a usable action name .*; the operation is named PATCH\/c$/),
+        expect.stringMatching(/^operationId "object\.action\.\*" is not a usable action name .*; the operation is named GET\/repos\/owner\/repo$/),
+      ]),
+    );
+    expect(spec.warnings).toHaveLength(5);
+  });
+
+  it("a fallback that collides with a name already used gets -2, -3…", async () => {
+    const spec = await compile(
+      minimal({
+        "/x": { get: { operationId: "GET/y" } },
+        "/y": { get: {} },
+        "/{y}": { parameters: [{ name: "y", in: "path", required: true, schema: { type: "string" } }], get: { operationId: "y y" } },
+      }),
+    );
+    expect(spec.operations.map((o) => o.card.action)).toEqual(["GET/y", "GET/y-2", "GET/y-3"]);
+  });
+});
+
+describe("fallbackActionName", () => {
+  it.each([
+    ["GET", "/search/person", "GET/search/person"],
+    ["GET", "/repos/{owner}/{repo}", "GET/repos/owner/repo"],
+    ["get", "/files/{name}.json", "GET/files/name.json"],
+    ["POST", "/a b//c*~{d}:e", "POST/a_b/c_d_e"],
+    ["DELETE", "/", "DELETE/"],
+    ["PUT", "no-leading-slash", "PUT/no-leading-slash"],
+    ["GET", "/café/%20x", "GET/caf_/_20x"],
+  ])("%s %s → %s", (method, path, name) => {
+    expect(fallbackActionName(method, path)).toBe(name);
+    expect(name).toMatch(ACTION_NAME_PATTERN);
+  });
+
+  it("suffixes -2, -3… against the names taken, and stays within 200 characters", () => {
+    expect(fallbackActionName("GET", "/a", new Set(["GET/a"]))).toBe("GET/a-2");
+    expect(fallbackActionName("GET", "/a", new Set(["GET/a", "GET/a-2"]))).toBe("GET/a-3");
+    const long = `/${"x".repeat(300)}`;
+    const first = fallbackActionName("GET", long);
+    expect(first).toHaveLength(200);
+    const second = fallbackActionName("GET", long, new Set([first]));
+    expect(second).toHaveLength(200);
+    expect(second.endsWith("-2")).toBe(true);
+    expect(actionNameSchema.safeParse(second).success).toBe(true);
   });
 });
 

@@ -11,7 +11,7 @@ export type HttpMethod = Uppercase<LowerMethod>;
 export type ParamLocation = "path" | "query" | "header" | "cookie";
 
 export type OperationCard = {
-  /** The action name: the operationId as written, or `METHOD path` where it has none (or an unusable one). */
+  /** The action name: the operationId as written, or `METHOD/path` where it has none (or an unusable one). */
   action: string;
   operation_id: string | null;
   method: HttpMethod;
@@ -67,6 +67,31 @@ const SCHEMA_LISTS = ["allOf", "anyOf", "oneOf", "prefixItems"];
 const SCHEMA_ONE = ["additionalProperties", "items", "not", "if", "then", "else", "contains", "propertyNames", "unevaluatedProperties", "unevaluatedItems", "additionalItems"];
 /** Header parameters OpenAPI says are ignored (the server sets them). */
 const RESERVED_HEADERS = new Set(["accept", "content-type", "authorization"]);
+
+const ACTION_NAME_MAX = 200;
+
+/**
+ * The action name of an operation that has no usable operationId: `METHOD/path` with no space, made to match
+ * ACTION_NAME_PATTERN — braces of path templates dropped (`GET /repos/{owner}/{repo}` → `GET/repos/owner/repo`),
+ * any other character the rule forbids replaced by `_`, runs of `_` and of `/` collapsed, at most 200 characters.
+ * With `taken`, a name already used gets `-2`, `-3`… Pure: the same input always gives the same name (a start-up
+ * step renames legacy `METHOD /path` names with it).
+ */
+export function fallbackActionName(method: string, path: string, taken?: ReadonlySet<string>): string {
+  const verb = method.toUpperCase().replace(/[^A-Z0-9]/g, "") || "OP";
+  const rest = `/${path}`
+    .replace(/[{}]/g, "")
+    .replace(/[^A-Za-z0-9_.\-/]/g, "_")
+    .replace(/_+/g, "_")
+    .replace(/\/+/g, "/");
+  const base = `${verb}${rest}`.slice(0, ACTION_NAME_MAX);
+  if (!taken?.has(base)) return base;
+  for (let i = 2; ; i++) {
+    const suffix = `-${i}`;
+    const name = `${base.slice(0, ACTION_NAME_MAX - suffix.length)}${suffix}`;
+    if (!taken.has(name)) return name;
+  }
+}
 
 export const riskOfMethod = (m: HttpMethod): Risk => (m === "GET" || m === "HEAD" || m === "OPTIONS" || m === "TRACE" ? "read" : m === "DELETE" ? "destructive" : "write");
 
@@ -462,14 +487,17 @@ function compileOperation({ spec, path, method, op, shared, at, issues, warn, us
   const defs = compiler.defsObject();
   if (defs) inputSchema.$defs = defs;
 
-  // The action name: operationId as written; `METHOD path` when absent, unusable, or already taken.
+  // The action name: operationId as written; `METHOD/path` when absent, unusable, or already taken.
   const rawId = typeof op.operationId === "string" ? op.operationId : null;
-  const fallback = `${method} ${path}`;
-  let action = fallback;
-  if (rawId !== null) {
-    if (!actionNameSchema.safeParse(rawId).success) warn(`operationId ${JSON.stringify(rawId.slice(0, 80))} is not a usable action name; the operation is named ${fallback}`);
-    else if (usedActions.has(rawId)) warn(`operationId ${rawId} is used twice; this operation is named ${fallback}`);
-    else action = rawId;
+  let action: string;
+  if (rawId !== null && actionNameSchema.safeParse(rawId).success && !usedActions.has(rawId)) {
+    action = rawId;
+  } else {
+    action = fallbackActionName(method, path, usedActions);
+    if (rawId !== null) {
+      if (usedActions.has(rawId)) warn(`operationId ${rawId} is used twice; this operation is named ${action}`);
+      else warn(`operationId ${JSON.stringify(rawId.slice(0, 80))} is not a usable action name (a letter or digit, then letters, digits, _ . - or /); the operation is named ${action}`);
+    }
   }
   if (!actionNameSchema.safeParse(action).success || usedActions.has(action)) {
     issues.push({ path: at, message: `the operation cannot be named (${JSON.stringify(action.slice(0, 80))})` });
@@ -480,7 +508,7 @@ function compileOperation({ spec, path, method, op, shared, at, issues, warn, us
   const vendor = isObject(op["x-github"]) ? op["x-github"] : {};
   const str = (v: unknown) => (typeof v === "string" && v.trim() ? v.trim() : null);
   const tags = Array.isArray(op.tags) ? op.tags.filter((t): t is string => typeof t === "string") : [];
-  const summary = shortText(op.summary, 160) || shortText(op.description, 160) || fallback;
+  const summary = shortText(op.summary, 160) || shortText(op.description, 160) || `${method} ${path}`;
   const fields = Object.keys(properties);
   const digest = fields
     .map((f) => `${f}${required.includes(f) ? "*" : ""}: ${typeWord(properties[f], compiler)}`)

@@ -7,9 +7,11 @@ import type { Db, Executor } from "@/db/client";
 import { openapiCurations, openapiRealms } from "@/db/schema";
 import { recordAudit } from "@/lib/audit/record";
 import type { UserContext } from "@/lib/authz/context";
+import { suspendChangedOperations, type MeaningChange } from "@/lib/authz/suspensions";
 import { AppError } from "@/lib/errors";
 import { riskSchema } from "@/lib/realms/contract";
 import { groupOf, curate, type CuratedOperation } from "./manifest";
+import { AFFECTED_LIST_CAP, curationMeaningChange, grantCount } from "./meaning";
 import { curations, operationRecords, realmHead } from "./store";
 
 export const curationBody = z.strictObject({
@@ -85,7 +87,11 @@ export async function listOperations(db: Executor, who: UserContext, namespace: 
   };
 }
 
-/** Apply curation changes in one transaction; unknown operations are refused by name. */
+/**
+ * Apply curation changes in one transaction; unknown operations are refused by name. A risk override that raises
+ * an operation's effective risk suspends it on every grant covering it, in the same transaction; the answer lists
+ * those as `suspended_grants` (one entry per grant and operation, the first 200) and `suspended_grant_count`.
+ */
 export async function curateOperations(db: Db, who: UserContext, namespace: string, body: CurationBody) {
   return db.transaction(async (tx) => {
     const head = await requireImported(tx, who, namespace);
@@ -98,6 +104,7 @@ export async function curateOperations(db: Db, who: UserContext, namespace: stri
       });
     }
     const current = await curations(tx, who.tenantId, head.id);
+    const original = new Map(current);
     for (const c of body.changes) {
       const was = current.get(c.action);
       const next = {
@@ -113,6 +120,15 @@ export async function curateOperations(db: Db, who: UserContext, namespace: stri
         .onConflictDoUpdate({ target: [openapiCurations.realmId, openapiCurations.action], set: { ...next, updatedBy: who.userId, updatedAt: new Date() } });
       current.set(c.action, { action: c.action, ...next });
     }
+    // Compared once per operation, first state against last, however many changes the body makes to it.
+    const cards = new Map(ops.map((o) => [o.action, o.card]));
+    const meaning: MeaningChange[] = [];
+    for (const action of new Set(body.changes.map((c) => c.action))) {
+      const card = cards.get(action)!;
+      const change = curationMeaningChange(card, original.get(action)?.risk ?? null, current.get(action)?.risk ?? null);
+      if (change) meaning.push(change);
+    }
+    const suspended = await suspendChangedOperations(tx, who, namespace, meaning);
     const [bumped] = await tx
       .update(openapiRealms)
       .set({ version: sql`${openapiRealms.version} + 1`, updatedAt: new Date() })
@@ -126,7 +142,7 @@ export async function curateOperations(db: Db, who: UserContext, namespace: stri
       namespace,
       outcome: "ok",
       subjectId: head.id,
-      details: { version: bumped?.version, changes: body.changes.slice(0, 50), change_count: body.changes.length },
+      details: { version: bumped?.version, changes: body.changes.slice(0, 50), change_count: body.changes.length, suspended_grants: grantCount(suspended) },
     });
     const changed = new Set(body.changes.map((c) => c.action));
     return {
@@ -136,6 +152,8 @@ export async function curateOperations(db: Db, who: UserContext, namespace: stri
         ops.filter((o) => changed.has(o.action)),
         current,
       ).map(view),
+      suspended_grants: suspended.slice(0, AFFECTED_LIST_CAP),
+      suspended_grant_count: grantCount(suspended),
     };
   });
 }

@@ -115,7 +115,7 @@ describe("calling the service", () => {
   it("turns large and binary bodies into a signed download URL", async () => {
     const big = await run("people/get", { login: "big" });
     expect(big).toMatchObject({ status: 200, content_type: "application/json", file: { encoding: "url", url: expect.stringContaining("/api/v1/files/") } });
-    const bin = await run("GET /tickets/{ticket_id}/attachments/{attachment_id}/content", { ticket_id: 1, attachment_id: "att_1" });
+    const bin = await run("GET/tickets/ticket_id/attachments/attachment_id/content", { ticket_id: 1, attachment_id: "att_1" });
     expect(bin).toMatchObject({ content_type: "application/octet-stream", bytes: 2048, file: { encoding: "url" } });
     expect(stored.map((s) => s.name)).toEqual(["people-get.json", "GET-tickets-ticket_id-attachments-attachment_id-content.bin"]);
   });

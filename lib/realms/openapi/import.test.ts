@@ -66,7 +66,7 @@ describe("importing a document as a realm", () => {
     const realm = (await findRealm(t.db, t.tenantId, "helpdesk"))!;
     expect(() => manifestSchema.parse(realm.manifest)).not.toThrow();
     expect(realm.manifest).toMatchObject({ realm_type: "openapi", kinds: [{ name: "helpdesk.operation_result" }] });
-    expect(realm.manifest.actions.map((a) => a.name)).toContain("GET /search/person");
+    expect(realm.manifest.actions.map((a) => a.name)).toContain("GET/search/person");
     expect(realm.manifest.catalog.children.map((c) => c.path)).toEqual(["/tickets", "/comments", "/people", "/meta"]);
     expect((await listRealms(t.db, t.tenantId)).map((r) => r.manifest.namespace)).toContain("helpdesk");
 
@@ -207,12 +207,12 @@ describe("running an imported operation through the nine tools", () => {
     await importHelpdesk(tt, "desk", { credential: { type: "header", name: "X-Api-Key", value: "desk-key" } });
     const alice = tt.users.alice!;
     const found = (await dispatch(alice, "object_schema", { query: "find a person by name" })) as { matches: { namespace: string; operation: string; endpoint?: string }[] };
-    expect(found.matches[0]).toMatchObject({ namespace: "desk", operation: "object.action.GET /search/person", endpoint: "GET /search/person" });
+    expect(found.matches[0]).toMatchObject({ namespace: "desk", operation: "object.action.GET/search/person", endpoint: "GET /search/person" });
 
-    const contract = (await dispatch(alice, "object_schema", { namespace: "desk", operation: "object.action.GET /search/person" })) as { payload_schema: Record<string, unknown>; risk: string };
+    const contract = (await dispatch(alice, "object_schema", { namespace: "desk", operation: "object.action.GET/search/person" })) as { payload_schema: Record<string, unknown>; risk: string };
     expect(contract).toMatchObject({ risk: "read", payload_schema: { properties: { q: { type: "string", minLength: 2 } }, required: ["q"] } });
 
-    const result = await dispatch(alice, "object_action", { namespace: "desk", action: "GET /search/person", payload: { q: "ada" } });
+    const result = await dispatch(alice, "object_action", { namespace: "desk", action: "GET/search/person", payload: { q: "ada" } });
     expect(result).toEqual({ status: 200, content_type: "application/json", body: { items: [{ login: "ada", name: "Ada Lovelace", email: "ada@example.com" }] } });
     expect(server.requests.at(-1)).toMatchObject({ method: "GET", url: "/api/v2/search/person?q=ada", headers: expect.objectContaining({ "x-api-key": "desk-key" }) });
 

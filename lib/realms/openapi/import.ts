@@ -8,6 +8,7 @@ import type { Db, Executor } from "@/db/client";
 import { openapiOperations, openapiRealms } from "@/db/schema";
 import { recordAudit } from "@/lib/audit/record";
 import type { UserContext } from "@/lib/authz/context";
+import { grantsAffectedBy, suspendChangedOperations } from "@/lib/authz/suspensions";
 import { AppError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
 import { namespaceSchema, type Risk } from "@/lib/realms/contract";
@@ -16,7 +17,8 @@ import { compileSpec, type CompiledOperation, type OperationCard } from "./compi
 import { credentialSchema, describeCredential, sealCredential } from "./credentials";
 import { checkTarget, EgressError, egress } from "./egress";
 import { loadSpec, MAX_SPEC_BYTES, parseSpecText, type JsonObject } from "./spec";
-import { operationRecords, realmHead } from "./store";
+import { AFFECTED_LIST_CAP, grantCount, meaningChanges } from "./meaning";
+import { curations, operationRecords, realmHead } from "./store";
 
 /** The import route reads bodies up to this size (a 50 MB document, JSON-escaped, plus the other fields). */
 export const MAX_IMPORT_BODY_BYTES = MAX_SPEC_BYTES + 8 * 1024 * 1024;
@@ -173,7 +175,12 @@ function summary(p: Prepared, diff: ImportDiff) {
   };
 }
 
-/** Import (or re-import) a document as a realm. `dry_run` returns the diff and changes nothing. */
+/**
+ * Import (or re-import) a document as a realm. `dry_run` returns the diff and changes nothing, with
+ * `affected_grants` — the grants whose operations the import would suspend because their meaning changes (one
+ * entry per grant and operation, the first 200; `affected_grant_count` distinct grants). A real import suspends
+ * them in its transaction and answers `suspended_grants` / `suspended_grant_count` in the same shape.
+ */
 export async function importRealm(db: Db, who: UserContext, body: ImportBody) {
   if (who.role !== "owner") throw new AppError("forbidden", "Only a tenant owner may import a service.");
   const p = await prepare(body);
@@ -183,7 +190,19 @@ export async function importRealm(db: Db, who: UserContext, body: ImportBody) {
     await assertNamespaceFree(db, who.tenantId, body.namespace);
     const head = await realmHead(db, who.tenantId, body.namespace);
     const before = head ? (await operationRecords(db, who.tenantId, head.id)).map((o) => o.card) : [];
-    return { ...summary(p, diffCards(before, cards)), realm_id: head?.id ?? null, version: head?.version ?? null, dry_run: true, applied: false, exists: Boolean(head) };
+    // The grants whose operations this import would suspend (listed, nothing written).
+    const changes = head ? meaningChanges(before, cards, await curations(db, who.tenantId, head.id)) : [];
+    const affected = await grantsAffectedBy(db, who.tenantId, body.namespace, changes);
+    return {
+      ...summary(p, diffCards(before, cards)),
+      realm_id: head?.id ?? null,
+      version: head?.version ?? null,
+      dry_run: true,
+      applied: false,
+      exists: Boolean(head),
+      affected_grants: affected.slice(0, AFFECTED_LIST_CAP),
+      affected_grant_count: grantCount(affected),
+    };
   }
 
   const specGzip = new Uint8Array(gzipSync(p.loaded.canonical));
@@ -194,6 +213,10 @@ export async function importRealm(db: Db, who: UserContext, body: ImportBody) {
     const head = await realmHead(tx, who.tenantId, body.namespace);
     const before = head ? (await operationRecords(tx, who.tenantId, head.id)).map((o) => o.card) : [];
     const diff = diffCards(before, cards);
+    // An operation whose endpoint moved or whose risk rose is suspended on every grant covering it, in this
+    // transaction: what a person approved is not what the agent would now get.
+    const changes = head ? meaningChanges(before, cards, await curations(tx, who.tenantId, head.id)) : [];
+    const suspended = await suspendChangedOperations(tx, who, body.namespace, changes);
     const realmId = head?.id ?? newId("oas");
     const version = (head?.version ?? 0) + 1;
     const values = {
@@ -250,10 +273,21 @@ export async function importRealm(db: Db, who: UserContext, body: ImportBody) {
         added: diff.added.count,
         removed: diff.removed.count,
         changed: diff.changed.count,
+        suspended_grants: grantCount(suspended),
         credential: body.credential === undefined ? "kept" : body.credential ? "set" : "removed",
       },
     });
-    return { ...summary(p, diff), realm_id: realmId, version, dry_run: false, applied: true, exists: Boolean(head), credential: describeCredential(cred?.kind ?? null, cred?.sealed ?? null) };
+    return {
+      ...summary(p, diff),
+      realm_id: realmId,
+      version,
+      dry_run: false,
+      applied: true,
+      exists: Boolean(head),
+      credential: describeCredential(cred?.kind ?? null, cred?.sealed ?? null),
+      suspended_grants: suspended.slice(0, AFFECTED_LIST_CAP),
+      suspended_grant_count: grantCount(suspended),
+    };
   });
 }
 

@@ -93,6 +93,8 @@ export function buildRealm(realm: RealmRecord, ops: OperationRecord[], curations
       risk: o.risk,
       claims: o.card.scopes,
       returns: "{status, content_type, body} from the service; large or binary bodies as {file: {encoding: \"url\", url, expires_at}}.",
+      // The service's objects are not Realmgate refs: no payload field holds one.
+      ref_paths: [],
       ...(o.approvalRequired ? { approval_required: true } : {}),
     });
   }
@@ -173,7 +175,7 @@ export function buildRealm(realm: RealmRecord, ops: OperationRecord[], curations
     catalog: root,
     claims,
     rules: [
-      `Each action is one ${realm.title} operation, named by its operationId exactly as written (or \`METHOD /path\` where it has none). There are ${visible.length}: find the right one with object_schema(query=…), read its contract with object_schema(namespace, operation="object.action.<name>"), then run object_action(namespace, action, payload).`,
+      `Each action is one ${realm.title} operation, named by its operationId exactly as written (or \`METHOD/path\` with the path's braces dropped — GET /items/{id} is \`GET/items/id\` — where it has none or an unusable one). There are ${visible.length}: find the right one with object_schema(query=…), read its contract with object_schema(namespace, operation="object.action.<name>"), then run object_action(namespace, action, payload).`,
       "The payload holds the operation's path, query and header parameters by name and its body fields (or `body` when the body is not a plain object); Realmgate builds the URL, method and headers itself.",
       "Small JSON or text results come back inline; large or binary ones as {file: {encoding: \"url\", url, expires_at}} — fetch it before it expires.",
       "A service that fails or times out answers provider_unavailable; nothing is retried for you.",

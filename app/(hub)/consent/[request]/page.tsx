@@ -5,7 +5,7 @@ import { ConsentForm } from "@/components/consent/consent-form";
 import { Alert } from "@/components/ui/alert";
 import { PageHeader } from "@/components/ui/card";
 import { requirePageUser } from "@/lib/auth/page-session";
-import { getConsentRequest, type ConsentRequestView } from "@/lib/authz/consent";
+import { getConsentRequest, namedRefsOf, type ConsentRequestView } from "@/lib/authz/consent";
 import { isAppError } from "@/lib/errors";
 import { realmDetail, type RealmDetailView } from "@/lib/realms/views";
 
@@ -42,6 +42,8 @@ export default async function ConsentPage({ params }: Props) {
     if (!isAppError(err) || err.code !== "not_found") throw err;
   }
   const asked = new Set(request.operations);
+  // The items the agent named, resolved with this person's own authority: names where they may see them.
+  const items = await namedRefsOf(db, user, request);
   return (
     <>
       <PageHeader
@@ -51,6 +53,7 @@ export default async function ConsentPage({ params }: Props) {
       <div className="max-w-3xl">
         <ConsentForm
           request={request}
+          items={items}
           realm={detail ? { title: detail.card.title, purpose: detail.card.purpose, touches: detail.card.touches } : { title: request.namespace, purpose: "This realm is no longer available.", touches: [] }}
           operations={detail ? detail.operations.filter((o) => asked.has(o.key)) : []}
         />

@@ -10,6 +10,8 @@ import { Card } from "@/components/ui/card";
 type Source = "upload" | "paste" | "url";
 type CredentialType = "none" | "bearer" | "header" | "query" | "basic";
 type Diff = { added: { count: number; operations: string[] }; removed: { count: number; operations: string[] }; changed: { count: number; operations: { action: string; changes: string[] }[] }; unchanged: number };
+/** One operation of one grant whose meaning an import changes (endpoint moved, or risk raised). */
+type AffectedGrant = { grant_id: string; actor_id: string; actor_name: string; grantor_id: string; operation: string; change: string };
 type ImportResult = {
   namespace: string;
   title: string;
@@ -22,6 +24,12 @@ type ImportResult = {
   diff: Diff;
   warnings: { path: string; message: string }[];
   warning_count: number;
+  /** Dry run: what applying would suspend. */
+  affected_grants?: AffectedGrant[];
+  affected_grant_count?: number;
+  /** Applied: what was suspended. */
+  suspended_grants?: AffectedGrant[];
+  suspended_grant_count?: number;
 };
 type Imported = { namespace: string; title: string; base_url: string; operations: number; version: number; source: string; credential: { type: string; configured: boolean }; updated_at: string };
 
@@ -72,6 +80,36 @@ function DiffView({ r }: { r: ImportResult }) {
         </div>
       ) : null}
     </dl>
+  );
+}
+
+const operationName = (key: string) => (key.startsWith("object.action.") ? key.slice(14) : key);
+
+/** The grants whose operations change meaning: suspended until their grantor approves again. Text, not colour, says so. */
+function SuspendedGrants({ r }: { r: ImportResult }) {
+  const list = (r.applied ? r.suspended_grants : r.affected_grants) ?? [];
+  const count = (r.applied ? r.suspended_grant_count : r.affected_grant_count) ?? 0;
+  if (!count) return null;
+  const shown = list.slice(0, 20);
+  const headingId = `suspended-${r.applied ? "applied" : "preview"}`;
+  const grantsWord = count === 1 ? "grant" : "grants";
+  return (
+    <section aria-labelledby={headingId} className="mt-3 rounded-md border border-amber-400 bg-amber-50 px-3 py-2 text-amber-950">
+      <h3 id={headingId} className="font-medium">
+        {r.applied ? `Warning: ${count} ${grantsWord} suspended until re-approved` : `Warning: ${count} ${grantsWord} will be suspended until re-approved`}
+      </h3>
+      <p className="text-xs">
+        These operations now do something other than what was approved, so the agents holding them are asked for consent again. The rest of each grant keeps working.
+      </p>
+      <ul className="mt-1 list-disc pl-5">
+        {shown.map((a) => (
+          <li key={`${a.grant_id}|${a.operation}`} className="break-words">
+            {a.actor_name} — <code>{operationName(a.operation)}</code> ({a.change})
+          </li>
+        ))}
+      </ul>
+      {list.length > shown.length ? <p className="text-xs">and {list.length - shown.length} more</p> : null}
+    </section>
   );
 }
 
@@ -254,6 +292,7 @@ export function ImportManager() {
               }
             >
               <DiffView r={preview} />
+              <SuspendedGrants r={preview} />
               {preview.applied ? (
                 <p className="mt-2">
                   <Link className="underline" href={`/admin/imports/${preview.namespace}`}>

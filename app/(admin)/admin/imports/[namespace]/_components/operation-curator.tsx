@@ -23,6 +23,8 @@ type Operation = {
   deprecated: boolean;
 };
 type Page = { namespace: string; total: number; hidden: number; matching: number; offset: number; operations: Operation[] };
+type AffectedGrant = { grant_id: string; actor_name: string; operation: string; change: string };
+type Curated = { operations: Operation[]; suspended_grants: AffectedGrant[]; suspended_grant_count: number };
 type Change = { action: string; hidden?: boolean; label?: string | null; keywords?: string[]; risk?: Risk | null; approval_required?: boolean };
 
 const PAGE = 25;
@@ -65,7 +67,7 @@ export function OperationCurator({ namespace }: { namespace: string }) {
     placeholderData: keepPreviousData,
   });
   const save = useMutation({
-    mutationFn: (change: Change) => api<{ operations: Operation[] }>(`/api/v1/realms/${encodeURIComponent(namespace)}/operations`, { method: "PATCH", body: { changes: [change] } }),
+    mutationFn: (change: Change) => api<Curated>(`/api/v1/realms/${encodeURIComponent(namespace)}/operations`, { method: "PATCH", body: { changes: [change] } }),
     // Optimistic: the row changes at once and rolls back if the server refuses.
     onMutate: async (change) => {
       // A refetch already in flight must not overwrite the optimistic row.
@@ -131,6 +133,21 @@ export function OperationCurator({ namespace }: { namespace: string }) {
       </Card>
 
       {save.isError ? <Alert tone="error" title="The change was not saved">{save.error.message}</Alert> : null}
+      {save.data?.suspended_grant_count ? (
+        <Alert
+          tone="warning"
+          title={`Warning: raising the risk suspended ${save.data.suspended_grant_count} ${save.data.suspended_grant_count === 1 ? "grant" : "grants"} until re-approved`}
+        >
+          <p>The agents holding them are asked for consent again for this operation; the rest of each grant keeps working.</p>
+          <ul className="mt-1 list-disc pl-5">
+            {save.data.suspended_grants.slice(0, 20).map((a) => (
+              <li key={`${a.grant_id}|${a.operation}`} className="break-words">
+                {a.actor_name} — <code>{a.operation.startsWith("object.action.") ? a.operation.slice(14) : a.operation}</code> ({a.change})
+              </li>
+            ))}
+          </ul>
+        </Alert>
+      ) : null}
       {page.isError ? <Alert tone="error" title="Could not load operations">{page.error.message}</Alert> : null}
       {page.isPending ? <p role="status" className="text-sm text-slate-600">Loading operations…</p> : null}
 
