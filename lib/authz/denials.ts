@@ -49,12 +49,14 @@ export function gateOneError(
         ? `${facts.actorName}'s grant for ${facts.operation} on ${facts.namespace} is suspended because the operation changed (${d.suspended.change}).`
         : d.outsideScope?.length
           ? `${facts.actorName}'s grant for ${facts.operation} on ${facts.namespace} does not reach ${d.outsideScope.slice(0, 3).join(", ")}.`
-          : `${facts.actorName} has no grant for ${facts.operation} on ${facts.namespace}.`;
+          : d.outsideScope
+            ? `${facts.actorName}'s grant for ${facts.operation} on ${facts.namespace} reaches only some items, and this call names none of them.`
+            : `${facts.actorName} has no grant for ${facts.operation} on ${facts.namespace}.`;
       return new AppError("consent_required", `${why} ${facts.grantorName} can approve it.`, {
         details: {
           ...base,
           ...(facts.namedRefs?.length ? { named_refs: facts.namedRefs } : {}),
-          ...(d.outsideScope?.length ? { outside_scope: d.outsideScope } : {}),
+          ...(d.outsideScope ? { outside_scope: d.outsideScope } : {}),
           ...(d.suspended ? { suspended: { grant_id: d.suspended.grantId, change: d.suspended.change } } : {}),
           wall: "grant",
           who_can_open: facts.grantorName,

@@ -59,7 +59,7 @@ export type GateOneDecision =
       code: GateOneDenialCode;
       wall: "owner_ceiling" | "user_choice" | "grant";
       grantId: string | null;
-      /** A live grant covers the operation but not these refs the call named. */
+      /** A live grant covers the operation but not these refs the call named (empty: the call names no item, and the grant reaches only some). */
       outsideScope?: string[];
       /** A live grant covered this operation until its meaning changed. */
       suspended?: { grantId: string; change: string };
@@ -125,7 +125,8 @@ export function gateOne(input: GateOneInput): GateOneDecision {
   }
   // A live grant for the operation, scoped to other objects: name the refs it does not reach.
   const partial = mine.find((g) => isLive(g, now) && !isSuspended(g, operation));
-  if (partial && refs.length) {
+  if (partial && refs.length === 0) return { allow: false, code: "consent_required", wall: "grant", grantId: null, outsideScope: [] };
+  if (partial) {
     const outside = refs.filter((r) => !coversRef(partial.resourceScope, r, input.lineage?.[r] ?? [], input.parsed?.[r]));
     return { allow: false, code: "consent_required", wall: "grant", grantId: null, outsideScope: outside };
   }

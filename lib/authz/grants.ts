@@ -8,6 +8,7 @@ import { recordChange } from "@/lib/audit/record";
 import { AppError, isAppError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
 import { isOperationKey, operationKeysOf, type Realm } from "@/lib/realms/contract";
+import { describeRefsAs } from "@/lib/realms/names";
 import { requireRealm } from "@/lib/realms/registry";
 import type { UserContext } from "./context";
 
@@ -115,6 +116,14 @@ export async function validateResourceScope(db: Executor, who: { tenantId: strin
           details: { namespace, ref: ref.slice(0, 120), field: "resource_scope.refs" },
         });
       }
+    }
+    // A person scopes an agent only to what they can see themselves (resolved with their own authority).
+    const seen = await describeRefsAs(db, { tenantId: who.tenantId, userId: grantorId, realm, refs });
+    const hidden = refs.filter((r) => !seen[r]);
+    if (hidden.length) {
+      throw new AppError("not_found", `You cannot see ${hidden[0]!.slice(0, 80)}${hidden.length > 1 ? ` (and ${hidden.length - 1} more)` : ""}, so you cannot scope a grant to it.`, {
+        details: { namespace, refs: hidden.slice(0, 20), field: "resource_scope.refs" },
+      });
     }
     return { refs };
   }

@@ -23,6 +23,7 @@ import {
   operationKeysOf,
   riskOf,
   type ActionDef,
+  type KindDef,
   type OperationKey,
   type ParsedRef,
   type Realm,
@@ -377,6 +378,7 @@ async function prepareCall(tx: Tx, auth: AuthContext, tool: ToolName, input: Rec
       const s = input as ToolInput<"upsert_object">;
       const kind = requireKind(s.kind, "object.upsert");
       if (targetKind && targetKind !== s.kind) throw new AppError("invalid_input", `${target.ref} is a ${targetKind}, not a ${s.kind}.`, { details: { ref: target.ref, kind: s.kind } });
+      checkFields(kind, s.fields);
       // Ref fields may also take a name (a title): names are resolved, and gated, by the adapter (ctx.gateRef).
       for (const f of kind.fields) {
         const v = s.fields[f.name];
@@ -390,6 +392,33 @@ async function prepareCall(tx: Tx, auth: AuthContext, tool: ToolName, input: Rec
       break;
   }
   return { realm, operation, target, namedRefs, parsed };
+}
+
+/**
+ * What can be said of upsert fields from the kind's declaration alone, before consent is asked: each is a field
+ * the kind lets callers set, of its declared type. The realm still checks the rest (lengths, references).
+ */
+function checkFields(kind: KindDef, fields: Record<string, unknown>) {
+  const issues: { path: string; message: string }[] = [];
+  const writable = new Map(kind.fields.filter((f) => f.writable).map((f) => [f.name, f]));
+  for (const [name, value] of Object.entries(fields)) {
+    const f = writable.get(name);
+    if (!f) {
+      issues.push({ path: `fields.${name}`, message: kind.fields.some((x) => x.name === name) ? "is read-only" : `is not a field of ${kind.name}` });
+      continue;
+    }
+    if (value === null) continue;
+    const want = f.type === "text" || f.type === "datetime" ? "string" : f.type;
+    const ok =
+      want === "string" ? typeof value === "string" : want === "integer" ? Number.isInteger(value) : want === "number" ? typeof value === "number" : want === "boolean" ? typeof value === "boolean" : true;
+    if (!ok) issues.push({ path: `fields.${name}`, message: `must be ${want === "integer" ? "an integer" : `a ${want}`}` });
+    else if (typeof value === "string" && f.enum && !f.open && !f.enum.includes(value)) issues.push({ path: `fields.${name}`, message: `must be one of ${f.enum.join(", ")}` });
+  }
+  if (issues.length) {
+    throw new AppError("invalid_input", `Invalid ${kind.name} fields: ${issues[0]!.path} ${issues[0]!.message}.`, {
+      details: { issues, writable_fields: [...writable.keys()] },
+    });
+  }
 }
 
 /** Values at a declared payload path (`a.b`, `items[].ref`), with where each was found. */

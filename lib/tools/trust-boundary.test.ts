@@ -198,6 +198,13 @@ describe("scopes name objects", () => {
     expect(await codeOf(createGrant(t.db, call(alice), body([docA])))).toBe("ok");
   });
 
+  it("a person cannot scope a grant to an object they cannot see", async () => {
+    const bob = t.users.bob!;
+    const agent = await makeActor(t, bob);
+    const body = { actor_id: agent.actorId, namespace: "docs", operations: ["object.get"], resource_scope: { refs: [docA] }, expires: "1d" as const };
+    expect(await codeOf(createGrant(t.db, call(bob), body))).toBe("not_found"); // alice's doc, not shared with bob
+  });
+
   it("an account scope must be an account of the grantor's own, in a realm that has accounts", async () => {
     const alice = t.users.alice!;
     const bob = t.users.bob!;
@@ -219,7 +226,7 @@ describe("scopes name objects", () => {
 
 describe("support is read-only at the gate", () => {
   it.each<[string, string, Json]>([
-    ["upsert", "upsert_object", { namespace: "memory", kind: "memory.item", fields: { title: "Support note", body: "x" } }],
+    ["upsert", "upsert_object", { namespace: "memory", kind: "memory.item", fields: { text: "Support note" } }],
     ["host_file", "host_file", { namespace: "docs", name: "s.txt", content_type: "text/plain", content_base64: "eA==" }],
     ["an action that changes data", "object_action", { ref: "__DOC__", action: "reply_comment", payload: { body: "x" } }],
     ["delete", "delete_object", { ref: "__DOC__" }],
@@ -343,5 +350,20 @@ describe("start-up migration of prefix scopes", () => {
     // The migrated grant works on its document, and on nothing that merely starts with it.
     expect(await codeOf(dispatch(call(agent), "get_object", { ref: docA }))).toBe("ok");
     expect(await codeOf(dispatch(call(agent), "get_object", { ref: docB }))).toBe("consent_required");
+  });
+});
+
+describe("upsert fields are checked against the kind before consent is asked", () => {
+  it.each<[string, Json]>([
+    ["an unknown field", { title: "x", bogus: 1 }],
+    ["a read-only field", { title: "x", owner: "eve@example.test" }],
+    ["a wrong type", { title: 42 }],
+    ["a value outside a closed vocabulary", { title: "x", status: "shredded" }],
+  ])("%s → invalid_input naming it, and no consent request", async (_n, fields) => {
+    const agent = await makeActor(t, t.users.alice!);
+    const err = await errorOf(dispatch(call(agent), "upsert_object", { namespace: "docs", ref: docA, kind: "docs.document", fields }));
+    expect(err.code).toBe("invalid_input");
+    expect(JSON.stringify(err.details.issues)).toContain("fields.");
+    expect(await pendingFor(agent.actorId)).toEqual([]);
   });
 });

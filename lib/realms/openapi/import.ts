@@ -175,6 +175,11 @@ function summary(p: Prepared, diff: ImportDiff) {
   };
 }
 
+async function storedBaseUrl(db: Executor, tenantId: string, realmId: string): Promise<string | null> {
+  const [r] = await db.select({ baseUrl: openapiRealms.baseUrl }).from(openapiRealms).where(and(eq(openapiRealms.tenantId, tenantId), eq(openapiRealms.id, realmId)));
+  return r?.baseUrl ?? null;
+}
+
 /**
  * Import (or re-import) a document as a realm. `dry_run` returns the diff and changes nothing, with
  * `affected_grants` — the grants whose operations the import would suspend because their meaning changes (one
@@ -191,7 +196,7 @@ export async function importRealm(db: Db, who: UserContext, body: ImportBody) {
     const head = await realmHead(db, who.tenantId, body.namespace);
     const before = head ? (await operationRecords(db, who.tenantId, head.id)).map((o) => o.card) : [];
     // The grants whose operations this import would suspend (listed, nothing written).
-    const changes = head ? meaningChanges(before, cards, await curations(db, who.tenantId, head.id)) : [];
+    const changes = head ? meaningChanges(before, cards, await curations(db, who.tenantId, head.id), { from: await storedBaseUrl(db, who.tenantId, head.id), to: p.baseUrl }) : [];
     const affected = await grantsAffectedBy(db, who.tenantId, body.namespace, changes);
     return {
       ...summary(p, diffCards(before, cards)),
@@ -215,7 +220,7 @@ export async function importRealm(db: Db, who: UserContext, body: ImportBody) {
     const diff = diffCards(before, cards);
     // An operation whose endpoint moved or whose risk rose is suspended on every grant covering it, in this
     // transaction: what a person approved is not what the agent would now get.
-    const changes = head ? meaningChanges(before, cards, await curations(tx, who.tenantId, head.id)) : [];
+    const changes = head ? meaningChanges(before, cards, await curations(tx, who.tenantId, head.id), { from: await storedBaseUrl(tx, who.tenantId, head.id), to: p.baseUrl }) : [];
     const suspended = await suspendChangedOperations(tx, who, body.namespace, changes);
     const realmId = head?.id ?? newId("oas");
     const version = (head?.version ?? 0) + 1;

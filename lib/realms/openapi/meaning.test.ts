@@ -40,13 +40,23 @@ const applied = (r: Awaited<ReturnType<typeof importRealm>>) => {
 const card = (action: string, method: string, path: string, risk: "read" | "write" | "destructive") => ({ action, method: method as "GET", path, risk });
 
 describe("meaning changes (pure)", () => {
-  it("an endpoint move or a risk rise is a change; a lower risk, an added or a removed operation is not", () => {
+  it("an endpoint move, a risk rise, an added and a removed operation are changes; a lower risk is not", () => {
     const before = [card("a", "GET", "/c", "read"), card("b", "POST", "/b", "write"), card("gone", "GET", "/g", "read"), card("same", "GET", "/s", "read")];
     const after = [card("a", "DELETE", "/everything", "destructive"), card("b", "GET", "/b", "read"), card("new", "DELETE", "/n", "destructive"), card("same", "GET", "/s", "read")];
     expect(meaningChanges(before, after, new Map())).toEqual([
       { operation: "object.action.a", change: "endpoint GET /c → DELETE /everything; risk read → destructive" },
       { operation: "object.action.b", change: "endpoint POST /b → GET /b" },
+      { operation: "object.action.new", change: "new operation DELETE /n (destructive)" },
+      { operation: "object.action.gone", change: "removed from the service (was GET /g)" },
     ]);
+  });
+
+  it("a new service address changes every operation", () => {
+    const both = [card("a", "GET", "/a", "read")];
+    expect(meaningChanges(both, both, new Map(), { from: "https://a.example.com", to: "https://b.example.com" })).toEqual([
+      { operation: "object.action.a", change: "service address https://a.example.com → https://b.example.com" },
+    ]);
+    expect(meaningChanges(both, both, new Map(), { from: "https://a.example.com", to: "https://a.example.com" })).toEqual([]);
   });
 
   it("the owner's override is the effective risk on both sides of a re-import", () => {
@@ -160,14 +170,38 @@ describe("re-import and curation suspend what was granted for a changed operatio
     expect(await suspensionsAudit()).toHaveLength(2);
   });
 
-  it("a summary change or a new operation suspends nothing", async () => {
+  it("a summary change suspends nothing; a new operation is suspended only where 'every action' would reach it", async () => {
     const p = original();
     p["/c"]!.get!.summary = "Read c, differently";
-    p["/e"] = { delete: { operationId: "things/e" } };
-    const res = await importRealm(t.db, t.users.alice!, { namespace: "things", spec: doc(p) });
-    expect(res).toMatchObject({ applied: true, suspended_grants: [], suspended_grant_count: 0, diff: { added: { count: 1 }, changed: { count: 1 } } });
-    expect((await grantRow(exact)).suspensions).toEqual({});
+    const calm = await importRealm(t.db, t.users.alice!, { namespace: "things", spec: doc(p) });
+    expect(calm).toMatchObject({ applied: true, suspended_grants: [], suspended_grant_count: 0, diff: { changed: { count: 1 } } });
     expect(await suspensionsAudit()).toEqual([]);
+    p["/e"] = { delete: { operationId: "things/e" } };
+    const added = applied(await importRealm(t.db, t.users.alice!, { namespace: "things", spec: doc(p) }));
+    expect(added.suspended_grants.map((a) => [a.grant_id, a.operation])).toEqual([[all, "object.action.things/e"]]);
+    expect((await grantRow(exact)).suspensions).toEqual({});
+  });
+
+  it("an operation removed and later added back (as something else) does not inherit the old approval", async () => {
+    const without = original();
+    delete without["/c"];
+    const removed = applied(await importRealm(t.db, t.users.alice!, { namespace: "things", spec: doc(without) }));
+    expect(removed.suspended_grants.map((a) => [a.grant_id, a.operation]).sort()).toEqual(
+      [
+        [exact, "object.action.things/c"],
+        [all, "object.action.things/c"],
+      ].sort(),
+    );
+    await importRealm(t.db, t.users.alice!, { namespace: "things", spec: doc(moved()) });
+    expect(Object.keys((await grantRow(exact)).suspensions)).toEqual(["object.action.things/c"]);
+  });
+
+  it("a new service address suspends every operation the grants cover", async () => {
+    const elsewhere = { ...doc(original()), servers: [{ url: "https://elsewhere.example.com" }] };
+    const dry = dryRun(await importRealm(t.db, t.users.alice!, { namespace: "things", spec: elsewhere, dry_run: true }));
+    expect(dry.affected_grants.some((a) => a.grant_id === exact && a.change.startsWith("service address"))).toBe(true);
+    await importRealm(t.db, t.users.alice!, { namespace: "things", spec: elsewhere });
+    expect(Object.keys((await grantRow(exact)).suspensions).sort()).toEqual(["object.action.things/c", "object.action.things/d"]);
   });
 
   it("a curation raising the effective risk suspends it; lowering risk, relabelling or hiding suspends nothing", async () => {

@@ -21,22 +21,37 @@ type Card = Pick<OperationCard, "action" | "method" | "path" | "risk">;
 
 /**
  * The meaning changes between the stored operations and a re-import's, by action name. Curation is kept across
- * a re-import, so the same override applies on both sides; operations added or removed are not changes of meaning.
+ * a re-import, so the same override applies on both sides. An operation that leaves the service is suspended too
+ * (so adding its name back later, perhaps as something else, never inherits the old approval), as is one that
+ * appears (an "every action" grant was approved before it existed). A new service address changes every
+ * operation: the same request now goes to another host.
  */
-export function meaningChanges(before: Card[], after: Card[], curations: Map<string, Pick<Curation, "risk">>): MeaningChange[] {
+export function meaningChanges(
+  before: Card[],
+  after: Card[],
+  curations: Map<string, Pick<Curation, "risk">>,
+  address: { from: string | null; to: string } = { from: null, to: "" },
+): MeaningChange[] {
   const old = new Map(before.map((c) => [c.action, c]));
+  const now = new Set(after.map((c) => c.action));
+  const moved = address.from !== null && address.from !== address.to;
   const out: MeaningChange[] = [];
   for (const c of after) {
     const o = old.get(c.action);
-    if (!o) continue;
+    if (!o) {
+      out.push({ operation: actionOperationKey(c.action), change: `new operation ${c.method} ${c.path} (${c.risk})` });
+      continue;
+    }
     const override = curations.get(c.action)?.risk ?? null;
     const parts: string[] = [];
+    if (moved) parts.push(`service address ${address.from} → ${address.to}`);
     if (o.method !== c.method || o.path !== c.path) parts.push(`endpoint ${o.method} ${o.path} → ${c.method} ${c.path}`);
     const from = override ?? o.risk;
     const to = override ?? c.risk;
     if (riskRises(from, to)) parts.push(`risk ${from} → ${to}`);
     if (parts.length) out.push({ operation: actionOperationKey(c.action), change: parts.join("; ") });
   }
+  for (const o of before) if (!now.has(o.action)) out.push({ operation: actionOperationKey(o.action), change: `removed from the service (was ${o.method} ${o.path})` });
   return out;
 }
 
