@@ -33,6 +33,41 @@ test.describe("sign-in and personal API keys", () => {
     expect((await after.json()).error.code).toBe("unauthenticated");
   });
 
+  test("signing out ends the session: the old session cookie is refused afterwards", async ({ page, playwright }) => {
+    await signInAs(page, "bob", "/settings/account");
+    const cookies = await page.context().cookies();
+    const session = cookies.find((c) => c.name.includes("session-token"))!;
+    expect(session).toBeTruthy();
+    const replay = await playwright.request.newContext({ baseURL: process.env.E2E_BASE_URL, extraHTTPHeaders: { cookie: `${session.name}=${session.value}` } });
+    expect((await replay.get("/api/v1/me")).status()).toBe(200);
+    await page.getByRole("button", { name: "Sign out", exact: true }).click();
+    await page.waitForURL(/\/signin/);
+    const after = await replay.get("/api/v1/me");
+    expect(after.status()).toBe(401);
+    await replay.dispose();
+  });
+
+  test("sign out of all devices ends every session of the person, on every browser", async ({ browser, playwright }) => {
+    const laptop = await browser.newContext();
+    const phone = await browser.newContext();
+    const [a, b] = [await laptop.newPage(), await phone.newPage()];
+    await signInAs(a, "sam", "/settings/account");
+    await signInAs(b, "sam", "/settings/account");
+    const cookieOf = async (ctx: typeof laptop) => (await ctx.cookies()).find((c) => c.name.includes("session-token"))!;
+    const phoneCookie = await cookieOf(phone);
+    await expectAccessible(a);
+    await screenshot(a, "account");
+    await a.getByRole("button", { name: "Sign out of all devices" }).click();
+    await expect(a.getByText("Signed out of all devices")).toBeVisible();
+    const replay = await playwright.request.newContext({ baseURL: process.env.E2E_BASE_URL, extraHTTPHeaders: { cookie: `${phoneCookie.name}=${phoneCookie.value}` } });
+    expect((await replay.get("/api/v1/me")).status()).toBe(401);
+    await b.goto("/settings/account");
+    await expect(b).toHaveURL(/\/signin/);
+    await replay.dispose();
+    await laptop.close();
+    await phone.close();
+  });
+
   test("a cookie-authenticated write from another site is refused", async ({ page }) => {
     await signInAs(page, "bob");
     const res = await page.request.post("/api/v1/api-keys", { data: { name: "csrf" }, headers: { origin: "https://evil.example" } });

@@ -76,9 +76,12 @@ class MemoryProvider implements OAuthClientProvider {
   verifier = "";
   authorizationUrl?: URL;
   discovery?: OAuthDiscoveryState;
-  constructor(readonly redirectUrl: string) {}
+  constructor(
+    readonly redirectUrl: string,
+    readonly clientName = "E2E OAuth client",
+  ) {}
   get clientMetadata(): OAuthClientMetadata {
-    return { client_name: "E2E OAuth client", redirect_uris: [this.redirectUrl], grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "none" };
+    return { client_name: this.clientName, redirect_uris: [this.redirectUrl], grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "none" };
   }
   clientInformation() {
     return this.info;
@@ -103,6 +106,13 @@ class MemoryProvider implements OAuthClientProvider {
   }
   saveDiscoveryState(s: OAuthDiscoveryState) {
     this.discovery = s;
+  }
+  /** As native clients do: the SDK drops what the server refused (invalid_grant → the tokens) and starts over. */
+  invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery") {
+    if (scope === "all" || scope === "client") this.info = undefined;
+    if (scope === "all" || scope === "tokens") this.saved = undefined;
+    if (scope === "all" || scope === "verifier") this.verifier = "";
+    if (scope === "all" || scope === "discovery") this.discovery = undefined;
   }
   discoveryState() {
     return this.discovery;
@@ -228,10 +238,13 @@ test.describe("MCP gateway with OAuth 2.1", () => {
       const callback = cb.nextCallback();
       await approveInBrowser(page, authUrl, async (p) => {
         await expect(p.getByRole("heading", { name: "Connect E2E OAuth client" })).toBeVisible();
-        await expect(p.getByRole("checkbox", { name: "Search documents and comment threads" })).toBeChecked();
+        // Nothing but discovery is ticked for the person; the default expiry is one day.
+        await expect(p.getByRole("checkbox", { name: "Search documents and comment threads" })).not.toBeChecked();
         await expect(p.getByRole("checkbox", { name: /Reply in a comment thread/ })).not.toBeChecked();
+        await expect(p.getByRole("radio", { name: "1 day" })).toBeChecked();
+        await p.getByRole("checkbox", { name: "Search documents and comment threads" }).check();
+        await p.getByRole("checkbox", { name: /^Read a document, tab/ }).check();
         await p.getByRole("checkbox", { name: /Reply in a comment thread/ }).check();
-        await p.getByRole("radio", { name: "1 day" }).check();
         await expectAccessible(p);
         await screenshot(p, "mcp-consent");
       });
@@ -292,6 +305,8 @@ test.describe("MCP gateway with OAuth 2.1", () => {
         await expect(p.getByText(`is identified by ${cb.origin.replace("http://", "")}/client.json`)).toBeVisible();
         await expect(p.getByText("changes data", { exact: true })).toHaveCount(0);
         await expect(p.getByText("This app asked only to read")).toBeVisible();
+        await p.getByRole("checkbox", { name: "Search documents and comment threads" }).first().check();
+        await p.getByRole("checkbox", { name: /^Read a document, tab/ }).check();
       });
       const back = await callback;
       expect(back.searchParams.get("state")).toBe("e2e-state");
@@ -321,18 +336,70 @@ test.describe("MCP gateway with OAuth 2.1", () => {
       expect(listed).toEqual(expect.arrayContaining(["provider_about", "search_objects", "get_object"]));
       for (const writer of ["upsert_object", "delete_object", "host_file"]) expect(listed).not.toContain(writer);
 
-      const scoped = await rawMcp(t1.access_token, { method: "tools/call", params: { name: "object_action", arguments: { action: "reply_comment", ref: "docs:thread:thr_x", payload: { body: "hi" } } } });
-      expect(scoped.status).toBe(403);
-      expect((await scoped.json()).error.code).toBe("insufficient_scope");
-      expect(scoped.headers.get("www-authenticate")).toContain('error="insufficient_scope"');
-
       const t2 = await (await tokenPost({ grant_type: "refresh_token", refresh_token: t1.refresh_token, client_id: clientId })).json();
       expect(t2.refresh_token).not.toBe(t1.refresh_token);
       expect((await rawMcp(t2.access_token, { method: "tools/list" })).status).toBe(200);
+
+      // A write on a read-only connection: insufficient_scope, and the step-up signal on the next refresh.
+      const scoped = await rawMcp(t2.access_token, { method: "tools/call", params: { name: "object_action", arguments: { action: "reply_comment", ref: "docs:thread:thr_aaaaaaaaaaaaaaaaaaaa", payload: { body: "hi" } } } });
+      expect(scoped.status).toBe(403);
+      expect((await scoped.json()).error.code).toBe("insufficient_scope");
+      expect(scoped.headers.get("www-authenticate")).toContain('error="insufficient_scope"');
+      expect(scoped.headers.get("www-authenticate")).toContain('scope="realms:read realms:write"');
+      const stepUp = await (await tokenPost({ grant_type: "refresh_token", refresh_token: t2.refresh_token, client_id: clientId })).json();
+      expect(stepUp).toMatchObject({ error: "invalid_grant", error_description: expect.stringContaining("step_up_required") });
+      expect((await rawMcp(t2.access_token, { method: "tools/list" })).status).toBe(401);
+
+      // Reuse of a rotated refresh token is still refused.
       const reuse = await tokenPost({ grant_type: "refresh_token", refresh_token: t1.refresh_token, client_id: clientId });
       expect(await reuse.json()).toMatchObject({ error: "invalid_grant" });
-      expect(await (await tokenPost({ grant_type: "refresh_token", refresh_token: t2.refresh_token, client_id: clientId })).json()).toMatchObject({ error: "invalid_grant" });
-      expect((await rawMcp(t2.access_token, { method: "tools/list" })).status).toBe(401);
+    } finally {
+      await cb.close();
+    }
+  });
+
+  test("step-up with the SDK: a read-only connection hits a write, the person approves the write in the browser, and the retry succeeds — one actor", async ({ page, request }) => {
+    const cb = await loopback();
+    try {
+      const provider = new MemoryProvider(cb.redirectUri, "E2E step-up client");
+      await expect(mcpClient({ authProvider: provider })).rejects.toBeInstanceOf(UnauthorizedError);
+      let callback = cb.nextCallback();
+      await approveInBrowser(page, provider.authorizationUrl!, async (p) => {
+        await p.getByRole("checkbox", { name: "Search documents and comment threads" }).check();
+      });
+      await new StreamableHTTPClientTransport(mcpUrl(), { authProvider: provider }).finishAuth((await callback).searchParams.get("code")!);
+      expect(provider.saved?.scope).toBe("realms:read"); // only reads were approved
+
+      const first = await mcpClient({ authProvider: provider });
+      const found = await call(first.client, "search_objects", { namespace: "docs", query: "beta", kind: "docs.comment_thread" });
+      const thread = ((found.structuredContent?.items as { ref: string }[]) ?? [])[0]!.ref;
+      expect(thread).toMatch(/^docs:thread:/);
+      const firstAuthUrl = provider.authorizationUrl!.href;
+      // The write needs realms:write: the SDK refreshes (invalid_grant: the step-up signal), drops its tokens and
+      // starts a new authorization asking for the scope the server named.
+      await expect(call(first.client, "object_action", { ref: thread, action: "reply_comment", payload: { body: "Stepped up." } })).rejects.toBeInstanceOf(UnauthorizedError);
+      expect(provider.authorizationUrl!.href).not.toBe(firstAuthUrl);
+      expect(provider.authorizationUrl!.searchParams.get("scope")).toBe("realms:read realms:write");
+      await first.client.close().catch(() => {});
+
+      callback = cb.nextCallback();
+      await page.goto(`${provider.authorizationUrl!.pathname}${provider.authorizationUrl!.search}`);
+      await expect(page.getByText("You connected E2E step-up client before")).toBeVisible();
+      await expect(page.getByText("(already approved)").first()).toBeVisible();
+      await page.getByRole("checkbox", { name: /Reply in a comment thread/ }).check();
+      await expectAccessible(page);
+      await screenshot(page, "mcp-step-up");
+      await page.getByRole("button", { name: "Approve" }).click();
+      await new StreamableHTTPClientTransport(mcpUrl(), { authProvider: provider }).finishAuth((await callback).searchParams.get("code")!);
+      expect(provider.saved?.scope).toBe("realms:read realms:write");
+
+      const second = await mcpClient({ authProvider: provider });
+      const replied = await call(second.client, "object_action", { ref: thread, action: "reply_comment", payload: { body: "Stepped up." } });
+      expect(replied.isError, JSON.stringify(replied)).toBeFalsy();
+      await second.client.close().catch(() => {});
+
+      const actors = (await (await request.get("/api/v1/actors", { headers: aliceKey() })).json()).actors as { kind: string; name: string; revoked_at: string | null }[];
+      expect(actors.filter((a) => a.kind === "mcp_client" && a.name === "E2E step-up client" && !a.revoked_at)).toHaveLength(1);
     } finally {
       await cb.close();
     }

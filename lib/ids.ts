@@ -2,7 +2,7 @@
 import { randomBytes } from "node:crypto";
 
 export const idPrefixes = [
-  "tnt", "usr", "mbr", "key", "act", "tok", "grt", "ccr", "acc", "evt", "req", "mem", "doc", "tab", "thr", "cmt", "brd", "col", "crd", "fil", "idm", "imp", "oas", "cli", "cod", "rft", "cfl",
+  "tnt", "usr", "mbr", "key", "act", "tok", "grt", "ccr", "acc", "evt", "req", "mem", "doc", "tab", "thr", "cmt", "brd", "col", "crd", "fil", "idm", "imp", "oas", "cli", "cod", "rft", "cfl", "ses",
 ] as const;
 export type IdPrefix = (typeof idPrefixes)[number];
 

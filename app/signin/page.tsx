@@ -22,6 +22,7 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
   if (await optionalPageUser()) redirect(returnTo);
   const methods = signInMethods();
   const error = typeof sp.error === "string" ? (errorText[sp.error] ?? "Sign-in failed. Please try again.") : null;
+  const signedOutEverywhere = sp.notice === "signed_out_everywhere";
 
   async function oidc() {
     "use server";
@@ -44,6 +45,11 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
       <h1 className="mb-6 text-2xl font-semibold tracking-tight">Sign in to Realmgate</h1>
       <div className="space-y-4">
         {error ? <Alert tone="error" title="Could not sign you in">{error}</Alert> : null}
+        {signedOutEverywhere ? (
+          <Alert tone="success" title="Signed out of all devices">
+            Every session of yours has ended, on every browser. Sign in again here.
+          </Alert>
+        ) : null}
         {methods.oidc ? (
           <Card>
             <form action={oidc}>

@@ -74,6 +74,11 @@ export const mcpRefreshTokens = pgTable(
     scope: text("scope").notNull(),
     expiresAt: timestampCol("expires_at").notNull(),
     rotatedAt: timestampCol("rotated_at"),
+    /**
+     * Set on every live token of the family when a call needed a scope the connection lacks: the next refresh
+     * answers invalid_grant (the step-up signal), so the client authorizes again asking for this scope.
+     */
+    stepUpScope: text("step_up_scope"),
     revokedAt: timestampCol("revoked_at"),
     revokeReason: text("revoke_reason"),
     createdAt: createdAt(),

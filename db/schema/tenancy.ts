@@ -1,6 +1,6 @@
 // Tenants, users, memberships, sign-in identities and personal API keys.
 import { sql } from "drizzle-orm";
-import { check, index, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { check, index, integer, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { createdAt, idColumn, timestampCol } from "./columns";
 
 export const roles = ["owner", "member", "support"] as const;
@@ -22,6 +22,8 @@ export const users = pgTable(
     name: text("name").notNull(),
     /** scrypt hash; only for the development sign-in (demo users). */
     passwordHash: text("password_hash"),
+    /** Bumped by "sign out of all devices": every session signed in under an older version ends. */
+    sessionVersion: integer("session_version").notNull().default(1),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex("users_email_lower").on(sql`lower(${t.email})`)],
@@ -74,3 +76,18 @@ export const apiKeys = pgTable(
   (t) => [index("api_keys_user").on(t.tenantId, t.userId)],
 );
 export type ApiKey = typeof apiKeys.$inferSelect;
+
+/**
+ * Sessions that ended at sign-out before their JWT expired: a denylist keyed by the session id the JWT carries,
+ * checked on every request. Rows are useless after `expires_at` (the JWT's own expiry) and are pruned then.
+ */
+export const endedSessions = pgTable(
+  "ended_sessions",
+  {
+    sessionId: text("session_id").primaryKey(),
+    userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    expiresAt: timestampCol("expires_at").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("ended_sessions_expiry").on(t.expiresAt)],
+);

@@ -27,6 +27,7 @@ export const auditEventNames = [
   "url.redeemed",
   "api_key.created",
   "api_key.revoked",
+  "sessions.ended",
   "account.connected",
   "account.upgraded",
   "account.reconnected",

@@ -8,6 +8,7 @@ import type { Provider } from "next-auth/providers";
 import { getDb } from "@/db/client";
 import { userForDevSignIn, userForOidcSignIn } from "@/lib/authz/users";
 import { env } from "@/lib/env";
+import { endSession, newSessionId, SESSION_MAX_AGE_SECONDS, sessionIsLive, sessionVersionOf } from "./sessions";
 
 export const OIDC_PROVIDER_ID = "oidc";
 export const DEV_PROVIDER_ID = "dev";
@@ -58,7 +59,7 @@ function config(): NextAuthConfig {
   return {
     secret: cfg.AUTH_SECRET,
     trustHost: true,
-    session: { strategy: "jwt", maxAge: 12 * 60 * 60 },
+    session: { strategy: "jwt", maxAge: SESSION_MAX_AGE_SECONDS },
     pages: { signIn: "/signin", error: "/signin" },
     providers: providers(),
     callbacks: {
@@ -74,11 +75,28 @@ function config(): NextAuthConfig {
         } else if (account?.provider === DEV_PROVIDER_ID && user?.id) {
           token.uid = user.id;
         }
+        // A fresh sign-in: a session id of its own, under the user's current session version.
+        if (account && typeof token.uid === "string") {
+          token.sid = newSessionId();
+          token.sv = await sessionVersionOf(await getDb(), token.uid);
+        }
         return token;
       },
-      session({ session, token }) {
-        if (typeof token.uid === "string") (session.user as { id?: string }).id = token.uid;
+      async session({ session, token }) {
+        // Checked on every request: a session ended by sign-out (here or on another device) carries no user.
+        if (typeof token.uid === "string" && (await sessionIsLive(await getDb(), { userId: token.uid, sessionId: token.sid, version: token.sv }))) {
+          (session.user as { id?: string }).id = token.uid;
+        }
         return session;
+      },
+    },
+    events: {
+      async signOut(message) {
+        const token = "token" in message ? message.token : null;
+        if (token && typeof token.uid === "string") {
+          const exp = typeof token.exp === "number" ? new Date(token.exp * 1000) : new Date(Date.now() + SESSION_MAX_AGE_SECONDS * 1000);
+          await endSession(await getDb(), { userId: token.uid, sessionId: token.sid, expiresAt: exp });
+        }
       },
     },
   };

@@ -15,7 +15,7 @@ import { findRealm } from "@/lib/realms/registry";
 import { isToolName } from "@/lib/tools/dispatch";
 import { toolOperation } from "@/lib/tools/schemas";
 import { MCP_MAX_BODY_BYTES, MCP_REQUEST_TIMEOUT_MS, protectedResourceMetadataUrl, rateLimits, SCOPE_READ, SCOPE_WRITE, scopesSupported } from "./config";
-import { actorForAccessToken } from "./oauth";
+import { actorForAccessToken, requestStepUp } from "./oauth";
 import { callerBucket, enforceRateLimit } from "@/lib/http/rate-limit";
 import { mcpServerFor } from "./server";
 import { looksLikeJwt, TokenRejected } from "./tokens";
@@ -100,6 +100,10 @@ async function assertScopes(db: Executor, caller: McpCaller, messages: JsonRpcRe
     const needed = await scopeForCall(db, caller.auth.tenantId, m.params?.name, m.params?.arguments);
     if (needed && !caller.scopes.includes(needed)) {
       const description = `This connection was approved for ${caller.scopes.join(" ") || "no scope"}; ${String(m.params?.name)} needs ${needed}.`;
+      // Step-up: the connection's next refresh answers invalid_grant, so the client authorizes again for this scope.
+      if (caller.auth.kind === "actor" && caller.auth.via === "mcp_oauth") {
+        await requestStepUp(db, caller.auth.tenantId, caller.auth.credentialId, [...new Set([...caller.scopes, needed])].join(" "));
+      }
       throw new AppError("insufficient_scope", description, {
         headers: {
           "WWW-Authenticate": `Bearer error="insufficient_scope", scope="${[...new Set([...caller.scopes, needed])].join(" ")}", resource_metadata="${protectedResourceMetadataUrl()}", error_description="${quoted(description)}"`,

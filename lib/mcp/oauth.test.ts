@@ -7,7 +7,7 @@ import { revokeActor } from "@/lib/authz/actors";
 import { registerClient } from "./clients";
 import { mcpResourceUrl, oauthIssuer } from "./config";
 import { OAuthProtocolError } from "./errors";
-import { actorForAccessToken, checkAuthorizationRequest, consentOffer, decideAuthorization, exchangeCode, refresh, revokeToken, tokenRequest } from "./oauth";
+import { actorForAccessToken, checkAuthorizationRequest, consentOffer, decideAuthorization, exchangeCode, refresh, requestStepUp, revokeToken, tokenRequest } from "./oauth";
 import { hashToken, s256, type ConsentRequest } from "./tokens";
 
 let t: TestTenant;
@@ -101,10 +101,11 @@ describe("authorization requests", () => {
     expect(u.searchParams.get("iss")).toBe(oauthIssuer());
   });
 
-  it("offer only reads when the client asked for realms:read, and check reads by default", async () => {
+  it("offer only reads when the client asked for realms:read, and tick nothing but discovery", async () => {
     const readOnly = await consentOffer(t.db, t.users.alice!, ["realms:read"]);
     const docs = readOnly.realms.find((r) => r.namespace === "docs")!;
-    expect(docs.operations.every((o) => o.risk === "read" && o.checked)).toBe(true);
+    expect(docs.operations.every((o) => o.risk === "read")).toBe(true);
+    expect(docs.operations.filter((o) => o.checked).map((o) => o.key).sort()).toEqual(["object.schema", "provider.about"]);
     expect(docs.operations.map((o) => o.label)).toContain("Search documents and comment threads");
     const both = await consentOffer(t.db, t.users.alice!, ["realms:read", "realms:write"]);
     const reply = both.realms.find((r) => r.namespace === "docs")!.operations.find((o) => o.key === "object.action.reply_comment")!;
@@ -131,7 +132,8 @@ describe("consent", () => {
     await expect(decideAuthorization(t.db, t.users.alice!, req, { decision: "approve", operations: ["docs object.action.reply_comment"], expires: "1h" })).rejects.toMatchObject({
       code: "invalid_input",
     });
-    expect(await decideAuthorization(t.db, t.users.alice!, req, { decision: "approve", operations: [], expires: "1h" })).toEqual({ retry: expect.stringContaining("notice=empty") });
+    // Nothing chosen and nothing held before (bob never connected this app): asked again.
+    expect(await decideAuthorization(t.db, t.users.bob!, req, { decision: "approve", operations: [], expires: "1h" })).toEqual({ retry: expect.stringContaining("notice=empty") });
   });
 
   it("denying sends access_denied back and creates nothing", async () => {
@@ -157,14 +159,30 @@ describe("code exchange", () => {
     expect(tokens.scope).toBe("realms:read realms:write");
   });
 
-  it("refuses a wrong verifier, another client, another redirect URI; a used code is invalid_grant and revokes what it produced", async () => {
+  it("refuses a wrong verifier, another client, another redirect URI — and any failed attempt burns the code", async () => {
+    const freshCode = async (v: string) => {
+      const req = await consentRequest({}, v);
+      const outcome = (await decideAuthorization(t.db, t.users.alice!, req, { decision: "approve", operations: ["docs object.get"], expires: "1h" })) as { redirect: string };
+      return new URL(outcome.redirect).searchParams.get("code")!;
+    };
+    for (const wrong of [
+      (code: string) => ({ code, clientId, redirectUri, codeVerifier: verifier() }),
+      (code: string) => ({ code, clientId: "cli_other", redirectUri }),
+      (code: string) => ({ code, clientId, redirectUri: "http://127.0.0.1:43111/other" }),
+    ]) {
+      const v = verifier();
+      const code = await freshCode(v);
+      expect(await grantOf(exchangeCode(t.db, { codeVerifier: v, ...wrong(code) }))).toBe("invalid_grant");
+      // The correct exchange afterwards is refused too: the code was single-use, whatever happened.
+      expect(await grantOf(exchangeCode(t.db, { code, clientId, redirectUri, codeVerifier: v }))).toBe("invalid_grant");
+    }
+  });
+
+  it("a used code is invalid_grant and revokes what it produced", async () => {
     const v = verifier();
     const req = await consentRequest({}, v);
     const outcome = (await decideAuthorization(t.db, t.users.alice!, req, { decision: "approve", operations: ["docs object.get"], expires: "1h" })) as { redirect: string };
     const code = new URL(outcome.redirect).searchParams.get("code")!;
-    expect(await grantOf(exchangeCode(t.db, { code, clientId, redirectUri, codeVerifier: verifier() }))).toBe("invalid_grant");
-    expect(await grantOf(exchangeCode(t.db, { code, clientId: "cli_other", redirectUri, codeVerifier: v }))).toBe("invalid_grant");
-    expect(await grantOf(exchangeCode(t.db, { code, clientId, redirectUri: "http://127.0.0.1:43111/other", codeVerifier: v }))).toBe("invalid_grant");
     const tokens = await exchangeCode(t.db, { code, clientId, redirectUri, codeVerifier: v });
     expect(await actorForAccessToken(t.db, tokens.access_token, "r")).not.toBeNull();
     const again = await exchangeCode(t.db, { code, clientId, redirectUri, codeVerifier: v }).catch((e: OAuthProtocolError) => e);
@@ -261,5 +279,49 @@ describe("revocation", () => {
     expect(await actorForAccessToken(t.db, tokens.access_token, "r")).toBeNull();
     const rows = await t.db.select().from(mcpRefreshTokens).where(eq(mcpRefreshTokens.actorId, (await t.db.select().from(actors).where(eq(actors.tenantId, t.tenantId)).orderBy(actors.createdAt)).at(-1)!.id));
     expect(rows.every((r) => r.revokedAt !== null)).toBe(true);
+  });
+});
+
+describe("step-up and re-authorization", () => {
+  it("after insufficient_scope, a refresh answers invalid_grant and ends the family; re-authorizing extends the same actor", async () => {
+    const tt = await makeTenant();
+    const cid = (await registerClient(tt.db, { redirect_uris: [redirectUri], client_name: "Step-up app" })).client_id;
+    const authorize = async (scope: string, ops: string[]) => {
+      const v = verifier();
+      const p = { ...params({ scope }, v), client_id: cid };
+      const check = await checkAuthorizationRequest(tt.db, p, new URLSearchParams(p).toString());
+      if (!check.ok) throw new Error("bad request");
+      const outcome = (await decideAuthorization(tt.db, tt.users.alice!, check.request, { decision: "approve", operations: ops, expires: "1d" })) as { redirect: string };
+      return exchangeCode(tt.db, { code: new URL(outcome.redirect).searchParams.get("code")!, clientId: cid, redirectUri, codeVerifier: v });
+    };
+    const first = await authorize("realms:read", ["docs provider.about", "docs object.get"]);
+    expect(first.scope).toBe("realms:read");
+    const caller = (await actorForAccessToken(tt.db, first.access_token, "r"))!;
+    await requestStepUp(tt.db, tt.tenantId, caller.auth.credentialId, "realms:read realms:write");
+    const refused = await refresh(tt.db, { refreshToken: first.refresh_token, clientId: cid }).catch((e: OAuthProtocolError) => e);
+    expect(refused).toMatchObject({ error: "invalid_grant", description: expect.stringContaining("step_up_required") });
+    expect(await actorForAccessToken(tt.db, first.access_token, "r")).toBeNull(); // the family ended
+
+    // The consent page shows what is already approved and asks only for the rest.
+    const offer = await consentOffer(tt.db, tt.users.alice!, ["realms:read", "realms:write"], cid);
+    const docs = offer.realms.find((r) => r.namespace === "docs")!;
+    expect(offer.existingActorId).toBe(caller.auth.actorId);
+    expect(docs.operations.filter((o) => o.approved).map((o) => o.key).sort()).toEqual(["object.get", "provider.about"]);
+    expect(docs.operations.find((o) => o.key === "object.action.reply_comment")).toMatchObject({ approved: false, checked: false });
+
+    const second = await authorize("realms:read realms:write", ["docs object.action.reply_comment"]);
+    expect(second.scope).toBe("realms:read realms:write");
+    const again = (await actorForAccessToken(tt.db, second.access_token, "r"))!;
+    expect(again.auth.actorId).toBe(caller.auth.actorId);
+    const mine = await tt.db.select().from(actors).where(and(eq(actors.tenantId, tt.tenantId), eq(actors.clientId, cid)));
+    expect(mine).toHaveLength(1);
+    const gs = await tt.db.select().from(grants).where(eq(grants.actorId, caller.auth.actorId));
+    expect(gs.flatMap((g) => g.operations).sort()).toEqual(["object.action.reply_comment", "object.get", "provider.about"]);
+  });
+
+  it("an operation the owner marked for explicit approval is never pre-ticked", async () => {
+    const offer = await consentOffer(t.db, t.users.alice!, ["realms:read", "realms:write"]);
+    for (const r of offer.realms) for (const o of r.operations) if (o.exactOnly) expect(o.checked).toBe(false);
+    expect(offer.realms.flatMap((r) => r.operations).filter((o) => o.checked).every((o) => o.key === "provider.about" || o.key === "object.schema")).toBe(true);
   });
 });

@@ -134,23 +134,69 @@ export async function checkAuthorizationRequest(db: Executor, params: AuthorizeP
 
 // --- consent ---------------------------------------------------------------------------------------
 
-export type OfferedOperation = { key: OperationKey; label: string; risk: Risk; checked: boolean };
+export type OfferedOperation = {
+  key: OperationKey;
+  label: string;
+  risk: Risk;
+  /** Ticked by default: only the realm's describing operations (what it is, what it offers). */
+  checked: boolean;
+  /** Already granted to this app for this person: shown, not asked again. */
+  approved: boolean;
+  /** The owner requires an exact grant for it: never pre-ticked. */
+  exactOnly: boolean;
+};
 export type ConsentOffer = {
   realms: { namespace: string; title: string; purpose: string; operations: OfferedOperation[] }[];
   /** Operations the person's workspace or own choices keep from agents: not offered. */
   unavailable: number;
   /** Write and destructive operations are offered only when the client asked for `realms:write`. */
   writeOffered: boolean;
+  /** This person already connected this app: its actor is extended, not duplicated. */
+  existingActorId: string | null;
+  /** How many operations it already holds. */
+  approvedCount: number;
 };
 
-/** What the person may approve: the operations their agents may effectively use, reads checked by default. */
-export async function consentOffer(db: Executor, who: Pick<UserContext, "tenantId" | "userId">, scopes: string[]): Promise<ConsentOffer> {
+/** Describing a realm is what an app needs first; nothing else is ticked for the person. */
+const DISCOVERY = new Set<string>(["provider.about", "object.schema"]);
+
+/** The live mcp_client actor this person made for this client, if any: a new authorization extends it. */
+export async function existingClientActor(db: Executor, tenantId: string, grantorId: string, clientId: string) {
+  const [row] = await db
+    .select()
+    .from(actors)
+    .where(and(eq(actors.tenantId, tenantId), eq(actors.grantorId, grantorId), eq(actors.kind, "mcp_client"), eq(actors.clientId, clientId), isNull(actors.revokedAt)))
+    .orderBy(sql`${actors.createdAt} desc`)
+    .limit(1);
+  return row ?? null;
+}
+
+/** `namespace operation` pairs an actor holds through live grants (suspended operations excepted). */
+async function approvedPairs(db: Executor, tenantId: string, actorId: string, now = new Date()): Promise<Set<string>> {
+  const rows = await db.select().from(grants).where(and(eq(grants.tenantId, tenantId), eq(grants.actorId, actorId), isNull(grants.revokedAt)));
+  const out = new Set<string>();
+  for (const g of rows) {
+    if (g.expiresAt && g.expiresAt.getTime() <= now.getTime()) continue;
+    for (const op of g.operations) if (!Object.hasOwn(g.suspensions ?? {}, op)) out.add(`${g.namespace} ${op}`);
+    if (g.allActions) out.add(`${g.namespace} object.action.*`);
+  }
+  return out;
+}
+
+/**
+ * What the person may approve: the operations their agents may effectively use. Only discovery is ticked; what
+ * this app already holds (from an earlier authorization by this person) is shown as approved.
+ */
+export async function consentOffer(db: Executor, who: Pick<UserContext, "tenantId" | "userId">, scopes: string[], clientId?: string): Promise<ConsentOffer> {
   const writeOffered = scopes.includes(SCOPE_WRITE);
   const readOffered = scopes.includes(SCOPE_READ);
-  const out: ConsentOffer = { realms: [], unavailable: 0, writeOffered };
+  const existing = clientId ? await existingClientActor(db, who.tenantId, who.userId, clientId) : null;
+  const approved = existing ? await approvedPairs(db, who.tenantId, existing.id) : new Set<string>();
+  const out: ConsentOffer = { realms: [], unavailable: 0, writeOffered, existingActorId: existing?.id ?? null, approvedCount: 0 };
   for (const realm of await listRealms(db, who.tenantId)) {
     const m = realm.manifest;
     const states = await operationStates(db, who.tenantId, who.userId, m.namespace);
+    const exact = new Set(m.actions.filter((a) => a.approval_required).map((a) => `object.action.${a.name}`));
     const operations: OfferedOperation[] = [];
     for (const s of states) {
       const risk = riskOf(m, s.operation);
@@ -158,8 +204,18 @@ export async function consentOffer(db: Executor, who: Pick<UserContext, "tenantI
         out.unavailable++;
         continue;
       }
-      if (risk === "read" ? !readOffered : !writeOffered) continue;
-      operations.push({ key: s.operation, label: m.service_card.operation_labels[s.operation] ?? s.operation, risk, checked: risk === "read" });
+      const isApproved = approved.has(`${m.namespace} ${s.operation}`) || (s.operation.startsWith("object.action.") && !exact.has(s.operation) && approved.has(`${m.namespace} object.action.*`));
+      if (!isApproved && (risk === "read" ? !readOffered : !writeOffered)) continue;
+      if (isApproved) out.approvedCount++;
+      const exactOnly = exact.has(s.operation);
+      operations.push({
+        key: s.operation,
+        label: m.service_card.operation_labels[s.operation] ?? s.operation,
+        risk,
+        checked: !isApproved && !exactOnly && DISCOVERY.has(s.operation),
+        approved: isApproved,
+        exactOnly,
+      });
     }
     if (operations.length) out.realms.push({ namespace: m.namespace, title: m.service_card.title, purpose: m.service_card.purpose, operations });
   }
@@ -169,7 +225,7 @@ export async function consentOffer(db: Executor, who: Pick<UserContext, "tenantI
 export const consentForm = z.object({
   request: z.string().min(1).max(20_000),
   decision: z.enum(["approve", "deny"]),
-  expires: z.enum(expiryChoices).default("30d"),
+  expires: z.enum(expiryChoices).default("1d"),
   op: z.array(z.string().min(3).max(300)).max(2000).default([]),
 });
 
@@ -217,30 +273,43 @@ export async function decideAuthorization(
   }
   if (who.role === "support") throw new AppError("forbidden", "Support accounts review agents; they cannot connect them.");
 
-  const offer = await consentOffer(db, who, req.scopes);
-  const offered = new Map<string, Risk>(offer.realms.flatMap((r) => r.operations.map((o) => [`${r.namespace} ${o.key}`, o.risk] as const)));
+  const offer = await consentOffer(db, who, req.scopes, req.client_id);
+  const offered = new Map<string, OfferedOperation>(offer.realms.flatMap((r) => r.operations.map((o) => [`${r.namespace} ${o.key}`, o] as const)));
   const chosen = new Map<string, OperationKey[]>();
   const risks = new Set<Risk>();
+  for (const o of offered.values()) if (o.approved) risks.add(o.risk);
   for (const pick of new Set(input.operations)) {
-    const risk = offered.get(pick);
-    if (!risk) throw new AppError("invalid_input", `"${pick.slice(0, 100)}" is not an operation you can approve here.`, { details: { operation: pick.slice(0, 300) } });
+    const o = offered.get(pick);
+    if (!o) throw new AppError("invalid_input", `"${pick.slice(0, 100)}" is not an operation you can approve here.`, { details: { operation: pick.slice(0, 300) } });
+    risks.add(o.risk);
+    if (o.approved) continue; // already held: nothing to add
     const [ns, op] = pick.split(" ") as [string, OperationKey];
     chosen.set(ns, [...(chosen.get(ns) ?? []), op]);
-    risks.add(risk);
   }
-  if (chosen.size === 0) return { retry: `/oauth/authorize?${req.query}${req.query ? "&" : ""}notice=empty` };
+  if (chosen.size === 0 && offer.approvedCount === 0) return { retry: `/oauth/authorize?${req.query}${req.query ? "&" : ""}notice=empty` };
 
-  const scopes = [...(risks.has("read") ? [SCOPE_READ] : []), ...(risks.has("write") || risks.has("destructive") ? [SCOPE_WRITE] : [])];
+  // The token's scope follows what the app may do now — what it held plus what was just approved — within what it asked.
+  const scopes = [
+    ...(risks.has("read") && req.scopes.includes(SCOPE_READ) ? [SCOPE_READ] : []),
+    ...((risks.has("write") || risks.has("destructive")) && req.scopes.includes(SCOPE_WRITE) ? [SCOPE_WRITE] : []),
+  ];
+  if (scopes.length === 0) scopes.push(...req.scopes.filter((s) => s === SCOPE_READ));
   const expiresAt = expiresAtFor(input.expires, now);
   const code = newOpaqueToken("rgc");
   await db.transaction(async (tx) => {
-    // The actor, its grants and the code commit together: no half-approved client is left behind.
-    const { actor } = await createActor(
-      tx,
-      who,
-      { name: req.client_name.slice(0, 80), kind: "mcp_client", issue_token: false, token_expires_in_days: null },
-      { clientId: req.client_id },
-    );
+    // The actor, its grants and the code commit together: no half-approved client is left behind. The same app
+    // authorized again by the same person extends its actor (its earlier grants stay), never a second one.
+    const existing = offer.existingActorId ? await existingClientActor(tx, who.tenantId, who.userId, req.client_id) : null;
+    const actor =
+      existing ??
+      (
+        await createActor(
+          tx,
+          who,
+          { name: req.client_name.slice(0, 80), kind: "mcp_client", issue_token: false, token_expires_in_days: null },
+          { clientId: req.client_id },
+        )
+      ).actor;
     const grantIds: string[] = [];
     for (const [namespace, operations] of chosen) {
       const g = await createGrantTx(tx, who, { actorId: actor.id, namespace, operations, resourceScope: null, expiresAt });
@@ -269,7 +338,7 @@ export async function decideAuthorization(
       requestId: who.requestId,
       outcome: "ok",
       subjectId: actor.id,
-      details: { client_id: req.client_id, client_name: req.client_name, grants: grantIds, scope: scopes.join(" "), expires_at: expiresAt?.toISOString() ?? null },
+      details: { client_id: req.client_id, client_name: req.client_name, grants: grantIds, scope: scopes.join(" "), expires_at: expiresAt?.toISOString() ?? null, extended: existing !== null },
     });
   });
   return { redirect: back({ code }) };
@@ -329,12 +398,14 @@ export async function exchangeCode(db: Db, p: { code: string; clientId: string; 
         if (row.familyId) await revokeFamily(tx, row.tenantId, row.familyId, "authorization code reused", now);
         return invalidGrant("The authorization code was already used.");
       }
+      // Single use whatever happens: this attempt burns the code, and the refusals below commit with it.
+      const familyId = newId("rft");
+      await tx.update(mcpAuthorizationCodes).set({ usedAt: now }).where(eq(mcpAuthorizationCodes.id, row.id));
       if (row.expiresAt.getTime() <= now.getTime()) return invalidGrant("The authorization code has expired.");
       if (row.clientId !== p.clientId) return invalidGrant("The authorization code was issued to another client.");
       if (row.redirectUri !== p.redirectUri) return invalidGrant("redirect_uri does not match the authorization request.");
       if (!verifyPkce(p.codeVerifier, row.codeChallenge)) return invalidGrant("The PKCE code_verifier does not match the code_challenge.");
-      const familyId = newId("rft");
-      await tx.update(mcpAuthorizationCodes).set({ usedAt: now, familyId }).where(eq(mcpAuthorizationCodes.id, row.id));
+      await tx.update(mcpAuthorizationCodes).set({ familyId }).where(eq(mcpAuthorizationCodes.id, row.id));
       const refreshExpiresAt = await refreshExpiry(tx, row.tenantId, row.actorId, now);
       if (!refreshExpiresAt || !(await liveActor(tx, row.tenantId, row.actorId, row.clientId))) return invalidGrant("The approval behind this code was revoked or has expired.");
       const tokens = await issueTokens(tx, { tenantId: row.tenantId, actorId: row.actorId, clientId: row.clientId, familyId, scope: row.scope, resource: row.resource, refreshExpiresAt }, now);
@@ -364,6 +435,12 @@ export async function refresh(db: Db, p: { refreshToken: string; clientId: strin
       }
       if (row.expiresAt.getTime() <= now.getTime()) return invalidGrant("The refresh token has expired.");
       if (row.clientId !== p.clientId) return invalidGrant("The refresh token was issued to another client.");
+      if (row.stepUpScope) {
+        // The step-up signal: a call needed more than this connection holds. Refreshing would only renew what is
+        // too little, so the family ends and the client authorizes again with the scope it was told.
+        await revokeFamily(tx, row.tenantId, row.familyId, "step-up: authorize again", now);
+        return invalidGrant(`step_up_required: this connection needs scope "${row.stepUpScope}"; start a new authorization asking for it.`);
+      }
       let scope = row.scope;
       if (p.scope !== undefined) {
         const had = new Set(row.scope.split(" "));
@@ -430,6 +507,17 @@ export async function revokeFamily(tx: Executor, tenantId: string, familyId: str
   if (revoked.length) {
     await recordAudit(tx, { tenantId, event: "oauth.tokens_revoked", principal: { type: "system" }, outcome: "ok", subjectId: familyId, reason, details: { refresh_tokens: revoked.length } });
   }
+}
+
+/**
+ * A call on this connection needed `scope`, which it lacks: mark the family so its next refresh answers
+ * invalid_grant — the signal for the client to discard its tokens and authorize again with that scope.
+ */
+export async function requestStepUp(db: Executor, tenantId: string, familyId: string, scope: string): Promise<void> {
+  await db
+    .update(mcpRefreshTokens)
+    .set({ stepUpScope: scope.slice(0, 200) })
+    .where(and(eq(mcpRefreshTokens.tenantId, tenantId), eq(mcpRefreshTokens.familyId, familyId), isNull(mcpRefreshTokens.revokedAt)));
 }
 
 /** RFC 7009: revoke the family of a refresh or access token. Unknown tokens are not an error. */

@@ -65,7 +65,7 @@ export default async function AuthorizePage({ searchParams }: { searchParams: Pr
   }
   const { request, client } = check;
   if (user.role === "support") return <Problem title="Support accounts cannot connect apps" message={notices.forbidden!} />;
-  const offer = await consentOffer(db, user, request.scopes);
+  const offer = await consentOffer(db, user, request.scopes, request.client_id);
   const signed = await signConsentRequest(request, user.userId);
   const redirectHost = new URL(request.redirect_uri).host || request.redirect_uri.split(":")[0];
 
@@ -77,6 +77,12 @@ export default async function AuthorizePage({ searchParams }: { searchParams: Pr
       />
       <div className="flex max-w-3xl flex-col gap-4">
         {notice ? <Alert tone="error">{notice}</Alert> : null}
+        {offer.existingActorId ? (
+          <Alert tone="info" title={`You connected ${client.name} before`}>
+            It keeps the {offer.approvedCount} operation{offer.approvedCount === 1 ? "" : "s"} you already approved (marked below); tick only what you want to add. The
+            connection stays one agent on your Agents page.
+          </Alert>
+        ) : null}
         <Card>
           <h2 className="text-base font-semibold">Who is asking</h2>
           <p className="mt-2 text-sm text-slate-700">
@@ -103,10 +109,16 @@ export default async function AuthorizePage({ searchParams }: { searchParams: Pr
                     {r.operations.map((o) => (
                       <li key={o.key}>
                         <label className="flex items-start gap-2 text-sm">
-                          <input type="checkbox" name="op" value={`${r.namespace} ${o.key}`} defaultChecked={o.checked} className="mt-1 h-4 w-4" />
+                          {o.approved ? (
+                            <input type="checkbox" checked disabled readOnly className="mt-1 h-4 w-4" />
+                          ) : (
+                            <input type="checkbox" name="op" value={`${r.namespace} ${o.key}`} defaultChecked={o.checked} className="mt-1 h-4 w-4" />
+                          )}
                           <span>
                             {o.label}
                             {o.risk === "read" ? null : <span className="ml-2 rounded bg-amber-100 px-1.5 py-0.5 text-xs text-amber-900">{o.risk === "destructive" ? "deletes data" : "changes data"}</span>}
+                            {o.approved ? <span className="ml-2 text-xs text-slate-600">(already approved)</span> : null}
+                            {o.exactOnly && !o.approved ? <span className="ml-2 text-xs text-slate-600">(your workspace asks you to approve this one explicitly)</span> : null}
                           </span>
                         </label>
                       </li>
@@ -126,7 +138,7 @@ export default async function AuthorizePage({ searchParams }: { searchParams: Pr
               <div className="mt-2 flex flex-wrap gap-4">
                 {expiryChoices.map((e) => (
                   <label key={e} className="flex items-center gap-2 text-sm">
-                    <input type="radio" name="expires" value={e} defaultChecked={e === "30d"} className="h-4 w-4" />
+                    <input type="radio" name="expires" value={e} defaultChecked={e === "1d"} className="h-4 w-4" />
                     {expiryLabels[e]}
                   </label>
                 ))}
