@@ -1,4 +1,4 @@
-// The one error type of Realmgate and its wire shape (DESIGN.md §5).
+// The one error type of Realmgate and its wire shape (documented in docs/errors.md).
 import { z } from "zod";
 
 export const errorCodes = {

@@ -1,4 +1,4 @@
-// Prefixed, random identifiers: `usr_…`, `tnt_…`, `key_…` (STYLE.md §10).
+// Prefixed, random identifiers: `usr_…`, `tnt_…`, `key_…` — a closed list, so every kind of id is known here.
 import { randomBytes } from "node:crypto";
 
 export const idPrefixes = [
