@@ -5,6 +5,7 @@ import path from "node:path";
 import type { ExtractTablesWithRelations } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from "drizzle-orm/pg-core";
 import { env } from "@/lib/env";
+import { DatabaseUnavailableError, databaseUnavailableReason } from "./errors";
 import * as schema from "./schema";
 
 export type Schema = typeof schema;
@@ -13,9 +14,10 @@ export type Tx = PgTransaction<PgQueryResultHKT, Schema, ExtractTablesWithRelati
 /** Anything that can run a query: the database or an open transaction. */
 export type Executor = Db | Tx;
 
-export class DatabaseUnavailableError extends Error {}
+export { DatabaseUnavailableError };
 
-type Handle = { db: Db; kind: "pglite" | "postgres"; close: () => Promise<void> };
+type PoolStats = { total: number; idle: number; waiting: number };
+type Handle = { db: Db; kind: "pglite" | "postgres"; close: () => Promise<void>; stats?: () => PoolStats };
 
 const g = globalThis as unknown as { __realmgateDb?: Promise<Handle> };
 
@@ -40,6 +42,12 @@ function handle(): Promise<Handle> {
   return g.__realmgateDb;
 }
 
+/** The PostgreSQL pool's connections (open, idle, callers waiting for one); null on PGlite or before opening. */
+export async function poolStats(): Promise<PoolStats | null> {
+  const h = g.__realmgateDb;
+  return h ? ((await h).stats?.() ?? null) : null;
+}
+
 /** Close the process's database (scripts and tests). */
 export async function closeDb(): Promise<void> {
   const h = g.__realmgateDb;
@@ -49,34 +57,122 @@ export async function closeDb(): Promise<void> {
 
 async function open(): Promise<Handle> {
   const cfg = env();
-  return cfg.DATABASE_URL ? openPostgres(cfg.DATABASE_URL, cfg.DB_CONNECT_TIMEOUT_MS) : openPglite(cfg.REALMGATE_DATA_DIR === ":memory:" ? null : cfg.dataDir);
+  return cfg.DATABASE_URL
+    ? openPostgres(cfg.DATABASE_URL, cfg.DB_CONNECT_TIMEOUT_MS, cfg.DB_STATEMENT_TIMEOUT_MS)
+    : openPglite(cfg.REALMGATE_DATA_DIR === ":memory:" ? null : cfg.dataDir);
 }
 
-async function openPostgres(url: string, timeoutMs: number): Promise<Handle> {
+/** A lost connection is logged at most once every 10 s: an outage must not flood the log. */
+let lastPoolWarning = 0;
+function warnConnectionLost(err: unknown): void {
+  const now = Date.now();
+  if (now - lastPoolWarning < 10_000) return;
+  lastPoolWarning = now;
+  const e = err as { code?: unknown; message?: unknown };
+  console.error(`PostgreSQL connection lost${typeof e.code === "string" ? ` (${e.code})` : ""}: ${String(e.message ?? err).split("\n")[0]}`);
+}
+
+/** How much longer than the statement timeout a query may go unanswered before its connection is given up. */
+export const QUERY_TIMEOUT_MARGIN_MS = 1_000;
+
+type PgClientInternals = { connection?: { stream?: { destroy?: () => void } } };
+
+/**
+ * A pooled client whose connection died is released at once, with the error (the pool then discards it), and
+ * releasing becomes idempotent. drizzle's transaction() sends BEGIN before its try/finally, so a BEGIN that fails
+ * (a server going away) would otherwise never release its client: after `max` such failures the pool would be
+ * exhausted for good and every call would wait out the connect timeout long after the server came back.
+ *
+ * Also, a server that stops answering without closing the socket (frozen, partitioned) would hold a query
+ * forever: the server-side statement_timeout cannot fire and TCP keepalive takes minutes. pg's client-side
+ * `query_timeout` fails the query; its connection is then closed, so the rest of the transaction (the rollback)
+ * fails at once instead of waiting out a timeout of its own.
+ */
+function guardPooledClient(client: import("pg").PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+    const releaseThisCheckout = client.release;
+    const result = query(...args);
+    if (!(result instanceof Promise)) return result; // callback form: pool.query releases with the error itself
+    return result.catch((err: unknown) => {
+      const reason = databaseUnavailableReason(err);
+      if (reason && reason !== "statement_timeout") {
+        if (reason === "query_timeout") (client as unknown as PgClientInternals).connection?.stream?.destroy?.();
+        releaseThisCheckout?.(err instanceof Error ? err : new Error(String(err)));
+      }
+      throw err;
+    });
+  };
+}
+
+/** Make each checkout's release idempotent (see guardPooledClient), for pool.connect() in both its forms. */
+function idempotentReleases(pool: import("pg").Pool): void {
+  type Done = (release?: unknown) => void;
+  type Callback = (err: Error | undefined, client: import("pg").PoolClient | undefined, done: Done) => void;
+  const connect = pool.connect.bind(pool) as unknown as (cb?: Callback) => Promise<import("pg").PoolClient> | undefined;
+  const once = (client: import("pg").PoolClient) => {
+    const release = client.release;
+    let released = false;
+    client.release = ((err?: Error | boolean) => {
+      if (released) return;
+      released = true;
+      release(err);
+    }) as typeof client.release;
+    return client;
+  };
+  (pool as unknown as { connect: (cb?: Callback) => unknown }).connect = (cb?: Callback) =>
+    cb ? connect((err, client, done) => (client ? cb(err, once(client), client.release as Done) : cb(err, client, done))) : connect()!.then(once);
+}
+
+async function openPostgres(url: string, timeoutMs: number, statementTimeoutMs: number): Promise<Handle> {
   const { default: pg } = await import("pg");
   const { drizzle } = await import("drizzle-orm/node-postgres");
   const { migrate } = await import("drizzle-orm/node-postgres/migrator");
-  const pool = new pg.Pool({ connectionString: url, connectionTimeoutMillis: timeoutMs, max: 10 });
-  pool.on("error", () => {}); // an idle client dropped by the server; the next query reconnects
-  let client: import("pg").PoolClient;
+  // Migrations run on a connection of their own, with no statement or query timeout: waiting for another
+  // instance's migration lock, or a long migration, is not an outage.
+  const migrator = new pg.Client({ connectionString: url, connectionTimeoutMillis: timeoutMs, keepAlive: true });
+  migrator.on("error", warnConnectionLost);
   try {
-    client = await pool.connect();
+    await migrator.connect();
   } catch (cause) {
-    await pool.end().catch(() => {});
+    await migrator.end().catch(() => {});
     throw new DatabaseUnavailableError(`Cannot reach the PostgreSQL server at ${redact(url)}: ${(cause as Error).message}`, { cause });
   }
   try {
-    // Several app instances may start at once: one migrates, the others wait for it.
-    await client.query("select pg_advisory_lock(7417001)");
-    const migrating = drizzle(client, { schema }) as unknown as Db;
+    // Several app instances may start at once: one migrates, the others wait for it (as long as it takes).
+    await migrator.query("select pg_advisory_lock(7417001)");
+    const migrating = drizzle(migrator, { schema }) as unknown as Db;
     await migrate(migrating as never, { migrationsFolder: migrationsFolder() });
     await (await import("./data-steps")).runDataSteps(migrating);
   } finally {
-    await client.query("select pg_advisory_unlock(7417001)").catch(() => {});
-    client.release();
+    await migrator.query("select pg_advisory_unlock(7417001)").catch(() => {});
+    await migrator.end().catch(() => {});
   }
+
+  const pool = new pg.Pool({
+    connectionString: url,
+    // Bounds both opening a connection and waiting for a free one (pool exhausted): then 503, not a hang.
+    connectionTimeoutMillis: timeoutMs,
+    max: 10,
+    // Sent with every connection's start-up: the server cancels any statement running longer (57014 → 503).
+    statement_timeout: statementTimeoutMs,
+    // A server that stopped answering: the query fails a little after the statement timeout (→ 503).
+    query_timeout: statementTimeoutMs + QUERY_TIMEOUT_MARGIN_MS,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+  });
+  // An idle client dropped by the server: the pool discards it and the next query reconnects.
+  pool.on("error", warnConnectionLost);
+  pool.on("connect", (client) => {
+    // A checked-out client whose connection dies emits `error` too; its query already failed (and answers
+    // 503), but with no listener the event would be an uncaughtException. The pool discards it on release.
+    client.on("error", warnConnectionLost);
+    guardPooledClient(client);
+  });
+  idempotentReleases(pool);
   const db = drizzle(pool, { schema }) as unknown as Db;
-  return { db, kind: "postgres", close: () => pool.end() };
+  const stats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
+  return { db, kind: "postgres", close: () => pool.end(), stats };
 }
 
 async function openPglite(dataDir: string | null): Promise<Handle> {

@@ -11,6 +11,12 @@ describe("parseEnv", () => {
     expect(env.REALMGATE_DEV_LOGIN).toBe(false);
   });
 
+  it("reads proxy trust, host aliases, limits and the statement timeout", () => {
+    const env = parseEnv({ ...good, REALMGATE_TRUST_PROXY: "1", REALMGATE_ALLOWED_HOSTS: " MCP.example.org, [::1]:8080 ,", MCP_RATE_LIMIT_PER_MINUTE: "1000", DB_STATEMENT_TIMEOUT_MS: "2000" });
+    expect(env).toMatchObject({ REALMGATE_TRUST_PROXY: true, REALMGATE_ALLOWED_HOSTS: ["mcp.example.org", "[::1]:8080"], MCP_RATE_LIMIT_PER_MINUTE: 1000, DB_STATEMENT_TIMEOUT_MS: 2000 });
+    expect(parseEnv(good)).toMatchObject({ REALMGATE_TRUST_PROXY: false, REALMGATE_ALLOWED_HOSTS: [], MCP_RATE_LIMIT_PER_MINUTE: 300, OAUTH_REGISTER_LIMIT_PER_HOUR: 60, DB_STATEMENT_TIMEOUT_MS: 15_000 });
+  });
+
   it("switches to PostgreSQL when DATABASE_URL is set", () => {
     expect(parseEnv({ ...good, DATABASE_URL: "postgres://u@127.0.0.1:5432/db" }).dbKind).toBe("postgres");
   });
@@ -23,6 +29,12 @@ describe("parseEnv", () => {
     [{ ...good, AUTH_OIDC_ISSUER: "http://127.0.0.1:9999" }, "Invalid configuration: AUTH_OIDC_CLIENT_ID is required when any AUTH_OIDC_* variable is set"],
     [{ ...good, REALMGATE_DEV_LOGIN: "yes" }, "Invalid configuration: REALMGATE_DEV_LOGIN"],
     [{ ...good, DB_CONNECT_TIMEOUT_MS: "soon" }, "Invalid configuration: DB_CONNECT_TIMEOUT_MS"],
+    [{ ...good, MCP_RATE_LIMIT_PER_MINUTE: "100000000" }, "Invalid configuration: MCP_RATE_LIMIT_PER_MINUTE"],
+    [{ ...good, MCP_RATE_LIMIT_PER_MINUTE: "0" }, "Invalid configuration: MCP_RATE_LIMIT_PER_MINUTE"],
+    [{ ...good, OAUTH_REGISTER_LIMIT_PER_HOUR: "1e9" }, "Invalid configuration: OAUTH_REGISTER_LIMIT_PER_HOUR"],
+    [{ ...good, DB_STATEMENT_TIMEOUT_MS: "5" }, "Invalid configuration: DB_STATEMENT_TIMEOUT_MS"],
+    [{ ...good, REALMGATE_TRUST_PROXY: "yes" }, "Invalid configuration: REALMGATE_TRUST_PROXY"],
+    [{ ...good, REALMGATE_ALLOWED_HOSTS: "ok.example, https://bad.example/" }, "Invalid configuration: REALMGATE_ALLOWED_HOSTS"],
   ])("refuses %j with one line naming the variable", (source, message) => {
     let caught: unknown;
     try {

@@ -1,6 +1,7 @@
 // Configuration, read from the environment and validated once. A bad value stops start-up with one line.
 import path from "node:path";
 import { z } from "zod";
+import { auditKeysProblem, signingKeyProblem } from "./audit/key-format";
 
 const flag = z
   .enum(["0", "1", "true", "false", ""])
@@ -33,8 +34,41 @@ export const envSchema = z
     REALMGATE_DEV_LOGIN: flag,
     REALMGATE_SEED_DEMO: flag,
     DB_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5000),
+    /** Every PostgreSQL statement is cancelled after this long (server-side `statement_timeout`; PGlite: not applied). */
+    DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
+    /** Honour X-Forwarded-For/Host/Proto and Forwarded: only behind a proxy that overwrites them. */
+    REALMGATE_TRUST_PROXY: flag,
+    /** Other names this server answers to besides APP_URL's host (`host[:port]`, comma-separated; no port = any port). */
+    REALMGATE_ALLOWED_HOSTS: z
+      .string()
+      .optional()
+      .transform((v, ctx) => {
+        const hosts = (v ?? "").split(",").map((h) => h.trim().toLowerCase()).filter(Boolean);
+        const bad = hosts.find((h) => !/^(\[[0-9a-f:.]+\]|[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*)(:\d{1,5})?$/.test(h));
+        if (bad !== undefined) {
+          ctx.addIssue({ code: "custom", message: `must be comma-separated host[:port] names (got ${JSON.stringify(bad.slice(0, 80))})` });
+          return z.NEVER;
+        }
+        return hosts;
+      }),
+    /** Per-caller tool calls per minute (MCP and REST together). */
+    MCP_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(300),
+    /** Dynamic OAuth client registrations per hour (per client address behind a trusted proxy, else for everyone). */
+    OAUTH_REGISTER_LIMIT_PER_HOUR: z.coerce.number().int().min(1).max(100_000).default(60),
     /** Token vault keys, `kid:base64key,…` (first = current); unset derives a development key from AUTH_SECRET. */
     REALMGATE_VAULT_KEYS: z.string().trim().optional(),
+    /** Audit MAC keys, `kid:base64key,…` (first MACs new records, all verify); unset derives a development key from AUTH_SECRET. */
+    REALMGATE_AUDIT_KEYS: z.string().trim().optional().superRefine((v, ctx) => {
+      const problem = v ? auditKeysProblem(v) : null;
+      if (problem) ctx.addIssue({ code: "custom", message: problem });
+    }),
+    /** The Ed25519 key that signs audit checkpoints: a base64 32-byte seed or PKCS#8 key; unset derives a development key from AUTH_SECRET. */
+    REALMGATE_AUDIT_SIGNING_KEY: z.string().trim().optional().superRefine((v, ctx) => {
+      const problem = v ? signingKeyProblem(v) : null;
+      if (problem) ctx.addIssue({ code: "custom", message: problem });
+    }),
+    /** The audit digest store outside the database (signed checkpoints); default `<data dir>/audit-digests`. */
+    REALMGATE_AUDIT_DIGEST_DIR: z.string().trim().optional(),
     GOOGLE_CLIENT_ID: z.string().trim().optional(),
     GOOGLE_CLIENT_SECRET: z.string().trim().optional(),
     /** A mail provider speaking OpenID Connect + the Gmail REST API (e.g. the local development one). */

@@ -1,5 +1,6 @@
 // The one error type of Realmgate and its wire shape (documented in docs/errors.md).
 import { z } from "zod";
+import { databaseUnavailableReason } from "@/db/errors";
 
 export const errorCodes = {
   invalid_input: 400,
@@ -79,9 +80,26 @@ export type ErrorBody = {
   error: { code: ErrorCode; message: string; details: ErrorDetails; request_id: string };
 };
 
+/** How long a client should wait before retrying when the database is unavailable. */
+export const DB_UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+
+/** A database that is down, restarting or too slow is a 503 with Retry-After, never a 500 (db/errors.ts). */
+export function databaseUnavailable(err: unknown): AppError | null {
+  if (isAppError(err)) return null;
+  const reason = databaseUnavailableReason(err);
+  if (!reason) return null;
+  const retry = DB_UNAVAILABLE_RETRY_AFTER_SECONDS;
+  return new AppError("service_unavailable", `The database is unavailable right now (${reason}). Retry in ${retry} s.`, {
+    headers: { "Retry-After": String(retry) },
+    details: { reason, retry_after_seconds: retry, retry_hint: "retry_later" },
+    cause: err,
+  });
+}
+
 /** The wire body for any thrown value. Unknown errors never leak a message or stack. */
 export function toErrorBody(err: unknown, requestId: string): { status: number; body: ErrorBody; headers: Record<string, string> } {
   if (err instanceof z.ZodError) err = fromZodError(err);
+  err = databaseUnavailable(err) ?? err;
   if (isAppError(err)) {
     return {
       status: err.status,

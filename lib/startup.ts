@@ -9,9 +9,12 @@ export async function startUp(): Promise<void> {
     // Provider and vault settings are checked now, not on first use.
     const { configuredProviders } = await import("@/lib/connections/providers");
     const { keyring } = await import("@/lib/connections/vault");
+    const { auditKeyring, auditSigner } = await import("@/lib/audit/keys");
     try {
       configuredProviders();
       keyring();
+      auditKeyring();
+      auditSigner();
     } catch (err) {
       throw new ConfigError(`Invalid configuration: ${(err as Error).message}`);
     }
@@ -29,6 +32,9 @@ export async function startUp(): Promise<void> {
       const demo = await seedDemo(db, { dataDir: cfg.dataDir, appUrl: cfg.appUrl, steps: demoSeedSteps });
       console.log(`Realmgate demo tenant "${demo.tenant.slug}" ready; sign-in details and API keys in ${cfg.dataDir}/demo.json`);
     }
+    // Audit checkpoints: an interval in this server process (one node writes, under an advisory lock).
+    const { startAuditCheckpoints } = await import("@/lib/audit/checkpoints");
+    startAuditCheckpoints(db);
   } catch (err) {
     console.error(err instanceof ConfigError ? err.message : `Realmgate could not start: ${(err as Error).stack ?? err}`);
     process.exit(1);

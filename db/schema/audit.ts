@@ -1,5 +1,9 @@
-// The audit trail: append-only, hash-chained per tenant. `audit_heads` holds each tenant's last link and
-// serialises writers, so the chain never forks.
+// The audit trail: append-only, chained per tenant. Each record's `hash` is the SHA-256 of its canonical fields
+// (which include `prev_hash`, the previous record's link); records written since the keyed chain carry `kid`
+// and `mac`, an HMAC-SHA256 under that key over the hash, and `mac` is their link. Legacy records (kid null)
+// link by `hash`. `audit_heads` holds each tenant's last link and serialises writers, so the chain never forks.
+// `audit_checkpoints` holds Ed25519-signed (seq, link) pairs, also written to the digest store outside the
+// database (lib/audit/checkpoints.ts).
 import { bigint, index, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 
 export const auditEvents = pgTable(
@@ -25,6 +29,10 @@ export const auditEvents = pgTable(
     details: jsonb("details").$type<Record<string, unknown>>().notNull(),
     prevHash: text("prev_hash").notNull(),
     hash: text("hash").notNull(),
+    /** The audit key that made `mac`; null on legacy (SHA-256-only) records. Never the key itself. */
+    kid: text("kid"),
+    /** HMAC-SHA256 (hex) under `kid` over kid, tenant, seq and `hash`: the record's link. */
+    mac: text("mac"),
   },
   (t) => [
     primaryKey({ columns: [t.tenantId, t.seq] }),
@@ -41,3 +49,21 @@ export const auditHeads = pgTable("audit_heads", {
   seq: bigint("seq", { mode: "number" }).notNull(),
   hash: text("hash").notNull(),
 });
+
+/** Signed checkpoints: "tenant T's chain had `seq` records ending in link `mac` at `at`" (append-only). */
+export const auditCheckpoints = pgTable(
+  "audit_checkpoints",
+  {
+    tenantId: text("tenant_id").notNull(),
+    seq: bigint("seq", { mode: "number" }).notNull(),
+    /** The chain link at `seq`: the record's MAC (its SHA-256 hash for a legacy-only prefix). */
+    mac: text("mac").notNull(),
+    at: timestamp("at", { withTimezone: true, mode: "date" }).notNull(),
+    /** The signing key's id (a digest of its Ed25519 public key). */
+    kid: text("kid").notNull(),
+    /** Ed25519 signature (base64url) over the canonical checkpoint. */
+    sig: text("sig").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.seq] })],
+);
+export type AuditCheckpointRow = typeof auditCheckpoints.$inferSelect;

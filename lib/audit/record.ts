@@ -1,11 +1,13 @@
-// Recording audit events: one per decision and per change, written in the caller's transaction, chained by
-// SHA-256 to the tenant's previous event. A write here is never skipped: if it fails, the change fails.
-import { createHash } from "node:crypto";
+// Recording audit events: one per decision and per change, written in the caller's transaction, chained to the
+// tenant's previous event by an HMAC-SHA256 under the current audit key (lib/audit/chain.ts). A write here is
+// never skipped: if it fails, the change fails.
 import { eq, sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import { auditEvents, auditHeads } from "@/db/schema";
 import { newId } from "@/lib/ids";
-import { canonicalJson } from "./canonical";
+import { GENESIS_LINK, hashedPayload, linkHash, macOf } from "./chain";
+import { auditKeyring } from "./keys";
+import { CHECKPOINT_EVERY_RECORDS, nudgeCheckpoints } from "./nudge";
 
 /** The closed list of `resource.verb` events. */
 export const auditEventNames = [
@@ -68,39 +70,23 @@ export type AuditInput = {
   at?: Date;
 };
 
-export const GENESIS_HASH = "0".repeat(64);
+export const GENESIS_HASH = GENESIS_LINK;
+export { hashedPayload, linkHash };
 
-/** The fields that are hashed, in a fixed shape (the row minus `hash`). */
-export function hashedPayload(row: Omit<typeof auditEvents.$inferSelect, "hash">): string {
-  return canonicalJson({
-    tenant_id: row.tenantId,
-    seq: row.seq,
-    id: row.id,
-    at: row.at.toISOString(),
-    event: row.event,
-    request_id: row.requestId,
-    principal_type: row.principalType,
-    user_id: row.userId,
-    actor_id: row.actorId,
-    namespace: row.namespace,
-    operation: row.operation,
-    ref: row.ref,
-    outcome: row.outcome,
-    gate: row.gate,
-    reason: row.reason,
-    subject_id: row.subjectId,
-    details: row.details,
-    prev_hash: row.prevHash,
-  });
-}
-
-export const linkHash = (row: Omit<typeof auditEvents.$inferSelect, "hash">) =>
-  createHash("sha256").update(hashedPayload(row), "utf8").digest("hex");
-
+/**
+ * Append one record to the tenant's chain, in the caller's transaction. Two statements: lock and read the
+ * head, then one statement that inserts the record and moves the head; the hash and MAC are computed here in
+ * between (the key never leaves this process).
+ */
 export async function recordAudit(tx: Executor, input: AuditInput): Promise<{ id: string; seq: number }> {
+  const { current } = auditKeyring();
   // Lock the tenant's chain head for the rest of the transaction: writers queue, the chain never forks.
-  await tx.insert(auditHeads).values({ tenantId: input.tenantId, seq: 0, hash: GENESIS_HASH }).onConflictDoNothing();
-  const [head] = await tx.select().from(auditHeads).where(eq(auditHeads.tenantId, input.tenantId)).for("update");
+  let [head] = await tx.select({ seq: auditHeads.seq, hash: auditHeads.hash }).from(auditHeads).where(eq(auditHeads.tenantId, input.tenantId)).for("update");
+  if (!head) {
+    // The tenant's first record: create its head (a concurrent first writer waits on this insert), then lock it.
+    await tx.insert(auditHeads).values({ tenantId: input.tenantId, seq: 0, hash: GENESIS_HASH }).onConflictDoNothing();
+    [head] = await tx.select({ seq: auditHeads.seq, hash: auditHeads.hash }).from(auditHeads).where(eq(auditHeads.tenantId, input.tenantId)).for("update");
+  }
   const p = input.principal;
   const row = {
     tenantId: input.tenantId,
@@ -124,8 +110,15 @@ export async function recordAudit(tx: Executor, input: AuditInput): Promise<{ id
     prevHash: head!.hash,
   };
   const hash = linkHash(row);
-  await tx.insert(auditEvents).values({ ...row, hash });
-  await tx.update(auditHeads).set({ seq: row.seq, hash }).where(eq(auditHeads.tenantId, input.tenantId));
+  const mac = macOf(current.key, current.kid, row.tenantId, row.seq, row.prevHash, hash);
+  await tx.execute(sql`
+    with ins as (
+      insert into audit_events (tenant_id, seq, id, at, event, request_id, principal_type, user_id, actor_id, namespace, operation, ref, outcome, gate, reason, subject_id, details, prev_hash, hash, kid, mac)
+      values (${row.tenantId}, ${row.seq}, ${row.id}, ${row.at.toISOString()}::timestamptz, ${row.event}, ${row.requestId}, ${row.principalType}, ${row.userId}, ${row.actorId}, ${row.namespace}, ${row.operation}, ${row.ref}, ${row.outcome}, ${row.gate}, ${row.reason}, ${row.subjectId}, ${JSON.stringify(row.details)}::jsonb, ${row.prevHash}, ${hash}, ${current.kid}, ${mac})
+      returning tenant_id, seq, mac
+    )
+    update audit_heads set seq = ins.seq, hash = ins.mac from ins where audit_heads.tenant_id = ins.tenant_id`);
+  if (row.seq % CHECKPOINT_EVERY_RECORDS === 0) nudgeCheckpoints();
   return { id: row.id, seq: row.seq };
 }
 

@@ -1,13 +1,14 @@
 // Sign-in (Auth.js v5): any OpenID Connect issuer from the environment, plus a development sign-in that
 // exists only when REALMGATE_DEV_LOGIN is set. Sessions are JWTs carrying our user id only; role and
 // tenant are read from the database on every request.
-import type { NextRequest } from "next/server";
+import { NextRequest } from "next/server";
 import NextAuth, { type NextAuthConfig } from "next-auth";
 import Credentials from "next-auth/providers/credentials";
 import type { Provider } from "next-auth/providers";
 import { getDb } from "@/db/client";
 import { userForDevSignIn, userForOidcSignIn } from "@/lib/authz/users";
 import { env } from "@/lib/env";
+import { authOrigin, pinAuthUrl } from "./auth-url";
 import { endSession, newSessionId, SESSION_MAX_AGE_SECONDS, sessionIsLive, sessionVersionOf } from "./sessions";
 
 export const OIDC_PROVIDER_ID = "oidc";
@@ -56,9 +57,12 @@ export const signInMethods = () => {
 
 function config(): NextAuthConfig {
   const cfg = env();
+  pinAuthUrl();
   return {
     secret: cfg.AUTH_SECRET,
-    trustHost: true,
+    // Trusting the host means trusting X-Forwarded-Host: only behind our proxy. Otherwise Auth.js trusts
+    // AUTH_URL, pinned to APP_URL's origin (lib/auth/auth-url.ts; Auth.js sets trustHost itself when it is set).
+    ...(cfg.REALMGATE_TRUST_PROXY ? { trustHost: true } : {}),
     session: { strategy: "jwt", maxAge: SESSION_MAX_AGE_SECONDS },
     pages: { signIn: "/signin", error: "/signin" },
     providers: providers(),
@@ -105,17 +109,16 @@ function config(): NextAuthConfig {
 export const { handlers, auth, signIn, signOut } = NextAuth(() => config());
 
 /**
- * Auth.js builds the OAuth redirect_uri from the request URL in route handlers, but from the Host header in
- * server actions. Next's request URL rewrites loopback hosts (`127.0.0.1` becomes `localhost`), so both
- * sides of the flow would disagree. Hand Auth.js a plain Request whose URL carries the real Host.
+ * Auth.js builds the OAuth redirect_uri from the request URL in route handlers, but from AUTH_URL (or the Host
+ * header) in server actions; Next's request URL rewrites loopback hosts (`127.0.0.1` becomes `localhost`). Hand
+ * Auth.js a request whose URL is on the origin both sides agree on: APP_URL's, or behind a trusted proxy the
+ * one it forwarded.
  */
 function withRequestOrigin(req: NextRequest): NextRequest {
-  const host = req.headers.get("x-forwarded-host") ?? req.headers.get("host");
-  if (!host) return req;
-  const proto = (req.headers.get("x-forwarded-proto") ?? req.nextUrl.protocol).replace(/:$/, "");
-  const url = `${proto}://${host}${req.nextUrl.pathname}${req.nextUrl.search}`;
+  pinAuthUrl();
+  const url = `${authOrigin(req)}${req.nextUrl.pathname}${req.nextUrl.search}`;
   const init: RequestInit & { duplex?: "half" } = { method: req.method, headers: req.headers, body: req.body, duplex: "half" };
-  return new Request(url, init) as NextRequest; // Auth.js reads only the Request interface
+  return new NextRequest(new Request(url, init));
 }
 
 export const authRouteHandlers = {

@@ -9,6 +9,8 @@ export type UserContext = {
   role: Role;
   via: "session" | "api_key";
   requestId: string;
+  /** The caller's own X-Request-Id, when it sent a sane one (recorded for correlation; never our request id). */
+  clientRequestId?: string;
 };
 
 /** A delegated actor: an agent, an MCP client or an automation — never rewritten into its user. */
@@ -24,6 +26,8 @@ export type ActorContext = {
   /** The token or OAuth access token used (for audit). */
   credentialId: string;
   requestId: string;
+  /** The caller's own X-Request-Id, when it sent a sane one (recorded for correlation; never our request id). */
+  clientRequestId?: string;
 };
 
 export type AuthContext = UserContext | ActorContext;

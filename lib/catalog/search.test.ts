@@ -65,3 +65,42 @@ describe("capability search over imported operation cards", () => {
     expect(answer.matches[0]!.score).toBe(1);
   });
 });
+
+describe("words that are also Object.prototype's names", () => {
+  const words = ["constructor", "__proto__", "toString", "hasOwnProperty", "valueOf", "isPrototypeOf", "prototype"];
+
+  it.each(words)("%s is an ordinary query word", (w) => {
+    for (const variant of [w, w.toLowerCase()]) {
+      const p = processTerm(variant);
+      expect(p === null || typeof p === "string" || (Array.isArray(p) && p.every((x) => typeof x === "string"))).toBe(true);
+      expect(queryTerms(`${variant} a ticket`).every((x) => typeof x === "string")).toBe(true);
+      expect(rankCapabilities([desk.manifest], variant).matches).toEqual(expect.any(Array));
+    }
+  });
+
+  it("an imported operation whose summary says `constructor` is indexed and found, and search across realms keeps working", async () => {
+    const spec = compileSpec(
+      await loadSpec({
+        openapi: "3.0.3",
+        info: { title: "Oddities", version: "1" },
+        paths: {
+          "/things": {
+            get: { operationId: "constructor", summary: "constructor toString __proto__ hasOwnProperty valueOf", responses: { "200": { description: "ok" } } },
+            post: { operationId: "make", summary: "Build a constructor kit", responses: { "201": { description: "ok" } } },
+          },
+        },
+      }),
+    );
+    const odd = buildRealm(
+      { id: "oas_odd", tenantId: "tnt_test", namespace: "odd", title: "Oddities", description: "constructor", keywords: ["constructor", "__proto__"], baseUrl: "https://odd.example.com", version: 1 },
+      spec.operations.map((o) => ({ action: o.card.action, card: o.card, contract: o.contract })),
+      new Map(),
+    );
+    const both = [desk.manifest, odd.manifest];
+    expect(searchCapabilities(both, "remove a ticket for good", { limit: 1 })[0]!.operation).toBe("object.action.tickets/delete");
+    const found = searchCapabilities(both, "constructor", { limit: 5 }).map((m) => m.operation);
+    expect(found).toContain("object.action.constructor");
+    expect(found).toContain("object.action.make");
+    expect(rankCapabilities(both, "toString __proto__").matches).toEqual(expect.any(Array));
+  });
+});

@@ -73,8 +73,11 @@ const SYNONYMS: string[][] = [
   ["environment", "env"],
   ["information", "info"],
 ];
-/** Short forms that stand for several words. */
-const EXPANSIONS: Record<string, string[]> = { pr: ["pull", "request"], prs: ["pull", "request"] };
+/** Short forms that stand for several words (a Map: a query word is never looked up on Object.prototype). */
+const EXPANSIONS = new Map<string, string[]>([
+  ["pr", ["pull", "request"]],
+  ["prs", ["pull", "request"]],
+]);
 
 const canon = new Map<string, string>();
 for (const [head, ...rest] of SYNONYMS) {
@@ -93,7 +96,7 @@ export function tokenize(text: string): string[] {
 export function processTerm(term: string): string | string[] | null {
   const t = term.toLowerCase();
   if (STOP.has(t)) return null;
-  const expanded = EXPANSIONS[t];
+  const expanded = EXPANSIONS.get(t);
   if (expanded) return expanded.map((w) => stemmer(w));
   const s = stemmer(t);
   return canon.get(s) ?? s;
@@ -133,7 +136,7 @@ export function capabilityDocs(m: RealmManifest): CapabilityDoc[] {
         catalog_path: n.path,
         kind,
         operation: op,
-        label: labels[op] ?? action?.label ?? op,
+        label: (Object.hasOwn(labels, op) ? labels[op] : undefined) ?? action?.label ?? op,
         description: [n.label, n.description, action?.description ?? ""].join(" "),
         keywords: [...n.keywords, ...trail, ...n.kinds.map((k) => k.replace(/[._]/g, " "))].join(" "),
         ids: [op, action?.name ?? "", kind ?? ""].join(" "),

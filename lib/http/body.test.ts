@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { AppError } from "@/lib/errors";
-import { jsonDepth, MAX_BODY_BYTES, readJson } from "./body";
+import { jsonDepth, MAX_BODY_BYTES, parseBody, readJson } from "./body";
 
 const post = (body: BodyInit | null, headers: Record<string, string> = {}) =>
   new Request("http://x/api", { method: "POST", body, headers, duplex: "half" } as RequestInit);
@@ -59,4 +59,59 @@ describe("jsonDepth", () => {
     ['{"a":"[[[[[["}', 1],
     ['["\\"[["]', 1],
   ])("%s → %i", (text, depth) => expect(jsonDepth(text)).toBe(depth));
+});
+
+describe("readJson refuses text no field can hold, naming the field", () => {
+  async function issueOf(body: string) {
+    try {
+      await readJson(post(body));
+    } catch (err) {
+      expect(err).toBeInstanceOf(AppError);
+      const e = err as AppError;
+      expect(e.code).toBe("invalid_input");
+      expect(e.status).toBe(400);
+      return (e.details.issues as { path: string; message: string; code: string }[])[0]!;
+    }
+    throw new Error("expected invalid_input");
+  }
+
+  it.each([
+    ["a NUL in a string", '{"fields":{"title":"a\\u0000b"}}', "fields.title", /NUL/],
+    ["a lone high surrogate", '{"fields":{"title":"x\\ud800"}}', "fields.title", /unpaired surrogate \(U\+D800\)/],
+    ["a lone low surrogate", '{"q":"\\udc00y"}', "q", /unpaired surrogate \(U\+DC00\)/],
+    ["a NUL inside an array", '{"payload":{"items":["ok","\\u0000"]}}', "payload.items.1", /NUL/],
+    ["a NUL at the root", '"\\u0000"', "(root)", /NUL/],
+  ])("%s in a value", async (_what, body, path, message) => {
+    const issue = await issueOf(body);
+    expect(issue.path).toBe(path);
+    expect(issue.message).toMatch(message);
+    expect(issue.code).toBe("invalid_format");
+  });
+
+  it.each([
+    ["a NUL in a key", '{"fields":{"ti\\u0000tle":"x"}}', "fields.ti\\u0000tle", /NUL/],
+    ["a lone surrogate in a key", '{"filter":{"\\ud83d":"x"}}', "filter.\\ud83d", /unpaired surrogate/],
+    ["a NUL in a key of the root", '{"\\u0000":1}', "\\u0000", /NUL/],
+  ])("%s", async (_what, body, path, message) => {
+    const issue = await issueOf(body);
+    expect(issue.path).toBe(path);
+    expect(issue.message).toMatch(message);
+    expect(issue.code).toBe("invalid_key");
+  });
+
+  it("the message names the field as zod errors do", async () => {
+    await expect(readJson(post('{"fields":{"title":"a\\u0000"}}'))).rejects.toThrow(/^Invalid request body: fields\.title: contains a NUL character/);
+  });
+
+  it("accepts paired surrogates (emoji), other control characters, and `__proto__` / `constructor` keys as plain keys", async () => {
+    expect(await readJson(post('{"t":"\\ud83d\\ude00 😀","c":"tab\\there"}'))).toEqual({ t: "😀 😀", c: "tab\there" });
+    const parsed = (await readJson(post('{"__proto__":{"x":1},"constructor":"c"}'))) as Record<string, unknown>;
+    expect(Object.keys(parsed)).toEqual(["__proto__", "constructor"]);
+    expect(Object.getPrototypeOf(parsed)).toBe(Object.prototype);
+  });
+
+  it("parseBody checks before the schema does", async () => {
+    const { z } = await import("zod");
+    await expect(parseBody(post('{"name":"a\\u0000"}'), z.strictObject({ name: z.string() }))).rejects.toMatchObject({ code: "invalid_input", details: { issues: [{ path: "name" }] } });
+  });
 });

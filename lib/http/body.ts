@@ -1,9 +1,11 @@
-// Reading request bodies: size-limited before parsing, depth-limited, then validated with zod.
+// Reading request bodies: size-limited before parsing, depth-limited, free of text no field can hold (NUL, lone
+// surrogates: lib/http/text.ts), then validated with zod.
 import type { z } from "zod";
 import { AppError, parseWith } from "@/lib/errors";
+import { assertCleanText, MAX_JSON_DEPTH } from "./text";
 
+export { MAX_JSON_DEPTH };
 export const MAX_BODY_BYTES = 1024 * 1024;
-export const MAX_JSON_DEPTH = 64;
 
 /**
  * The bytes of a request or response body, refusing anything over `maxBytes` without buffering it all:
@@ -71,6 +73,10 @@ export function parseJsonText(text: string, maxDepth = MAX_JSON_DEPTH): unknown 
   }
 }
 
+/**
+ * A JSON request body: at most `maxBytes`, UTF-8, nested at most MAX_JSON_DEPTH deep, and with no NUL or lone
+ * surrogate in any string or key (`invalid_input` naming the field).
+ */
 export async function readJson(req: Request, maxBytes = MAX_BODY_BYTES): Promise<unknown> {
   const bytes = await readBodyBytes(req, maxBytes);
   let text: string;
@@ -79,7 +85,9 @@ export async function readJson(req: Request, maxBytes = MAX_BODY_BYTES): Promise
   } catch (cause) {
     throw new AppError("invalid_input", "The request body is not valid UTF-8.", { cause });
   }
-  return parseJsonText(text);
+  const body = parseJsonText(text);
+  assertCleanText(body, "request body");
+  return body;
 }
 
 /** Read, parse and validate a JSON body against `schema`. */

@@ -5,6 +5,9 @@ import type { Role } from "@/db/schema";
 import { bearerToken, contextForBearer, contextForSessionUser, unauthenticated } from "@/lib/authz/authenticate";
 import type { AuthContext, UserContext } from "@/lib/authz/context";
 import { AppError, toErrorBody } from "@/lib/errors";
+import { assertServedHost, clientRequestIdOf, isOwnOrigin } from "@/lib/http/forwarded";
+import { logServerError } from "@/lib/http/log";
+import { assertCleanText } from "@/lib/http/text";
 import { newId } from "@/lib/ids";
 
 type Params = Record<string, string | string[]>;
@@ -12,14 +15,15 @@ type NextCtx = { params: Promise<Params> };
 export type RouteCtx = { params: Params; requestId: string };
 type Handler<C> = (req: Request, ctx: C) => Promise<Response> | Response;
 
-export function requestIdOf(req: Request): string {
-  const given = req.headers.get("x-request-id");
-  return given && /^[A-Za-z0-9_.-]{8,64}$/.test(given) ? given : newId("req");
+/** Our request id: always generated here. A client's own X-Request-Id is kept apart (`clientRequestIdOf`). */
+export function requestIdOf(_req: Request): string {
+  return newId("req");
 }
 
 export function errorResponse(err: unknown, requestId: string): Response {
   const { status, body, headers } = toErrorBody(err, requestId);
-  if (status >= 500) console.error(`[${requestId}]`, err instanceof Error ? (err.stack ?? err.message) : err);
+  // One sanitized line: a failed query's message is its SQL and parameters (lib/http/log.ts).
+  if (status >= 500) logServerError(err, requestId);
   return Response.json(body, { status, headers: { ...headers, "x-request-id": requestId, "cache-control": "no-store" } });
 }
 
@@ -31,26 +35,37 @@ export function route(handler: Handler<RouteCtx>) {
       const params = (await next?.params) ?? {};
       const res = await handler(req, { params, requestId });
       res.headers.set("x-request-id", requestId);
-      return res;
+      return withClientRequestId(res, req);
     } catch (err) {
-      return errorResponse(err, requestId);
+      return withClientRequestId(errorResponse(err, requestId), req);
     }
   };
+}
+
+/** The caller's own X-Request-Id, when sane, is echoed back beside ours for correlation. */
+function withClientRequestId(res: Response, req: Request): Response {
+  const given = clientRequestIdOf(req);
+  if (given) {
+    try {
+      res.headers.set("x-client-request-id", given);
+    } catch {} // an immutable Response (a redirect)
+  }
+  return res;
 }
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /**
- * Cookie-authenticated writes must come from our own pages: the Origin (sent by every browser on
- * non-GET fetches) must match the request's own origin. Bearer-authenticated calls carry no ambient
- * authority and need no such check.
+ * Cookie-authenticated writes must come from our own pages: the Host must be one we serve (APP_URL's, an
+ * alias, loopback) and the Origin (sent by every browser on non-GET fetches) APP_URL's or the request's own.
+ * Forwarded headers count only behind a trusted proxy (REALMGATE_TRUST_PROXY). Bearer-authenticated calls
+ * carry no ambient authority and need no such check.
  */
 export function assertSameOrigin(req: Request): void {
   if (SAFE_METHODS.has(req.method)) return;
+  assertServedHost(req);
   const origin = req.headers.get("origin");
-  const host = req.headers.get("x-forwarded-host") ?? req.headers.get("host");
-  const proto = req.headers.get("x-forwarded-proto") ?? new URL(req.url).protocol.replace(":", "");
-  if (!origin || !host || origin !== `${proto}://${host}`) {
+  if (!origin || !isOwnOrigin(req, origin)) {
     throw new AppError("forbidden", "Cross-site request refused: cookie-authenticated writes must come from Realmgate's own pages.");
   }
 }
@@ -64,12 +79,14 @@ async function sessionUserId(): Promise<string | null> {
 /** Authenticate a request by bearer token, else by session cookie. */
 export async function authenticate(req: Request, requestId: string): Promise<AuthContext> {
   const db = await getDb();
+  const clientRequestId = clientRequestIdOf(req);
+  const withClientId = (ctx: AuthContext): AuthContext => (clientRequestId ? { ...ctx, clientRequestId } : ctx);
   const token = bearerToken(req);
-  if (token !== null) return contextForBearer(db, token, requestId);
+  if (token !== null) return withClientId(await contextForBearer(db, token, requestId));
   const userId = await sessionUserId();
   if (!userId) throw unauthenticated("Sign in, or send `Authorization: Bearer <API key>`.");
   assertSameOrigin(req);
-  return contextForSessionUser(db, userId, requestId);
+  return withClientId(await contextForSessionUser(db, userId, requestId));
 }
 
 /** Any authenticated caller: a person, or a delegated actor (the nine tools). */
@@ -98,10 +115,16 @@ export function withRole(roles: readonly Role[], handler: Handler<RouteCtx & { u
   });
 }
 
-/** Query string parameters as a plain object (repeated keys keep the last value). */
-export const queryOf = (req: Request): Record<string, string> => Object.fromEntries(new URL(req.url).searchParams);
+/** Query string parameters as a plain object (repeated keys keep the last value); NUL in a key or value is refused. */
+export const queryOf = (req: Request): Record<string, string> => {
+  const params = new URL(req.url).searchParams;
+  for (const [k, v] of params) assertCleanText(Object.fromEntries([[k, v]]), "query");
+  return Object.fromEntries(params);
+};
 
 export const param = (ctx: RouteCtx, name: string): string => {
   const v = ctx.params[name];
-  return Array.isArray(v) ? v.join("/") : (v ?? "");
+  const value = Array.isArray(v) ? v.join("/") : (v ?? "");
+  assertCleanText(value, "path parameter", [name]);
+  return value;
 };

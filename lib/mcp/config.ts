@@ -1,7 +1,9 @@
 // The MCP gateway's fixed facts: its URLs (derived from APP_URL, so the token audience and the discovery
 // documents always agree), its OAuth scopes, lifetimes and limits.
-import { z } from "zod";
 import { env } from "@/lib/env";
+import { isLoopbackHost } from "@/lib/http/forwarded";
+
+export { isLoopbackHost };
 
 /** The MCP endpoint's absolute URL: the resource (RFC 8707) and the only audience our access tokens carry. */
 export const mcpResourceUrl = () => `${env().appUrl}/api/mcp`;
@@ -43,20 +45,12 @@ export const CLIENT_METADATA_MAX_BYTES = 64 * 1024;
 export const MCP_MAX_BODY_BYTES = 1024 * 1024;
 export const MCP_REQUEST_TIMEOUT_MS = 30_000;
 
-const limitsSchema = z.object({
-  MCP_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(300),
-  OAUTH_REGISTER_LIMIT_PER_HOUR: z.coerce.number().int().min(1).max(1_000_000).default(60),
-});
-
-/** Rate limits, overridable by environment (a load test raises them). Read on each use: cheap, and testable. */
+/** Rate limits, from the validated configuration (a load test raises them; an out-of-range value stops start-up). */
 export function rateLimits() {
-  const parsed = limitsSchema.parse({
-    MCP_RATE_LIMIT_PER_MINUTE: process.env.MCP_RATE_LIMIT_PER_MINUTE || undefined,
-    OAUTH_REGISTER_LIMIT_PER_HOUR: process.env.OAUTH_REGISTER_LIMIT_PER_HOUR || undefined,
-  });
+  const cfg = env();
   return {
-    mcp: { limit: parsed.MCP_RATE_LIMIT_PER_MINUTE, windowSeconds: 60 },
-    register: { limit: parsed.OAUTH_REGISTER_LIMIT_PER_HOUR, windowSeconds: 3600 },
+    mcp: { limit: cfg.MCP_RATE_LIMIT_PER_MINUTE, windowSeconds: 60 },
+    register: { limit: cfg.OAUTH_REGISTER_LIMIT_PER_HOUR, windowSeconds: 3600 },
   };
 }
 
@@ -67,9 +61,4 @@ export function rateLimits() {
 export function loopbackDeployment(): boolean {
   const u = new URL(env().appUrl);
   return u.protocol === "http:" && isLoopbackHost(u.hostname);
-}
-
-export function isLoopbackHost(hostname: string): boolean {
-  const h = hostname.replace(/^\[|\]$/g, "").toLowerCase();
-  return h === "localhost" || h === "::1" || /^127(\.\d{1,3}){3}$/.test(h);
 }

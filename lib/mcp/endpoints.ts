@@ -8,7 +8,8 @@ import { rateLimits } from "./config";
 import { registerClient } from "./clients";
 import { corsHeaders, OAuthProtocolError, oauthErrorResponse } from "./errors";
 import { consentForm, decideAuthorization, revokeToken, tokenRequest } from "./oauth";
-import { enforceRateLimit } from "@/lib/http/rate-limit";
+import { clientAddress } from "@/lib/http/forwarded";
+import { enforceRateLimit, type Limit } from "@/lib/http/rate-limit";
 import { TokenRejected, verifyConsentRequest } from "./tokens";
 
 const FORM_MAX_BYTES = 64 * 1024;
@@ -51,12 +52,24 @@ export const tokenEndpoint = oauthRoute(async (req) => {
   return Response.json(tokens, { headers: noStore });
 });
 
-/** The first hop of X-Forwarded-For: good enough to spread registrations over buckets; the limit is a backstop. */
-const clientAddress = (req: Request) => req.headers.get("x-forwarded-for")?.split(",")[0]?.trim().slice(0, 64) || "unknown";
+/**
+ * The budgets a registration counts against. Registration takes no credential and belongs to no tenant, so
+ * behind a trusted proxy each client address gets OAUTH_REGISTER_LIMIT_PER_HOUR (and everyone together ten
+ * times that); without one the address is whatever the client claims, so one budget holds for everyone.
+ */
+export function registrationBuckets(req: Request): { bucket: string; limit: Limit }[] {
+  const l = rateLimits().register;
+  const address = clientAddress(req);
+  if (address === null) return [{ bucket: "register:all", limit: l }];
+  return [
+    { bucket: `register:addr:${address}`, limit: l },
+    { bucket: "register:all", limit: { ...l, limit: l.limit * 10 } },
+  ];
+}
 
 export const registrationEndpoint = oauthRoute(async (req) => {
   const db = await getDb();
-  await enforceRateLimit(db, `register:${clientAddress(req)}`, rateLimits().register, "client registrations");
+  for (const { bucket, limit } of registrationBuckets(req)) await enforceRateLimit(db, bucket, limit, "client registrations");
   const body = await readJson(req, FORM_MAX_BYTES);
   return Response.json(await registerClient(db, body), { status: 201, headers: noStore });
 });

@@ -9,6 +9,8 @@ import { API_KEY_PREFIX } from "@/lib/authz/api-keys";
 import type { AuthContext } from "@/lib/authz/context";
 import { AppError, isAppError } from "@/lib/errors";
 import { parseJsonText, readBodyBytes } from "@/lib/http/body";
+import { assertServedHost, clientRequestIdOf, isServedOrigin } from "@/lib/http/forwarded";
+import { assertCleanText } from "@/lib/http/text";
 import { baseOperationRisk, type BaseOperationKey } from "@/lib/realms/contract";
 import { namespaceOfRef } from "@/lib/realms/refs";
 import { findRealm } from "@/lib/realms/registry";
@@ -114,21 +116,27 @@ async function assertScopes(db: Executor, caller: McpCaller, messages: JsonRpcRe
   }
 }
 
-/** The spec's DNS-rebinding guard: a browser Origin, when present, must be our own. */
+/**
+ * The spec's DNS-rebinding guard: the Host must be one this server serves (APP_URL's, an alias, loopback), and a
+ * browser Origin, when present, one of those too. Forwarded headers count only behind a trusted proxy.
+ */
 function assertOrigin(req: Request) {
+  assertServedHost(req);
   const origin = req.headers.get("origin");
   if (origin === null) return;
-  const host = req.headers.get("x-forwarded-host") ?? req.headers.get("host");
-  const proto = req.headers.get("x-forwarded-proto") ?? new URL(req.url).protocol.replace(":", "");
-  if (origin !== `${proto}://${host}`) throw new AppError("forbidden", "Cross-origin MCP requests from browsers are refused.", { details: { origin } });
+  if (!isServedOrigin(origin)) throw new AppError("forbidden", "Cross-origin MCP requests from browsers are refused.", { details: { origin: origin.slice(0, 200) } });
 }
 
 export async function handleMcpPost(req: Request, requestId: string): Promise<Response> {
   assertOrigin(req);
   const db = await getDb();
   const caller = await authenticateMcp(db, req, requestId);
+  const clientRequestId = clientRequestIdOf(req);
+  if (clientRequestId) caller.auth = { ...caller.auth, clientRequestId };
   const bytes = await readBodyBytes(req, MCP_MAX_BODY_BYTES);
   const body = parseJsonText(new TextDecoder().decode(bytes));
+  // Before anything reads a namespace or a ref out of it (scopeForCall): no NUL or lone surrogate anywhere.
+  assertCleanText(body, "MCP request");
   const messages = asMessages(body);
   const principal = caller.auth.kind === "actor" ? caller.auth.actorId : caller.auth.userId;
   // A batch counts as many requests as it carries.

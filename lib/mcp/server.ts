@@ -6,6 +6,7 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, typ
 import { getDb } from "@/db/client";
 import type { AuthContext } from "@/lib/authz/context";
 import { AppError, toErrorBody } from "@/lib/errors";
+import { logServerError } from "@/lib/http/log";
 import { toolCatalogFor, type ToolEntry } from "@/lib/tools/catalog";
 import { dispatch, isToolName } from "@/lib/tools/dispatch";
 import type { ToolName } from "@/lib/tools/schemas";
@@ -43,7 +44,7 @@ export function toolResult(result: unknown): CallToolResult {
 
 export function toolError(err: unknown, requestId: string): CallToolResult {
   const { status, body } = toErrorBody(err, requestId);
-  if (status >= 500) console.error(`[${requestId}] MCP tools/call`, err instanceof Error ? (err.stack ?? err.message) : err);
+  if (status >= 500) logServerError(err, requestId, "MCP tools/call");
   return { isError: true, content: [{ type: "text", text: JSON.stringify(body) }], structuredContent: body };
 }
 

@@ -215,7 +215,8 @@ export function operationKeysOf(m: Pick<RealmManifest, "kinds" | "actions" | "de
 
 export function riskOf(m: Pick<RealmManifest, "actions">, op: OperationKey): Risk {
   if (op.startsWith("object.action.")) return m.actions.find((a) => a.name === op.slice(14))?.risk ?? "destructive";
-  return baseOperationRisk[op as BaseOperationKey];
+  // Own keys only: an operation key is sometimes the caller's text.
+  return Object.hasOwn(baseOperationRisk, op) ? baseOperationRisk[op as BaseOperationKey] : "destructive";
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -29,12 +29,12 @@ export const tenantRealmSources: TenantRealmSource[] = [openApiRealmSource];
 
 export async function listRealms(db: Executor, tenantId: string): Promise<Realm[]> {
   const extra = (await Promise.all(tenantRealmSources.map((s) => s.list(db, tenantId)))).flat();
-  return [...Object.values(builtInRealms), ...extra.filter((r) => !builtInRealms[r.manifest.namespace])];
+  return [...Object.values(builtInRealms), ...extra.filter((r) => !Object.hasOwn(builtInRealms, r.manifest.namespace))];
 }
 
 export async function findRealm(db: Executor, tenantId: string, namespace: string): Promise<Realm | null> {
-  const builtIn = builtInRealms[namespace];
-  if (builtIn) return builtIn;
+  // Own keys only: a namespace such as `constructor` must not find Object.prototype's.
+  if (Object.hasOwn(builtInRealms, namespace)) return builtInRealms[namespace]!;
   for (const s of tenantRealmSources) {
     const r = await s.get(db, tenantId, namespace);
     if (r) return r;

@@ -159,7 +159,8 @@ export function schemaKind(m: RealmManifest, kindName: string, allowed: Set<Oper
   };
 }
 
-const baseTool: Record<string, ToolName> = Object.fromEntries(Object.entries(toolOperation).map(([tool, op]) => [op, tool as ToolName]));
+/** The tool of each base operation (a Map: `operation` is the caller's text, never looked up on Object.prototype). */
+const baseTool = new Map<string, ToolName>(Object.entries(toolOperation).map(([tool, op]) => [op, tool as ToolName]));
 
 export function schemaOperation(m: RealmManifest, op: string) {
   if (op.startsWith("object.action.")) {
@@ -183,14 +184,15 @@ export function schemaOperation(m: RealmManifest, op: string) {
       returns: action.returns,
     };
   }
-  const tool = baseTool[op];
-  if (!tool || !m.service_card.operation_labels[op]) {
+  const tool = baseTool.get(op);
+  const label = Object.hasOwn(m.service_card.operation_labels, op) ? m.service_card.operation_labels[op] : undefined;
+  if (!tool || !label) {
     throw new AppError("not_found", `No operation ${op} in ${m.namespace}.`, { details: { namespace: m.namespace } });
   }
   return {
     operation: op,
     tool,
-    label: m.service_card.operation_labels[op],
+    label,
     risk: riskOf(m, op as OperationKey),
     claims: [],
     input_schema: toolJsonSchema(tool),

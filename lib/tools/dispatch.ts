@@ -6,7 +6,7 @@ import { eq, sql } from "drizzle-orm";
 import { getDb, type Tx } from "@/db/client";
 import { users } from "@/db/schema";
 import { canonicalJson } from "@/lib/audit/canonical";
-import { recordAudit } from "@/lib/audit/record";
+import { recordAudit as writeAudit, type AuditInput } from "@/lib/audit/record";
 import { allowedOperations, grantableOperations } from "@/lib/authz/allowed";
 import { recordConsentRequest } from "@/lib/authz/consent";
 import { auditPrincipalOf, principalOf, type AuthContext } from "@/lib/authz/context";
@@ -17,6 +17,7 @@ import { decodeCursor, encodeCursor } from "@/lib/delivery/cursors";
 import { deliveryPort, MAX_FILE_BYTES, type DeliveryCaller } from "@/lib/delivery/files";
 import { env } from "@/lib/env";
 import { AppError, isAppError, parseWith } from "@/lib/errors";
+import { assertCleanText } from "@/lib/http/text";
 import {
   actionNameSchema,
   actionOperationKey,
@@ -45,6 +46,10 @@ export type DispatchOptions = { now?: () => Date };
 /** Errors that are a realm's own refusal (gate two): audited as a deny of gate two. */
 const GATE_TWO_CODES = new Set(["realm_denied", "needs_connected_account_consent"]);
 
+/** Tool-call audit records also keep the caller's own X-Request-Id, when it sent one. */
+const recordAudit = (tx: Tx, { clientRequestId, ...input }: AuditInput & { clientRequestId?: string }) =>
+  writeAudit(tx, clientRequestId ? { ...input, details: { ...input.details, client_request_id: clientRequestId } } : input);
+
 export function isToolName(name: string): name is ToolName {
   return (toolNames as string[]).includes(name);
 }
@@ -53,6 +58,8 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
   if (!isToolName(tool)) {
     throw new AppError("not_found", `No tool "${String(tool).slice(0, 60)}".`, { details: { known_tools: toolNames } });
   }
+  // NUL and lone surrogates never reach a query: MCP and the UI call here without the REST body reader.
+  assertCleanText(rawInput, `${tool} input`);
   const input = parseWith(toolInputSchemas[tool], rawInput, `${tool} input`);
   const now = opts.now?.() ?? new Date();
   const db = await getDb();
@@ -64,7 +71,7 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
 
   const outcome = await db.transaction(async (tx) => {
     const principal = principalOf(auth);
-    const baseAudit = { tenantId: auth.tenantId, event: "tool.call" as const, principal: auditPrincipalOf(auth), requestId: auth.requestId };
+    const baseAudit = { tenantId: auth.tenantId, event: "tool.call" as const, principal: auditPrincipalOf(auth), requestId: auth.requestId, clientRequestId: auth.clientRequestId };
 
     // Before gate one: every ref the call names is parsed, and the call's shape checked for its operation. A
     // malformed ref is audited and answered `invalid_ref`; no consent request is ever made from it.
@@ -300,6 +307,7 @@ async function crossRealm(auth: AuthContext, tool: "provider_about" | "object_sc
       event: "tool.call",
       principal: auditPrincipalOf(auth),
       requestId: auth.requestId,
+      clientRequestId: auth.clientRequestId,
       operation: op,
       outcome: "allow",
       details: { tool, realms: [...allowed.keys()] },

@@ -8,6 +8,7 @@ import { createActor } from "@/lib/authz/actors";
 import { createApiKey } from "@/lib/authz/api-keys";
 import { createGrant } from "@/lib/authz/grants";
 import { deriveKey } from "@/lib/delivery/keys";
+import { reloadEnv } from "@/lib/env";
 import { registerClient } from "@/lib/mcp/clients";
 import { mcpResourceUrl, oauthIssuer, protectedResourceMetadataUrl } from "@/lib/mcp/config";
 import { checkAuthorizationRequest, decideAuthorization, exchangeCode } from "@/lib/mcp/oauth";
@@ -26,6 +27,7 @@ beforeAll(async () => {
 
 afterEach(() => {
   delete process.env.MCP_RATE_LIMIT_PER_MINUTE;
+  reloadEnv();
 });
 
 const url = () => mcpResourceUrl();
@@ -113,10 +115,15 @@ describe("the protocol", () => {
 
   it("a call without a grant is a tool error carrying the REST error body, connection hub link included", async () => {
     const res = await POST(rpc("tools/call", { name: "list_objects", arguments: { namespace: "docs", kind: "docs.document" } }, { ...bearer(actorToken), "x-request-id": "req_testconsent01" }));
+    // The request id is ours, whatever the client sent; the client's is echoed apart.
+    const requestId = res.headers.get("x-request-id")!;
+    expect(requestId).toMatch(/^req_/);
+    expect(requestId).not.toBe("req_testconsent01");
+    expect(res.headers.get("x-client-request-id")).toBe("req_testconsent01");
     const { result } = await res.json();
     expect(result.isError).toBe(true);
     expect(result.structuredContent).toEqual({
-      error: { code: "consent_required", message: expect.any(String), details: expect.objectContaining({ connection_hub_url: expect.stringContaining("/consent/ccr_") }), request_id: "req_testconsent01" },
+      error: { code: "consent_required", message: expect.any(String), details: expect.objectContaining({ connection_hub_url: expect.stringContaining("/consent/ccr_") }), request_id: requestId },
     });
     expect(JSON.parse(result.content[0].text)).toEqual(result.structuredContent);
   });
@@ -152,6 +159,7 @@ describe("limits", () => {
       (await createActor(t.db, t.users.bob!, { name, kind: "automation", issue_token: true, token_expires_in_days: null })).token!.token;
     const busy = await agent("Busy agent");
     process.env.MCP_RATE_LIMIT_PER_MINUTE = "2";
+    reloadEnv();
     // Two requests fit in a window; keep going until the limit shows (a minute boundary may reset it once).
     let last: Response | null = null;
     for (let i = 0; i < 5 && last?.status !== 429; i++) last = await POST(rpc("tools/list", undefined, bearer(busy)));

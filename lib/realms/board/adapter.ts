@@ -90,7 +90,7 @@ function parseCursor<S extends z.ZodType>(schema: S, after: CursorState): z.infe
 // Small helpers.
 
 function segmentOf(kind: string | null): Segment {
-  const seg = kind === null ? "card" : segmentOfKind[kind];
+  const seg = kind === null ? "card" : Object.hasOwn(segmentOfKind, kind) ? segmentOfKind[kind] : undefined;
   if (!seg) throw new AppError("invalid_input", `board has no kind ${kind}; its kinds are ${Object.keys(segmentOfKind).join(", ")}.`, { details: { kind } });
   return seg;
 }

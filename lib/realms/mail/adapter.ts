@@ -101,7 +101,7 @@ const quoted = (v: string) => `"${v.replace(/["()]/g, " ").trim()}"`;
 
 function kindOf(kind: string | null): RefType {
   if (kind === null) return "message";
-  const t = TYPE_OF[kind];
+  const t = Object.hasOwn(TYPE_OF, kind) ? TYPE_OF[kind] : undefined;
   if (!t) throw new AppError("invalid_input", `mail has no kind ${kind}.`, { details: { known_kinds: Object.keys(TYPE_OF) } });
   return t;
 }

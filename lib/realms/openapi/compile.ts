@@ -2,10 +2,16 @@
 // capability search and people read (id, method + path, group, summary, risk, input field names, a digest);
 // the contract is what execution needs (a self-contained JSON Schema of the payload, and where each payload
 // field goes in the request). Shared component schemas become `$defs`, so cyclic refs stay refs.
+//
+// Cost: each `$ref` target is converted once per document (and its canonical and JSON text made once), then
+// every operation's contract lists the `$defs` it reaches — so 1,000 operations sharing a 200-schema chain
+// convert 200 schemas, not 200,000. All the work counts against a CompileBudget when one is given.
 import { createHash } from "node:crypto";
 import { canonicalJson } from "@/lib/audit/canonical";
 import { actionNameSchema, type Risk } from "@/lib/realms/contract";
-import { HTTP_METHODS, isObject, type JsonObject, type LoadedSpec, type LowerMethod, type SpecIssue, specError } from "./spec";
+import type { CompileBudget } from "./budget";
+import { isHeaderName, specHeaderRefusal } from "./headers";
+import { HTTP_METHODS, isObject, pointerPath, type JsonObject, type LoadedSpec, type LowerMethod, type SpecIssue, specError } from "./spec";
 
 export type HttpMethod = Uppercase<LowerMethod>;
 export type ParamLocation = "path" | "query" | "header" | "cookie";
@@ -50,7 +56,16 @@ export type OperationContract = {
   accepts: string[];
 };
 export type CompiledOperation = { card: OperationCard; contract: OperationContract };
-export type CompiledSpec = { title: string; description: string; servers: string[]; tags: Map<string, string>; operations: CompiledOperation[]; warnings: SpecIssue[] };
+export type CompiledSpec = {
+  title: string;
+  description: string;
+  servers: string[];
+  tags: Map<string, string>;
+  operations: CompiledOperation[];
+  warnings: SpecIssue[];
+  /** Operations left out of the realm (e.g. a header parameter whose name is not an HTTP header name). */
+  dropped: { at: string; reason: string }[];
+};
 
 const MAX_WARNINGS = 200;
 const MAX_SCHEMA_DEPTH = 64;
@@ -65,8 +80,6 @@ const DROPPED = new Set(["example", "examples", "xml", "externalDocs", "discrimi
 const SCHEMA_MAPS = ["properties", "patternProperties", "dependentSchemas", "$defs", "definitions"];
 const SCHEMA_LISTS = ["allOf", "anyOf", "oneOf", "prefixItems"];
 const SCHEMA_ONE = ["additionalProperties", "items", "not", "if", "then", "else", "contains", "propertyNames", "unevaluatedProperties", "unevaluatedItems", "additionalItems"];
-/** Header parameters OpenAPI says are ignored (the server sets them). */
-const RESERVED_HEADERS = new Set(["accept", "content-type", "authorization"]);
 
 const ACTION_NAME_MAX = 200;
 
@@ -108,14 +121,23 @@ export function shortText(md: unknown, max = 280): string {
   return plain.length > max ? `${plain.slice(0, max - 1).replace(/\s+\S*$/, "")}…` : plain;
 }
 
-/** Converts OpenAPI schema objects into standalone JSON Schema 2020-12, with referenced schemas as `$defs`. */
-class SchemaCompiler {
-  readonly defs = new Map<string, { name: string; schema: unknown }>();
+type Def = { name: string; schema: unknown; deps: string[]; canon?: string; json?: string };
+
+/**
+ * The document's `$ref` targets as JSON Schema 2020-12 `$defs`, each converted once: names are given per
+ * document (the pointer's last segment, `_2`, `_3`… on a clash), and each def records the pointers it refers
+ * to, so an operation's contract can list exactly the defs it reaches. Conversion is queued, not recursive, so
+ * a long chain of refs cannot exhaust the stack.
+ */
+class DocSchemas {
+  readonly defs = new Map<string, Def>();
   private readonly names = new Set<string>();
+  private readonly pending: string[] = [];
 
   constructor(
-    private readonly spec: LoadedSpec,
-    private readonly warn: (message: string) => void,
+    readonly spec: LoadedSpec,
+    private readonly warnAt: (path: string, message: string) => void,
+    readonly budget: CompileBudget | undefined,
   ) {}
 
   private defName(pointer: string): string {
@@ -127,26 +149,82 @@ class SchemaCompiler {
     return name;
   }
 
-  ref(pointer: string): JsonObject {
+  /** The def of a pointer (registered and queued for conversion on first sight). */
+  def(pointer: string): Def {
     let def = this.defs.get(pointer);
     if (!def) {
-      // Registered before converting, so a schema that refers back to itself finds its own name.
-      def = { name: this.defName(pointer), schema: {} };
+      def = { name: this.defName(pointer), schema: {}, deps: [] };
       this.defs.set(pointer, def);
-      def.schema = this.convert(this.spec.resolve(pointer), 0);
+      this.pending.push(pointer);
     }
-    return { $ref: `#/$defs/${def.name}` };
+    return def;
+  }
+
+  /** Convert every queued def (and those they reach). */
+  drain(): void {
+    while (this.pending.length) {
+      const pointer = this.pending.pop()!;
+      const def = this.defs.get(pointer)!;
+      const deps = new Set<string>();
+      const where = pointerPath(pointer);
+      const conv = new SchemaCompiler(this, (m) => this.warnAt(where, m), deps);
+      def.schema = conv.convert(this.spec.resolve(pointer), 0);
+      def.deps = [...deps];
+    }
+  }
+
+  /** Every def reachable from `direct`, depth first in the order they are referred to. */
+  closure(direct: Iterable<string>): string[] {
+    const out: string[] = [];
+    const seen = new Set<string>();
+    const stack = [...direct].reverse();
+    while (stack.length) {
+      const p = stack.pop()!;
+      if (seen.has(p)) continue;
+      seen.add(p);
+      out.push(p);
+      this.budget?.spend();
+      const deps = this.defs.get(p)!.deps;
+      for (let i = deps.length - 1; i >= 0; i--) if (!seen.has(deps[i]!)) stack.push(deps[i]!);
+    }
+    return out;
+  }
+
+  canonOf(pointer: string): string {
+    const def = this.defs.get(pointer)!;
+    return (def.canon ??= canonicalJson(def.schema));
+  }
+
+  jsonOf(pointer: string): string {
+    const def = this.defs.get(pointer)!;
+    return (def.json ??= JSON.stringify(def.schema));
+  }
+}
+
+/** Converts OpenAPI schema objects into standalone JSON Schema 2020-12; `$ref`s become refs into `$defs`. */
+class SchemaCompiler {
+  constructor(
+    private readonly doc: DocSchemas,
+    private readonly warn: (message: string) => void,
+    /** The pointers this compiler's output refers to directly. */
+    readonly deps: Set<string>,
+  ) {}
+
+  ref(pointer: string): JsonObject {
+    this.deps.add(pointer);
+    return { $ref: `#/$defs/${this.doc.def(pointer).name}` };
   }
 
   /** The schema a `$ref` points at, for looking inside it (readOnly, flat bodies). */
   deref(node: unknown): unknown {
-    return isObject(node) && typeof node.$ref === "string" ? this.spec.resolve(node.$ref) : node;
+    return isObject(node) && typeof node.$ref === "string" ? this.doc.spec.resolve(node.$ref) : node;
   }
 
   convert(node: unknown, depth: number): unknown {
     if (typeof node === "boolean") return node;
     if (!isObject(node)) return {};
     if (depth > MAX_SCHEMA_DEPTH) return {};
+    this.doc.budget?.spend();
     if (typeof node.$ref === "string") {
       const out = this.ref(node.$ref);
       if (typeof node.description === "string") out.description = shortText(node.description, 200);
@@ -187,7 +265,7 @@ class SchemaCompiler {
         }
       }
     }
-    if (this.spec.dialect === "3.0") this.from30(out);
+    if (this.doc.spec.dialect === "3.0") this.from30(out);
     return out;
   }
 
@@ -213,13 +291,36 @@ class SchemaCompiler {
       } else if (typeof s[ex] === "boolean") delete s[ex];
     }
   }
+}
 
-  defsObject(): JsonObject | undefined {
-    if (this.defs.size === 0) return undefined;
-    const out: JsonObject = {};
-    for (const d of this.defs.values()) out[d.name] = d.schema;
-    return out;
-  }
+/**
+ * How a contract is made of shared parts: the input schema without `$defs`, and the pointers of the defs it
+ * lists. Kept beside each compiled contract so its canonical hash and its JSON are assembled from each def's
+ * text, made once per document.
+ */
+type ContractParts = { doc: DocSchemas; schema: JsonObject; defs: string[] };
+const partsOf = new WeakMap<OperationContract, ContractParts>();
+
+/** `{"$defs":{…},` + the rest: canonical JSON sorts keys, and `$` sorts before every letter. */
+function canonicalInputSchema(parts: ContractParts): string {
+  const rest = canonicalJson(parts.schema);
+  if (!parts.defs.length) return rest;
+  const entries = parts.defs.map((p) => [parts.doc.defs.get(p)!.name, p] as const).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{"$defs":{${entries.map(([name, p]) => `${JSON.stringify(name)}:${parts.doc.canonOf(p)}`).join(",")}},${rest.slice(1)}`;
+}
+
+/**
+ * The contract as JSON text, the same as `JSON.stringify(contract)` but with each shared def's text made
+ * once per document (a contract repeats every def it reaches, so this is most of the bytes).
+ */
+export function contractJson(contract: OperationContract): string {
+  const parts = partsOf.get(contract);
+  if (!parts || !parts.defs.length) return JSON.stringify(contract);
+  const { input_schema: _schema, example, accepts, ...head } = contract;
+  const schema = JSON.stringify(parts.schema);
+  const defs = parts.defs.map((p) => `${JSON.stringify(parts.doc.defs.get(p)!.name)}:${parts.doc.jsonOf(p)}`).join(",");
+  const inputSchema = `${schema.slice(0, -1)},"$defs":{${defs}}}`;
+  return `${JSON.stringify(head).slice(0, -1)},"input_schema":${inputSchema},"example":${JSON.stringify(example)},"accepts":${JSON.stringify(accepts)}}`;
 }
 
 function validRegex(p: string): boolean {
@@ -343,11 +444,19 @@ function serverUrls(doc: JsonObject): string[] {
   return out;
 }
 
-/** Cards and contracts for every operation. Fatal problems throw `invalid_input`; quirks become warnings. */
-export function compileSpec(spec: LoadedSpec): CompiledSpec {
+/**
+ * Cards and contracts for every operation. Fatal problems throw `invalid_input`; quirks become warnings; an
+ * operation that cannot be called safely is dropped, with a warning. With a budget, the work counts against it.
+ */
+export function compileSpec(spec: LoadedSpec, budget?: CompileBudget): CompiledSpec {
   const doc = spec.doc;
   const issues: SpecIssue[] = [];
   const warnings: SpecIssue[] = [];
+  const dropped: { at: string; reason: string }[] = [];
+  const warnAt = (path: string, message: string) => {
+    if (warnings.length < MAX_WARNINGS) warnings.push({ path, message });
+  };
+  const schemas = new DocSchemas(spec, warnAt, budget);
   const info = isObject(doc.info) ? doc.info : {};
   const tags = new Map<string, string>();
   if (Array.isArray(doc.tags)) for (const t of doc.tags) if (isObject(t) && typeof t.name === "string") tags.set(t.name, shortText(t.description, 200));
@@ -367,10 +476,12 @@ export function compileSpec(spec: LoadedSpec): CompiledSpec {
         continue;
       }
       const method = lower.toUpperCase() as HttpMethod;
-      const warnHere = (message: string) => {
-        if (warnings.length < MAX_WARNINGS) warnings.push({ path: at, message });
+      const warn = (message: string) => warnAt(at, message);
+      const drop = (reason: string) => {
+        dropped.push({ at, reason });
+        warn(`${reason}; the operation is not imported`);
       };
-      const compiled = compileOperation({ spec, path, method, op, shared, at, issues, warn: warnHere, usedActions, tags });
+      const compiled = compileOperation({ schemas, path, method, op, shared, at, issues, warn, drop, usedActions, tags });
       if (compiled) operations.push(compiled);
     }
   }
@@ -382,11 +493,12 @@ export function compileSpec(spec: LoadedSpec): CompiledSpec {
     tags,
     operations,
     warnings,
+    dropped,
   };
 }
 
 type OpInput = {
-  spec: LoadedSpec;
+  schemas: DocSchemas;
   path: string;
   method: HttpMethod;
   op: JsonObject;
@@ -394,19 +506,30 @@ type OpInput = {
   at: string;
   issues: SpecIssue[];
   warn: (m: string) => void;
+  drop: (reason: string) => void;
   usedActions: Set<string>;
   tags: Map<string, string>;
 };
 
-function compileOperation({ spec, path, method, op, shared, at, issues, warn, usedActions, tags: tagDocs }: OpInput): CompiledOperation | null {
-  const compiler = new SchemaCompiler(spec, warn);
-  // Operation parameters override path-level ones with the same name and location.
+function compileOperation({ schemas, path, method, op, shared, at, issues, warn, drop, usedActions, tags: tagDocs }: OpInput): CompiledOperation | null {
+  const spec = schemas.spec;
+  const deps = new Set<string>();
+  const compiler = new SchemaCompiler(schemas, warn, deps);
+  // Operation parameters override path-level ones with the same name and location (header names ignore case).
   const own = paramsOf(op.parameters, spec.resolve, `${at}.parameters`, issues);
   const byKey = new Map<string, Param>();
-  for (const p of [...shared, ...own]) byKey.set(`${p.in} ${p.name}`, p);
+  for (const p of [...shared, ...own]) byKey.set(`${p.in} ${p.in === "header" ? p.name.toLowerCase() : p.name}`, p);
+  // A header the request could not carry makes the operation uncallable: it is left out, not half-imported.
+  const badHeader = [...byKey.values()].find((p) => p.in === "header" && !isHeaderName(p.name));
+  if (badHeader) {
+    drop(`header parameter ${JSON.stringify(badHeader.name.slice(0, 80))} is not a valid HTTP header name (RFC 9110 token)`);
+    return null;
+  }
+  // Headers that frame or route the request, and those Realmgate sets, are never taken from the document.
   const params = [...byKey.values()].filter((p) => {
-    if (p.in === "header" && RESERVED_HEADERS.has(p.name.toLowerCase())) return false;
-    return true;
+    const refusal = p.in === "header" ? specHeaderRefusal(p.name) : null;
+    if (refusal) warn(`header parameter ${p.name} is dropped: ${refusal}`);
+    return !refusal;
   });
 
   const templateNames = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
@@ -483,9 +606,12 @@ function compileOperation({ spec, path, method, op, shared, at, issues, warn, us
     }
   }
 
-  const inputSchema: JsonObject = { type: "object", additionalProperties: false, properties, ...(required.length ? { required } : {}) };
-  const defs = compiler.defsObject();
-  if (defs) inputSchema.$defs = defs;
+  const schemaParts: JsonObject = { type: "object", additionalProperties: false, properties, ...(required.length ? { required } : {}) };
+  // Every def this operation reaches, converted once per document and shared by every contract that lists it.
+  schemas.drain();
+  const defPointers = schemas.closure(deps);
+  const inputSchema: JsonObject = { ...schemaParts };
+  if (defPointers.length) inputSchema.$defs = Object.fromEntries(defPointers.map((p) => [schemas.defs.get(p)!.name, schemas.defs.get(p)!.schema]));
 
   // The action name: operationId as written; `METHOD/path` when absent, unusable, or already taken.
   const rawId = typeof op.operationId === "string" ? op.operationId : null;
@@ -522,6 +648,8 @@ function compileOperation({ spec, path, method, op, shared, at, issues, warn, us
     example,
     accepts: successMedia(op.responses, spec.resolve),
   };
+  const parts: ContractParts = { doc: schemas, schema: schemaParts, defs: defPointers };
+  partsOf.set(contract, parts);
   const card: OperationCard = {
     action,
     operation_id: rawId,
@@ -538,7 +666,8 @@ function compileOperation({ spec, path, method, op, shared, at, issues, warn, us
     input_fields: fields,
     required_fields: required,
     input_digest: digest.length > 400 ? `${digest.slice(0, 399)}…` : digest,
-    input_hash: createHash("sha256").update(canonicalJson({ s: inputSchema, p: plans, b: body })).digest("hex").slice(0, 16),
+    // = sha256(canonicalJson({ s: inputSchema, p: plans, b: body })), with each def's canonical text made once.
+    input_hash: createHash("sha256").update(`{"b":${canonicalJson(body)},"p":${canonicalJson(plans)},"s":${canonicalInputSchema(parts)}}`).digest("hex").slice(0, 16),
     scopes: scopesOf(op.security ?? spec.doc.security),
   };
   return { card, contract };

@@ -3,18 +3,21 @@
 import { z } from "zod";
 import { seal, unseal, VaultError } from "@/lib/connections/vault";
 import { AppError } from "@/lib/errors";
+import { fieldValueProblem, isFramingHeader } from "./headers";
 
 const noNewlines = (s: string) => !/[\r\n\0]/.test(s);
 const secret = z.string().min(1).max(8192).refine(noNewlines, "must not contain line breaks");
-/** An HTTP header name (RFC 9110 token), and not one the request itself owns. */
+/** A secret sent in a header: a valid field value (no control characters, nothing above U+00FF). */
+const headerSecret = secret.refine((s) => fieldValueProblem(s) === null, "must be printable ASCII or Latin-1 (it is sent in a header)");
+/** An HTTP header name (RFC 9110 token), and not one the request itself owns (framing, hop-by-hop, body type, cookies). */
 const headerName = z
   .string()
   .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/, "must be an HTTP header name")
-  .refine((n) => !["host", "content-length", "content-type", "transfer-encoding", "connection", "cookie"].includes(n.toLowerCase()), "is set by Realmgate");
+  .refine((n) => !isFramingHeader(n) && !["content-type", "cookie"].includes(n.toLowerCase()), "is set by Realmgate");
 
 export const credentialSchema = z.discriminatedUnion("type", [
-  z.strictObject({ type: z.literal("bearer"), token: secret }),
-  z.strictObject({ type: z.literal("header"), name: headerName, value: secret }),
+  z.strictObject({ type: z.literal("bearer"), token: headerSecret }),
+  z.strictObject({ type: z.literal("header"), name: headerName, value: headerSecret }),
   z.strictObject({ type: z.literal("query"), name: z.string().regex(/^[A-Za-z0-9_.~-]{1,100}$/), value: secret }),
   z.strictObject({ type: z.literal("basic"), username: secret, password: z.string().max(8192).refine(noNewlines, "must not contain line breaks") }),
 ]);
@@ -32,7 +35,12 @@ export function openCredential(tenantId: string, realmId: string, sealed: string
   const dot = sealed.indexOf(".");
   try {
     const plain = unseal({ kid: sealed.slice(0, dot), data: sealed.slice(dot + 1) }, binding(tenantId, realmId));
-    return credentialSchema.parse(JSON.parse(plain));
+    const parsed = credentialSchema.safeParse(JSON.parse(plain));
+    if (parsed.success) return parsed.data;
+    // Stored before a rule it breaks (a header Realmgate now owns, a value no header can carry).
+    throw new AppError("service_unavailable", "The credential stored for this service is no longer accepted; the tenant owner must set it again.", {
+      details: { reason: "credential_invalid", issues: parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })) },
+    });
   } catch (cause) {
     if (!(cause instanceof VaultError)) throw cause;
     throw new AppError("service_unavailable", "The credential stored for this service cannot be opened; the tenant owner must set it again.", {

@@ -2,17 +2,23 @@
 // and private-network addresses refused at connect time (after DNS, so a name that resolves to 10.0.0.5 or
 // 169.254.169.254 cannot be used to reach inside the network). Hosts the operator lists in
 // REALMGATE_OPENAPI_PRIVATE_HOSTS (e.g. an on-premises service, or 127.0.0.1 in tests) are allowed.
+// Headers are checked before anything is sent: names are tokens, values field values, and framing or
+// hop-by-hop headers (Host, Content-Length, Transfer-Encoding, Connection, Upgrade, TE, Trailer, Keep-Alive,
+// Proxy-*) are never sent as given — Node derives Host and the framing from the URL and the body — nor is a
+// header from an operation's parameters that Realmgate sets itself (Accept, Content-Type, Authorization).
 import dns from "node:dns";
 import http from "node:http";
 import https from "node:https";
 import net from "node:net";
+import { fieldValueProblem, isFramingHeader, isHeaderName, specHeaderRefusal } from "./headers";
 
-export type EgressRequest = { url: URL; method: string; headers: Record<string, string>; body?: Buffer; timeoutMs: number; maxBytes: number };
+/** `paramHeaders`: the (lower-case) names of headers that came from an operation's parameters. */
+export type EgressRequest = { url: URL; method: string; headers: Record<string, string>; body?: Buffer; timeoutMs: number; maxBytes: number; paramHeaders?: string[] };
 export type EgressResponse = { status: number; headers: http.IncomingHttpHeaders; body: Buffer };
 
 export class EgressError extends Error {
   constructor(
-    readonly kind: "timeout" | "network" | "too_large" | "blocked",
+    readonly kind: "timeout" | "network" | "too_large" | "blocked" | "bad_header",
     message: string,
     options?: { cause?: unknown },
   ) {
@@ -88,8 +94,21 @@ function guardedLookup(allowPrivate: boolean) {
   };
 }
 
+/** Throws `bad_header` for a header that must not, or cannot, be sent. */
+export function checkHeaders(headers: Record<string, string>, paramHeaders: readonly string[] = []): void {
+  const fromParams = new Set(paramHeaders.map((h) => h.toLowerCase()));
+  for (const [name, value] of Object.entries(headers)) {
+    if (!isHeaderName(name)) throw new EgressError("bad_header", `${JSON.stringify(name.slice(0, 80))} is not an HTTP header name; nothing was sent.`);
+    if (isFramingHeader(name)) throw new EgressError("bad_header", `The ${name} header frames or routes the request and is never sent as given; nothing was sent.`);
+    if (fromParams.has(name.toLowerCase()) && specHeaderRefusal(name)) throw new EgressError("bad_header", `The ${name} header is set by Realmgate, not by an operation's parameter; nothing was sent.`);
+    const problem = typeof value === "string" ? fieldValueProblem(value) : "is not text";
+    if (problem) throw new EgressError("bad_header", `The ${name} header ${problem}; nothing was sent.`);
+  }
+}
+
 export function egress(req: EgressRequest): Promise<EgressResponse> {
   checkTarget(req.url);
+  checkHeaders(req.headers, req.paramHeaders);
   const allowPrivate = allowedPrivateHosts().has(bareHost(req.url));
   const mod = req.url.protocol === "https:" ? https : http;
   const signal = AbortSignal.timeout(req.timeoutMs);
@@ -105,7 +124,7 @@ export function egress(req: EgressRequest): Promise<EgressResponse> {
       if ((err as NodeJS.ErrnoException)?.code === "EREALMGATE_BLOCKED") return fail(new EgressError("blocked", (err as Error).message, { cause: err }));
       fail(new EgressError("network", `${req.url.host} could not be reached.`, { cause: err }));
     };
-    const r = mod.request(req.url, { method: req.method, headers: req.headers, lookup: guardedLookup(allowPrivate) as never, signal, agent: false }, (res) => {
+    const onResponse = (res: http.IncomingMessage) => {
       const declared = Number(res.headers["content-length"] ?? "NaN");
       if (Number.isFinite(declared) && declared > req.maxBytes) {
         res.destroy();
@@ -127,7 +146,14 @@ export function egress(req: EgressRequest): Promise<EgressResponse> {
         settled = true;
         resolve({ status: res.statusCode ?? 502, headers: res.headers, body: Buffer.concat(chunks) });
       });
-    });
+    };
+    let r: http.ClientRequest;
+    try {
+      r = mod.request(req.url, { method: req.method, headers: req.headers, lookup: guardedLookup(allowPrivate) as never, signal, agent: false }, onResponse);
+    } catch (err) {
+      // Node refuses what it cannot send (a header it judges invalid) by throwing: an answer, never a 500.
+      return fail(new EgressError("bad_header", `The request could not be sent: ${(err as Error).message}`, { cause: err }));
+    }
     r.on("error", classify);
     r.end(req.body);
   });

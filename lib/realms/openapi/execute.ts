@@ -5,6 +5,7 @@
 import type { Credential } from "./credentials";
 import { EgressError, egress, type EgressResponse } from "./egress";
 import type { OperationContract, ParamPlan } from "./compile";
+import { fieldValueProblem, isHeaderName, specHeaderRefusal } from "./headers";
 import { AppError } from "@/lib/errors";
 import type { DeliveryPort } from "@/lib/realms/contract";
 import { isObject, type JsonObject } from "./spec";
@@ -13,7 +14,8 @@ export const DEFAULT_TIMEOUT_MS = 10_000;
 /** Results up to this size come back inline; larger or binary ones as a signed download URL. */
 export const INLINE_BYTES = 64 * 1024;
 
-export type CompiledRequest = { url: URL; method: string; headers: Record<string, string>; body?: Buffer };
+/** `paramHeaders`: the headers taken from the operation's parameters (egress refuses framing ones among them). */
+export type CompiledRequest = { url: URL; method: string; headers: Record<string, string>; body?: Buffer; paramHeaders?: string[] };
 
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
@@ -60,9 +62,25 @@ function queryPairs(p: ParamPlan, v: unknown): [string, string][] {
   return [[p.name, scalar(v)]];
 }
 
-function headerValue(field: string, v: unknown): string {
+/**
+ * A header parameter's value as a field value (RFC 9110): never CR/LF, control characters or anything above
+ * U+00FF. The parameter itself is checked again here, not only at import: a contract stored before that check
+ * may still name a framing header (Host, Content-Length…) or something that is not a header name.
+ */
+function headerValue(p: ParamPlan, v: unknown): string {
+  const bad = (why: string) => new AppError("invalid_input", `Header parameter ${p.field} ${why}.`, { details: { issues: [{ path: p.field, message: why }] } });
+  if (!isHeaderName(p.name)) throw bad(`cannot be sent: ${JSON.stringify(p.name.slice(0, 80))} is not an HTTP header name`);
+  const refusal = specHeaderRefusal(p.name);
+  if (refusal) throw bad(`cannot be sent: ${refusal}`);
   const text = Array.isArray(v) ? v.map(scalar).join(",") : scalar(v);
-  if (CONTROL.test(text)) throw new AppError("invalid_input", `Header ${field} contains control characters.`, { details: { issues: [{ path: field, message: "control characters" }] } });
+  const problem = fieldValueProblem(text);
+  if (problem) throw bad(problem);
+  return text;
+}
+
+function cookieValue(p: ParamPlan, v: unknown): string {
+  const text = Array.isArray(v) ? v.map(scalar).join(",") : scalar(v);
+  if (CONTROL.test(text)) throw new AppError("invalid_input", `Cookie ${p.field} contains control characters.`, { details: { issues: [{ path: p.field, message: "control characters" }] } });
   return text;
 }
 
@@ -73,16 +91,21 @@ export function compileRequest(baseUrl: string, contract: OperationContract, pay
   const query: [string, string][] = [];
   const headers: Record<string, string> = { "user-agent": "Realmgate-OpenAPI/1" };
   const cookies: string[] = [];
+  const paramHeaders: string[] = [];
+  // Own fields only: a parameter the spec names `constructor` or `toString` is not found on Object.prototype.
+  const field = (name: string): unknown => (Object.hasOwn(payload, name) ? payload[name] : undefined);
   for (const p of contract.params) {
-    const v = payload[p.field];
+    const v = field(p.field);
     if (v === undefined || v === null) {
       if (p.in === "path") throw new AppError("invalid_input", `Path parameter ${p.field} is required.`, { details: { issues: [{ path: p.field, message: "is required" }] } });
       continue;
     }
     if (p.in === "path") path = path.split(`{${p.name}}`).join(pathValue(p, v, p.name === lastParam));
     else if (p.in === "query") query.push(...queryPairs(p, v));
-    else if (p.in === "header") headers[p.name.toLowerCase()] = headerValue(p.field, v);
-    else cookies.push(`${encodeURIComponent(p.name)}=${encodeURIComponent(headerValue(p.field, v))}`);
+    else if (p.in === "header") {
+      headers[p.name.toLowerCase()] = headerValue(p, v);
+      paramHeaders.push(p.name.toLowerCase());
+    } else cookies.push(`${encodeURIComponent(p.name)}=${encodeURIComponent(cookieValue(p, v))}`);
   }
   if (cookies.length) headers.cookie = cookies.join("; ");
 
@@ -91,10 +114,10 @@ export function compileRequest(baseUrl: string, contract: OperationContract, pay
   if (b) {
     let value: unknown;
     if (b.mode === "flat") {
-      const picked: JsonObject = {};
-      for (const f of b.fields) if (payload[f] !== undefined) picked[f] = payload[f];
+      // fromEntries defines own properties, so even a field named `__proto__` is sent as a field.
+      const picked: JsonObject = Object.fromEntries(b.fields.filter((f) => field(f) !== undefined).map((f) => [f, field(f)]));
       value = Object.keys(picked).length || b.required ? picked : undefined;
-    } else value = payload[b.field!];
+    } else value = field(b.field!);
     if (value !== undefined) {
       if (b.encoding === "unsupported") {
         throw new AppError("invalid_input", `This operation's request body (${b.contentType}) cannot be sent through Realmgate.`, { details: { content_type: b.contentType } });
@@ -125,7 +148,7 @@ export function compileRequest(baseUrl: string, contract: OperationContract, pay
   const base = new URL(baseUrl);
   const url = new URL(`${base.origin}${base.pathname.replace(/\/+$/, "")}${path}`);
   for (const [k, v] of query) url.searchParams.append(k, v);
-  return { url, method: contract.method, headers, ...(body ? { body } : {}) };
+  return { url, method: contract.method, headers, ...(body ? { body } : {}), paramHeaders };
 }
 
 const isTextual = (ct: string) => /^(application\/([\w.+-]*\+)?json|application\/(xml|x-www-form-urlencoded|javascript|yaml)|text\/)/i.test(ct);
@@ -179,6 +202,7 @@ export async function execute(
   } catch (err) {
     if (!(err instanceof EgressError)) throw err;
     if (err.kind === "blocked") throw new AppError("realm_denied", err.message, { cause: err, details: { reason: "blocked_address", service: host } });
+    if (err.kind === "bad_header") throw new AppError("invalid_input", err.message, { cause: err, details: { reason: "bad_header", service: host } });
     const status = err.kind === "timeout" ? 504 : 502;
     throw new AppError("provider_unavailable", `${err.message} Nothing was retried.`, { cause: err, status, details: { reason: err.kind === "too_large" ? "response_too_large" : err.kind, service: host } });
   }

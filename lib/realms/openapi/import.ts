@@ -1,7 +1,13 @@
 // Importing an OpenAPI document as a realm (owner only): read and check the document, build a card and a
 // contract per operation, show what a re-import would change (`dry_run`), and apply it in one transaction —
 // the realm row, every operation, the sealed credential and the audit record land together or not at all.
-import { gzipSync } from "node:zlib";
+//
+// Cost: the CPU-heavy part (parse, dereference, compile, serialise, digest, gzip) runs in a worker thread under
+// a cost cap (compile-runner.ts) before any transaction opens; the main thread only diffs the cards and writes.
+// The write is one transaction on purpose — a realm is never seen half-imported, and grants whose operations
+// change meaning are suspended in the same commit — so it holds only the writes: statements of at most
+// INSERT_ROWS rows and INSERT_BYTES of contract JSON (passed as text and cast to jsonb, never re-serialised
+// here), and no compile work.
 import { and, eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, Executor } from "@/db/client";
@@ -13,17 +19,22 @@ import { AppError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
 import { namespaceSchema, type Risk } from "@/lib/realms/contract";
 import { builtInRealms, findRealm } from "@/lib/realms/registry";
-import { compileSpec, type CompiledOperation, type OperationCard } from "./compile";
+import type { OperationCard } from "./compile";
+import { contractText, type CompileJobResult } from "./compile-job";
+import { compileDocument } from "./compile-runner";
 import { credentialSchema, describeCredential, sealCredential } from "./credentials";
 import { checkTarget, EgressError, egress } from "./egress";
-import { loadSpec, MAX_SPEC_BYTES, parseSpecText, type JsonObject } from "./spec";
+import { MAX_SPEC_BYTES, type JsonObject } from "./spec";
 import { AFFECTED_LIST_CAP, grantCount, meaningChanges } from "./meaning";
-import { curations, operationRecords, realmHead } from "./store";
+import { curations, operationCards, realmHead } from "./store";
 
 /** The import route reads bodies up to this size (a 50 MB document, JSON-escaped, plus the other fields). */
 export const MAX_IMPORT_BODY_BYTES = MAX_SPEC_BYTES + 8 * 1024 * 1024;
 const SPEC_FETCH_TIMEOUT_MS = 20_000;
 const LIST_CAP = 200;
+/** Bounds of one INSERT of operations: rows, and bytes of contract JSON. */
+const INSERT_ROWS = 250;
+const INSERT_BYTES = 1024 * 1024;
 
 const httpUrl = z.url({ protocol: /^https?$/, message: "must be an http(s) URL" }).max(2000);
 
@@ -130,23 +141,20 @@ function chooseBaseUrl(given: string | undefined, servers: string[], specUrl: st
 
 type Prepared = {
   body: ImportBody;
-  compiled: ReturnType<typeof compileSpec>;
-  loaded: Awaited<ReturnType<typeof loadSpec>>;
+  compiled: CompileJobResult;
   baseUrl: string;
   source: "upload" | "paste" | "url";
 };
 
 async function prepare(body: ImportBody): Promise<Prepared> {
-  let spec: string | JsonObject;
-  if (body.spec_url) spec = parseSpecText(await fetchSpec(body.spec_url)) as JsonObject;
-  else spec = body.spec as string | JsonObject;
-  const loaded = await loadSpec(spec);
-  const compiled = compileSpec(loaded);
-  return { body, compiled, loaded, baseUrl: chooseBaseUrl(body.base_url, compiled.servers, body.spec_url), source: body.source ?? (body.spec_url ? "url" : "paste") };
+  // The text goes to the worker as it came (parsing it is part of the job); an object is copied to it.
+  const spec: string | JsonObject = body.spec_url ? await fetchSpec(body.spec_url) : (body.spec as string | JsonObject);
+  const compiled = await compileDocument({ spec, gzip: !body.dry_run });
+  return { body, compiled, baseUrl: chooseBaseUrl(body.base_url, compiled.servers, body.spec_url), source: body.source ?? (body.spec_url ? "url" : "paste") };
 }
 
 async function assertNamespaceFree(db: Executor, tenantId: string, namespace: string) {
-  if (builtInRealms[namespace]) {
+  if (Object.hasOwn(builtInRealms, namespace)) {
     throw new AppError("conflict", `"${namespace}" is a built-in realm; choose another namespace.`, { details: { namespace } });
   }
   const mine = await realmHead(db, tenantId, namespace);
@@ -155,21 +163,24 @@ async function assertNamespaceFree(db: Executor, tenantId: string, namespace: st
   }
 }
 
-const riskCounts = (ops: CompiledOperation[]) => {
+const riskCounts = (cards: OperationCard[]) => {
   const c: Record<Risk, number> = { read: 0, write: 0, destructive: 0 };
-  for (const o of ops) c[o.card.risk]++;
+  for (const card of cards) c[card.risk]++;
   return c;
 };
 
 function summary(p: Prepared, diff: ImportDiff) {
-  const ops = p.compiled.operations;
+  const cards = p.compiled.cards;
+  const dropped = p.compiled.dropped;
   return {
     namespace: p.body.namespace,
     title: p.body.title ?? p.compiled.title,
     base_url: p.baseUrl,
-    spec_version: p.loaded.version,
-    operations: { total: ops.length, ...riskCounts(ops) },
+    spec_version: p.compiled.version,
+    operations: { total: cards.length, ...riskCounts(cards) },
     diff,
+    /** Operations left out of the realm, each with why (also among the warnings). */
+    dropped: { count: dropped.length, operations: dropped.slice(0, LIST_CAP) },
     warnings: p.compiled.warnings.slice(0, 50),
     warning_count: p.compiled.warnings.length,
   };
@@ -189,12 +200,12 @@ async function storedBaseUrl(db: Executor, tenantId: string, realmId: string): P
 export async function importRealm(db: Db, who: UserContext, body: ImportBody) {
   if (who.role !== "owner") throw new AppError("forbidden", "Only a tenant owner may import a service.");
   const p = await prepare(body);
-  const cards = p.compiled.operations.map((o) => o.card);
+  const cards = p.compiled.cards;
 
   if (body.dry_run) {
     await assertNamespaceFree(db, who.tenantId, body.namespace);
     const head = await realmHead(db, who.tenantId, body.namespace);
-    const before = head ? (await operationRecords(db, who.tenantId, head.id)).map((o) => o.card) : [];
+    const before = head ? await operationCards(db, who.tenantId, head.id) : [];
     // The grants whose operations this import would suspend (listed, nothing written).
     const changes = head ? meaningChanges(before, cards, await curations(db, who.tenantId, head.id), { from: await storedBaseUrl(db, who.tenantId, head.id), to: p.baseUrl }) : [];
     const affected = await grantsAffectedBy(db, who.tenantId, body.namespace, changes);
@@ -210,13 +221,13 @@ export async function importRealm(db: Db, who: UserContext, body: ImportBody) {
     };
   }
 
-  const specGzip = new Uint8Array(gzipSync(p.loaded.canonical));
+  const specGzip = p.compiled.specGzip!;
   return db.transaction(async (tx) => {
     await assertNamespaceFree(tx, who.tenantId, body.namespace);
     // One import of a namespace at a time: the second waits, then diffs against what the first stored.
     await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`openapi-import|${who.tenantId}|${body.namespace}`}, 0))`);
     const head = await realmHead(tx, who.tenantId, body.namespace);
-    const before = head ? (await operationRecords(tx, who.tenantId, head.id)).map((o) => o.card) : [];
+    const before = head ? await operationCards(tx, who.tenantId, head.id) : [];
     const diff = diffCards(before, cards);
     // An operation whose endpoint moved or whose risk rose is suspended on every grant covering it, in this
     // transaction: what a person approved is not what the agent would now get.
@@ -231,8 +242,8 @@ export async function importRealm(db: Db, who: UserContext, body: ImportBody) {
       baseUrl: p.baseUrl,
       specSource: p.source,
       specUrl: body.spec_url ?? null,
-      specVersion: p.loaded.version,
-      specSha256: p.loaded.sha256,
+      specVersion: p.compiled.version,
+      specSha256: p.compiled.sha256,
       specGzip,
       operationCount: cards.length,
       version,
@@ -247,17 +258,27 @@ export async function importRealm(db: Db, who: UserContext, body: ImportBody) {
     } else {
       await tx.insert(openapiRealms).values({ id: realmId, tenantId: who.tenantId, namespace: body.namespace, createdBy: who.userId, ...values });
     }
-    const rows = p.compiled.operations.map((o, position) => ({
-      realmId,
-      tenantId: who.tenantId,
-      action: o.card.action,
-      position,
-      method: o.card.method,
-      path: o.card.path,
-      card: o.card,
-      contract: o.contract,
-    }));
-    for (let i = 0; i < rows.length; i += 250) await tx.insert(openapiOperations).values(rows.slice(i, i + 250));
+    const contracts = p.compiled.contracts!;
+    const offsets = contracts.offsets;
+    for (let start = 0; start < cards.length; ) {
+      let end = start + 1;
+      while (end < cards.length && end - start < INSERT_ROWS && offsets[end + 1]! - offsets[start]! <= INSERT_BYTES) end++;
+      // Between statements the event loop turns: on embedded PGlite each statement runs on this thread.
+      if (start > 0) await new Promise((resolve) => setImmediate(resolve));
+      const rows = cards.slice(start, end).map((card, i) => ({
+        realmId,
+        tenantId: who.tenantId,
+        action: card.action,
+        position: start + i,
+        method: card.method,
+        path: card.path,
+        card,
+        // Already JSON (made in the worker): cast, not serialised again on this thread.
+        contract: sql`${contractText(contracts, start + i)}::jsonb`,
+      }));
+      await tx.insert(openapiOperations).values(rows);
+      start = end;
+    }
     const [cred] = await tx
       .select({ kind: openapiRealms.credentialKind, sealed: openapiRealms.credentialSealed })
       .from(openapiRealms)
@@ -272,7 +293,7 @@ export async function importRealm(db: Db, who: UserContext, body: ImportBody) {
       subjectId: realmId,
       details: {
         version,
-        spec_sha256: p.loaded.sha256,
+        spec_sha256: p.compiled.sha256,
         source: p.source,
         operations: cards.length,
         added: diff.added.count,

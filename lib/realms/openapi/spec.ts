@@ -6,6 +6,7 @@ import $RefParser from "@apidevtools/json-schema-ref-parser";
 import { parseDocument } from "yaml";
 import { canonicalJson } from "@/lib/audit/canonical";
 import { AppError } from "@/lib/errors";
+import type { CompileBudget } from "./budget";
 
 export const MAX_SPEC_BYTES = 50 * 1024 * 1024;
 export const MAX_OPERATIONS = 20_000;
@@ -66,13 +67,14 @@ export function parseSpecText(text: string): unknown {
   }
 }
 
-function depthOf(v: unknown, limit: number): number {
+function depthOf(v: unknown, limit: number, budget: CompileBudget | undefined): number {
   // Iterative, so a hostile document cannot overflow the stack while we measure it.
   let max = 0;
   const stack: [unknown, number][] = [[v, 1]];
   while (stack.length) {
     const [node, d] = stack.pop()!;
     if (typeof node !== "object" || node === null) continue;
+    budget?.spend();
     if (d > max) max = d;
     if (max > limit) return max;
     for (const child of Object.values(node)) if (typeof child === "object" && child !== null) stack.push([child, d + 1]);
@@ -80,14 +82,15 @@ function depthOf(v: unknown, limit: number): number {
   return max;
 }
 
-const pointerPath = (p: string) => p.replace(/^#\/?/, "").split("/").map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~")).join(".");
+export const pointerPath = (p: string) => p.replace(/^#\/?/, "").split("/").map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~")).join(".");
 
 /** Every `$ref` in the document, with where it sits. */
-function collectRefs(doc: JsonObject): { ref: string; at: string }[] {
+function collectRefs(doc: JsonObject, budget: CompileBudget | undefined): { ref: string; at: string }[] {
   const out: { ref: string; at: string }[] = [];
   const stack: [unknown, string][] = [[doc, ""]];
   while (stack.length) {
     const [node, at] = stack.pop()!;
+    budget?.spend();
     if (Array.isArray(node)) node.forEach((c, i) => typeof c === "object" && c !== null && stack.push([c, `${at}[${i}]`]));
     else if (isObject(node)) {
       for (const [k, v] of Object.entries(node)) {
@@ -99,11 +102,15 @@ function collectRefs(doc: JsonObject): { ref: string; at: string }[] {
   return out;
 }
 
-/** Read, check and resolve a document. Throws `invalid_input` listing every problem found. */
-export async function loadSpec(input: string | JsonObject): Promise<LoadedSpec> {
+/**
+ * Read, check and resolve a document. Throws `invalid_input` listing every problem found. With a budget, every
+ * node walked counts against it (`payload_too_large` past it).
+ */
+export async function loadSpec(input: string | JsonObject, budget?: CompileBudget): Promise<LoadedSpec> {
   const raw = typeof input === "string" ? parseSpecText(input) : input;
+  budget?.checkTime();
   if (!isObject(raw)) throw specError("The document is not an object.", [{ path: "(root)", message: "expected an OpenAPI object" }]);
-  if (depthOf(raw, MAX_SPEC_DEPTH) > MAX_SPEC_DEPTH) {
+  if (depthOf(raw, MAX_SPEC_DEPTH, budget) > MAX_SPEC_DEPTH) {
     throw specError(`The document is nested deeper than ${MAX_SPEC_DEPTH} levels.`, [{ path: "(root)", message: "too deep" }]);
   }
   if (typeof raw.swagger === "string") {
@@ -117,13 +124,14 @@ export async function loadSpec(input: string | JsonObject): Promise<LoadedSpec> 
 
   const issues: SpecIssue[] = [];
   const canonical = canonicalJson(raw);
+  budget?.checkTime();
   if (Buffer.byteLength(canonical) > MAX_SPEC_BYTES) {
     throw new AppError("payload_too_large", `The document is larger than ${MAX_SPEC_BYTES / 1024 / 1024} MB.`, { details: { max_bytes: MAX_SPEC_BYTES } });
   }
 
   // Local refs only: resolving files or URLs named inside an uploaded document would let it read this
   // server's disk or reach its network.
-  const refs = collectRefs(raw);
+  const refs = collectRefs(raw, budget);
   for (const r of refs) {
     if (!r.ref.startsWith("#")) issues.push({ path: r.at, message: `external $ref ${JSON.stringify(r.ref.slice(0, 200))} is not supported: import one bundled document` });
   }
@@ -154,7 +162,11 @@ export async function loadSpec(input: string | JsonObject): Promise<LoadedSpec> 
   }
   if (issues.length) throw specError(`${issues.length} $ref${issues.length > 1 ? "s point" : " points"} nowhere.`, issues);
 
+  // Each pointer is followed once per document: operations share their schemas, and a compile asks for the
+  // same targets thousands of times.
+  const resolved = new Map<string, unknown>();
   const resolve = (ref: string): unknown => {
+    if (resolved.has(ref)) return resolved.get(ref);
     let current: unknown = { $ref: ref };
     const seen = new Set<string>();
     // A chain of refs ($ref → $ref → …) is followed; a chain that loops is an error, not a hang.
@@ -169,6 +181,7 @@ export async function loadSpec(input: string | JsonObject): Promise<LoadedSpec> 
         throw new AppError("invalid_input", `$ref ${next} points nowhere.`, { cause, details: { issues: [{ path: pointerPath(next), message: "missing" }] } });
       }
     }
+    resolved.set(ref, current);
     return current;
   };
 

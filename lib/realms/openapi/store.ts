@@ -44,6 +44,16 @@ export async function operationRecords(db: Executor, tenantId: string, realmId: 
   return rows.map((r) => ({ action: r.action, card: r.card as OperationCard, contract: r.contract as OperationContract }));
 }
 
+/** The cards only (what a re-import diffs against), without reading every contract back. */
+export async function operationCards(db: Executor, tenantId: string, realmId: string): Promise<OperationCard[]> {
+  const rows = await db
+    .select({ card: openapiOperations.card })
+    .from(openapiOperations)
+    .where(and(eq(openapiOperations.tenantId, tenantId), eq(openapiOperations.realmId, realmId)))
+    .orderBy(asc(openapiOperations.position));
+  return rows.map((r) => r.card as OperationCard);
+}
+
 export async function curations(db: Executor, tenantId: string, realmId: string): Promise<Map<string, Curation>> {
   const rows = await db
     .select()

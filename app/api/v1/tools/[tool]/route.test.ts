@@ -3,12 +3,14 @@ import { afterEach, describe, expect, it } from "vitest";
 import { makeTenant } from "@/db/test-fixtures";
 import { createActor } from "@/lib/authz/actors";
 import { createGrant } from "@/lib/authz/grants";
+import { reloadEnv } from "@/lib/env";
 import { POST as mcpPost } from "@/app/api/mcp/route";
 import { mcpResourceUrl } from "@/lib/mcp/config";
 import { POST } from "./route";
 
 afterEach(() => {
   delete process.env.MCP_RATE_LIMIT_PER_MINUTE;
+  reloadEnv();
 });
 
 const restCall = (token: string) =>
@@ -30,6 +32,7 @@ describe("POST /api/v1/tools/:tool", () => {
     const { actor, token } = await createActor(t.db, t.users.alice!, { name: "Two-transport agent", kind: "automation", issue_token: true, token_expires_in_days: null });
     await createGrant(t.db, t.users.alice!, { actor_id: actor.id, namespace: "docs", operations: ["provider.about"], resource_scope: null, expires: "1d" });
     process.env.MCP_RATE_LIMIT_PER_MINUTE = "3";
+    reloadEnv();
     const minute = () => Math.floor(Date.now() / 60_000);
     for (let attempt = 0; attempt < 2; attempt++) {
       const started = minute();
@@ -49,6 +52,7 @@ describe("POST /api/v1/tools/:tool", () => {
     const { createApiKey } = await import("@/lib/authz/api-keys");
     const { key } = await createApiKey(t.db, t.users.alice!, "k");
     process.env.MCP_RATE_LIMIT_PER_MINUTE = "1";
+    reloadEnv();
     for (let i = 0; i < 3; i++) expect((await restCall(key)).status).toBe(200);
   });
 });

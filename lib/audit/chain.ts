@@ -1,0 +1,312 @@
+// The keyed audit chain and its checkpoints, independent of where the records come from (the database, an
+// exported file). Each record's `hash` is the SHA-256 of its canonical fields (prev_hash included) and its
+// `mac` = HMAC-SHA256(key[kid], "realmgate-audit/v2" ‖ kid ‖ tenant ‖ seq ‖ prev_hash ‖ hash): the link the
+// next record's prev_hash holds. Records from before the keyed chain (kid null) link by `hash`: the legacy
+// prefix, checked with the old rule. A checkpoint is an Ed25519 signature over (tenant, seq, link, time).
+//
+// The walk names what it finds, as the likeliest explanation of the evidence:
+//   deleted_row        a seq is missing below the last record
+//   edited_row         a record's contents no longer match the digest its MAC sealed (changed in place)
+//   rewritten_history  a record does not link to the one before it; a record inside sealed history (at or
+//                      below a checkpoint) carries a MAC that does not verify (re-hashed without the key);
+//                      the records after a failing one were re-linked; or the chain at a checkpoint's seq is
+//                      not the link that checkpoint signed (rewritten with the key)
+//   forged_insert      a record that carries no valid MAC and that nothing after it contradicts: a MAC-less
+//                      record after the keyed chain began, a garbage MAC at the tail (or one the app then
+//                      built on), a record beyond the head; also a checkpoint whose signature does not verify
+//   cut_tail           the records end below a checkpoint's seq, or the head is not the last record
+//   unknown_key        a record MAC'd with a key id that is not configured (not a finding of tampering)
+import { createHash, createHmac, sign, timingSafeEqual, verify as verifySig, type KeyObject } from "node:crypto";
+import type { AuditEventRow } from "@/db/schema";
+import { canonicalJson } from "./canonical";
+
+export type Finding = "edited_row" | "deleted_row" | "cut_tail" | "rewritten_history" | "forged_insert" | "unknown_key";
+/** The older `reason` vocabulary, kept in answers for existing readers. */
+export type Reason = "edited" | "missing" | "chain_mismatch" | "truncated" | "rewritten" | "forged" | "unknown_key";
+export type Broken = { seq: number; id: string | null; reason: Reason; finding: Finding; message: string };
+
+export const GENESIS_LINK = "0".repeat(64);
+const HEX64 = /^[0-9a-f]{64}$/;
+
+/** The fields that are hashed, in a fixed shape (the row minus `hash`, `kid` and `mac`). */
+export type HashedFields = Omit<AuditEventRow, "hash" | "kid" | "mac">;
+
+export function hashedPayload(row: HashedFields): string {
+  return canonicalJson({
+    tenant_id: row.tenantId,
+    seq: row.seq,
+    id: row.id,
+    at: row.at.toISOString(),
+    event: row.event,
+    request_id: row.requestId,
+    principal_type: row.principalType,
+    user_id: row.userId,
+    actor_id: row.actorId,
+    namespace: row.namespace,
+    operation: row.operation,
+    ref: row.ref,
+    outcome: row.outcome,
+    gate: row.gate,
+    reason: row.reason,
+    subject_id: row.subjectId,
+    details: row.details,
+    prev_hash: row.prevHash,
+  });
+}
+
+/** SHA-256 of the canonical fields: a legacy record's link, and what a keyed record's MAC seals. */
+export const linkHash = (row: HashedFields) => createHash("sha256").update(hashedPayload(row), "utf8").digest("hex");
+
+export function macOf(key: Buffer, kid: string, tenantId: string, seq: number, prevHash: string, hash: string): string {
+  return createHmac("sha256", key).update(["realmgate-audit/v2", kid, tenantId, String(seq), prevHash, hash].join("\n"), "utf8").digest("hex");
+}
+
+const sameHex = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
+
+/** The link a record passes on: its MAC, or its SHA-256 hash for a legacy record. */
+export const linkOf = (row: Pick<AuditEventRow, "hash" | "mac">): string => row.mac ?? row.hash;
+
+// ---------------------------------------------------------------------------------------------- checkpoints
+
+export type Checkpoint = { tenant_id: string; seq: number; mac: string; at: string; kid: string; sig: string };
+export const CHECKPOINT_VERSION = 1;
+
+const checkpointMessage = (c: Omit<Checkpoint, "sig">) =>
+  Buffer.from(`realmgate-audit-checkpoint/v${CHECKPOINT_VERSION}\n${canonicalJson({ tenant_id: c.tenant_id, seq: c.seq, mac: c.mac, at: c.at, kid: c.kid })}`, "utf8");
+
+export function signCheckpoint(key: { kid: string; privateKey: KeyObject }, c: { tenant_id: string; seq: number; mac: string; at: Date }): Checkpoint {
+  const body = { tenant_id: c.tenant_id, seq: c.seq, mac: c.mac, at: c.at.toISOString(), kid: key.kid };
+  return { ...body, sig: sign(null, checkpointMessage(body), key.privateKey).toString("base64url") };
+}
+
+/** "ok", "unknown_key" (signed by a key we do not know: ignored, with a warning) or "bad" (forged or edited). */
+export function checkCheckpoint(verifiers: Map<string, KeyObject>, c: Checkpoint): "ok" | "unknown_key" | "bad" {
+  if (typeof c.kid !== "string" || typeof c.sig !== "string" || !Number.isSafeInteger(c.seq) || typeof c.mac !== "string" || typeof c.at !== "string") return "bad";
+  const pub = verifiers.get(c.kid);
+  if (!pub) return "unknown_key";
+  try {
+    return verifySig(null, checkpointMessage(c), pub, Buffer.from(c.sig, "base64url")) ? "ok" : "bad";
+  } catch {
+    return "bad";
+  }
+}
+
+export type SealedCheckpoint = Checkpoint & { in_table: boolean; in_digest_store: boolean };
+export type MergedCheckpoints = {
+  /** Verified checkpoints, ascending by seq, one per seq. */
+  list: SealedCheckpoint[];
+  problem: Broken | null;
+  warnings: string[];
+  /** Checkpoints signed by a key id that is not configured (not used). */
+  unverified: number;
+};
+
+/** Checkpoints from the table and from the digest store, each signature checked, merged by seq. */
+export function mergeCheckpoints(tenantId: string, table: Checkpoint[], store: Checkpoint[], verifiers: Map<string, KeyObject>, storeUnreadable = 0): MergedCheckpoints {
+  const bySeq = new Map<number, SealedCheckpoint>();
+  const warnings: string[] = [];
+  let problem: Broken | null = null;
+  let unknown = 0;
+  const note = (b: Broken) => {
+    if (!problem || b.seq < problem.seq) problem = b;
+  };
+  if (storeUnreadable) {
+    note({ seq: 0, id: null, reason: "forged", finding: "forged_insert", message: `The digest store has ${storeUnreadable} line(s) that are not checkpoints: it was edited.` });
+  }
+  for (const [source, list] of [["table", table], ["digest store", store]] as const) {
+    for (const c of list) {
+      const verdict = c.tenant_id === tenantId ? checkCheckpoint(verifiers, c) : "bad";
+      if (verdict === "unknown_key") {
+        unknown++;
+        continue;
+      }
+      if (verdict === "bad") {
+        note({ seq: c.seq, id: null, reason: "forged", finding: "forged_insert", message: `The checkpoint at #${c.seq} in the ${source} is not signed by the audit signing key: it was forged or edited.` });
+        continue;
+      }
+      const seen = bySeq.get(c.seq);
+      if (seen && seen.mac !== c.mac) {
+        note({ seq: c.seq, id: null, reason: "rewritten", finding: "rewritten_history", message: `Two signed checkpoints disagree about record #${c.seq}: history was rewritten between them.` });
+        continue;
+      }
+      const merged = seen ?? { ...c, in_table: false, in_digest_store: false };
+      if (source === "table") merged.in_table = true;
+      else merged.in_digest_store = true;
+      bySeq.set(c.seq, merged);
+    }
+  }
+  if (unknown) warnings.push(`${unknown} checkpoint(s) are signed by a key that is not configured and were not used.`);
+  const list = [...bySeq.values()].sort((a, b) => a.seq - b.seq);
+  const notStored = list.filter((c) => c.in_table && !c.in_digest_store).length;
+  if (notStored) warnings.push(`${notStored} checkpoint(s) in the table are missing from the digest store (was it moved, or is it not shared between nodes?).`);
+  return { list, problem, warnings, unverified: unknown };
+}
+
+// ----------------------------------------------------------------------------------------------------- walk
+
+export type WalkStart = { seq: number; link: string; keyed: boolean };
+export type WalkContext = {
+  keys: Map<string, { key: Buffer }>;
+  /** Verified checkpoints, ascending. */
+  checkpoints: SealedCheckpoint[];
+  /** The prev_hash of the record at `seq`, if there is one: asked only to name a failing MAC. */
+  prevHashAt: (seq: number) => Promise<string | undefined>;
+  /** Walk a segment after a trusted link (the checkpoint writer); default: the whole chain from genesis. */
+  start?: WalkStart;
+};
+export type WalkResult = { checked: number; last_seq: number; link: string; legacy_seq: number; broken: Broken | null };
+
+/** Walk records in ascending seq order and stop at the first broken link. */
+export async function walkChain(rows: AsyncIterable<AuditEventRow> | Iterable<AuditEventRow>, ctx: WalkContext): Promise<WalkResult> {
+  const start = ctx.start ?? { seq: 0, link: GENESIS_LINK, keyed: false };
+  let expected = start.seq + 1;
+  let prev = start.link;
+  let keyed = start.keyed;
+  let legacySeq = keyed ? 0 : start.seq;
+  let checked = 0;
+  const cps = ctx.checkpoints.filter((c) => c.seq > start.seq);
+  const sealedTo = cps.length ? cps[cps.length - 1]!.seq : 0;
+  let cpIdx = 0;
+  let lastCpSeq = start.seq;
+  const result = (broken: Broken | null): WalkResult => ({ checked, last_seq: expected - 1, link: prev, legacy_seq: legacySeq, broken });
+
+  for await (const row of rows) {
+    const at = (finding: Finding, reason: Reason, message: string, seq = row.seq, id: string | null = row.id) => result({ seq, id, reason, finding, message });
+    if (row.seq !== expected) {
+      return row.seq > expected
+        ? at("deleted_row", "missing", `Record #${expected} is missing: the chain jumps from #${expected - 1} to #${row.seq}.`, expected, null)
+        : at("forged_insert", "forged", `Record #${row.seq} appears twice or out of order: a forged insert.`);
+    }
+    let link: string;
+    if (row.kid === null && row.mac === null) {
+      if (keyed) return at("forged_insert", "forged", `Record #${row.seq} carries no MAC although the keyed chain began before it: it was not written by Realmgate (forged insert).`);
+      if (row.prevHash !== prev) return at("rewritten_history", "chain_mismatch", `Record #${row.seq} does not link to #${row.seq - 1}: history was rewritten.`);
+      if (linkHash(row) !== row.hash) return at("edited_row", "edited", `Record #${row.seq} (legacy) was changed after it was written: it no longer matches its hash.`);
+      link = row.hash;
+      legacySeq = row.seq;
+    } else {
+      keyed = true;
+      if (!row.kid || !row.mac || !HEX64.test(row.mac)) return at("forged_insert", "forged", `Record #${row.seq} carries no valid MAC: it was not written by Realmgate (forged insert).`);
+      const key = ctx.keys.get(row.kid);
+      if (!key) return at("unknown_key", "unknown_key", `Record #${row.seq} was MAC'd with audit key "${row.kid}", which is not configured: add it to REALMGATE_AUDIT_KEYS to verify the chain.`);
+      if (row.prevHash !== prev) return at("rewritten_history", "chain_mismatch", `Record #${row.seq} does not link to #${row.seq - 1}: history was rewritten.`);
+      const contentOk = linkHash(row) === row.hash;
+      const macOk = sameHex(macOf(key.key, row.kid, row.tenantId, row.seq, row.prevHash, row.hash), row.mac);
+      if (!contentOk) return at("edited_row", "edited", `Record #${row.seq} was changed after it was written: its contents no longer match what its MAC sealed.`);
+      if (!macOk) {
+        if (row.seq <= sealedTo) {
+          return at("rewritten_history", "rewritten", `Record #${row.seq}, sealed by a checkpoint, no longer carries its MAC: history from here was rewritten (re-hashed without the audit key).`);
+        }
+        const next = await ctx.prevHashAt(row.seq + 1);
+        if (next !== undefined && next !== row.mac) {
+          return at("rewritten_history", "rewritten", `Record #${row.seq} does not carry a valid MAC and the records after it were re-linked: history from here was rewritten (re-hashed without the audit key).`);
+        }
+        return at("forged_insert", "forged", `Record #${row.seq} does not carry a valid MAC: it was not written by Realmgate (forged insert).`);
+      }
+      link = row.mac;
+    }
+    while (cpIdx < cps.length && cps[cpIdx]!.seq === row.seq) {
+      const cp = cps[cpIdx]!;
+      if (cp.mac !== link) {
+        checked = lastCpSeq - start.seq;
+        return result({
+          seq: lastCpSeq + 1,
+          id: null,
+          reason: "rewritten",
+          finding: "rewritten_history",
+          message: `The chain at #${cp.seq} is not the one the checkpoint of ${cp.at} signed: records #${lastCpSeq + 1}–#${cp.seq} were rewritten (with the audit key).`,
+        });
+      }
+      lastCpSeq = cp.seq;
+      cpIdx++;
+    }
+    prev = link;
+    expected++;
+    checked++;
+  }
+  return result(null);
+}
+
+// -------------------------------------------------------------------------------------------- export lines
+
+/** Exactly the MAC'd fields of a record, as one line of `npm run audit:export`. */
+export type ExportLine = {
+  tenant_id: string;
+  seq: number;
+  id: string;
+  at: string;
+  event: string;
+  request_id: string | null;
+  principal_type: string;
+  user_id: string | null;
+  actor_id: string | null;
+  namespace: string | null;
+  operation: string | null;
+  ref: string | null;
+  outcome: string;
+  gate: string | null;
+  reason: string | null;
+  subject_id: string | null;
+  details: Record<string, unknown>;
+  prev_hash: string;
+  hash: string;
+  kid: string | null;
+  mac: string | null;
+};
+
+export function exportLine(r: AuditEventRow): ExportLine {
+  return {
+    tenant_id: r.tenantId,
+    seq: r.seq,
+    id: r.id,
+    at: r.at.toISOString(),
+    event: r.event,
+    request_id: r.requestId,
+    principal_type: r.principalType,
+    user_id: r.userId,
+    actor_id: r.actorId,
+    namespace: r.namespace,
+    operation: r.operation,
+    ref: r.ref,
+    outcome: r.outcome,
+    gate: r.gate,
+    reason: r.reason,
+    subject_id: r.subjectId,
+    details: r.details,
+    prev_hash: r.prevHash,
+    hash: r.hash,
+    kid: r.kid,
+    mac: r.mac,
+  };
+}
+
+const str = (v: unknown): string => (typeof v === "string" ? v : "");
+const opt = (v: unknown): string | null => (typeof v === "string" ? v : null);
+
+/** A line back into a record; a malformed line becomes a record that cannot verify (it is then named). */
+export function rowOfLine(l: Partial<ExportLine>): AuditEventRow {
+  const at = new Date(str(l.at));
+  return {
+    tenantId: str(l.tenant_id),
+    seq: typeof l.seq === "number" ? l.seq : NaN,
+    id: str(l.id),
+    at: Number.isNaN(at.getTime()) ? new Date(0) : at,
+    event: str(l.event),
+    requestId: opt(l.request_id),
+    principalType: str(l.principal_type),
+    userId: opt(l.user_id),
+    actorId: opt(l.actor_id),
+    namespace: opt(l.namespace),
+    operation: opt(l.operation),
+    ref: opt(l.ref),
+    outcome: str(l.outcome),
+    gate: opt(l.gate),
+    reason: opt(l.reason),
+    subjectId: opt(l.subject_id),
+    details: l.details && typeof l.details === "object" ? (l.details as Record<string, unknown>) : {},
+    prevHash: str(l.prev_hash),
+    hash: str(l.hash),
+    kid: opt(l.kid),
+    mac: opt(l.mac),
+  };
+}
