@@ -79,10 +79,11 @@ type DirSource = { [name: string]: unknown; REALMGATE_AUDIT_DIGEST_DIR?: string;
  */
 export function auditDigestDirFrom(src: DirSource): string {
   const dir = src.REALMGATE_AUDIT_DIGEST_DIR?.trim();
-  if (dir) return path.resolve(dir);
+  // Runtime paths chosen by the operator: not files to bundle (turbopackIgnore keeps the build from tracing them).
+  if (dir) return path.resolve(/*turbopackIgnore: true*/ dir);
   const data = src.REALMGATE_DATA_DIR ?? ".data";
   if (data === ":memory:") return path.join(os.tmpdir(), `realmgate-audit-digests-${process.pid}`);
-  return path.join(path.resolve(data), "audit-digests");
+  return path.join(path.resolve(/*turbopackIgnore: true*/ data), "audit-digests");
 }
 
 export const auditDigestDir = (): string => auditDigestDirFrom(env());

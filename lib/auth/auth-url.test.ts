@@ -26,6 +26,13 @@ describe("where Auth.js lives", () => {
     expect(authOrigin(forged())).toBe("https://evil.example");
   });
 
+  it("on a loopback IP APP_URL, is not pinned (Next would rewrite it to localhost) but still hands Auth.js APP_URL's origin", () => {
+    overrides.set({ APP_URL: "http://127.0.0.1:3100" });
+    pinAuthUrl();
+    expect(process.env.AUTH_URL).toBeUndefined();
+    expect(authOrigin(forged())).toBe("http://127.0.0.1:3100");
+  });
+
   it("leaves an operator's own AUTH_URL alone", () => {
     overrides.set({ AUTH_URL: "https://auth.example" });
     pinAuthUrl();

@@ -7,11 +7,25 @@ import { appOrigin, requestHost, requestProto } from "@/lib/http/forwarded";
 /** The AUTH_URL we set, to tell it from an operator's own (global: Next may load this module more than once). */
 const pinned = globalThis as unknown as { __realmgateAuthUrl?: string };
 
+/**
+ * APP_URL on a loopback IP literal (`http://127.0.0.1:3000`, local runs and tests): Next normalises such hosts to
+ * `localhost` in every NextRequest Auth.js builds from AUTH_URL, so the callback's redirect_uri would no longer be
+ * the one the sign-in sent. There AUTH_URL is not pinned; the route handlers still hand Auth.js APP_URL's origin
+ * (withRequestOrigin), and only this machine can reach a loopback-bound server.
+ */
+export function appUrlOnLoopbackIp(): boolean {
+  const host = new URL(appOrigin()).hostname;
+  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host) || host === "[::1]";
+}
+
+/** Whether Auth.js may take its origin from the request (behind a trusted proxy, or on a loopback IP). */
+export const authTrustsHost = (): boolean => env().REALMGATE_TRUST_PROXY || appUrlOnLoopbackIp();
+
 /** Set AUTH_URL to APP_URL's origin unless the proxy is trusted; an AUTH_URL the operator set is left alone. */
 export function pinAuthUrl(): void {
   const current = process.env.AUTH_URL;
   if (current !== undefined && current !== pinned.__realmgateAuthUrl) return;
-  pinned.__realmgateAuthUrl = env().REALMGATE_TRUST_PROXY ? undefined : appOrigin();
+  pinned.__realmgateAuthUrl = authTrustsHost() ? undefined : appOrigin();
   if (pinned.__realmgateAuthUrl) process.env.AUTH_URL = pinned.__realmgateAuthUrl;
   else delete process.env.AUTH_URL;
 }

@@ -1,14 +1,14 @@
 // Sign-in (Auth.js v5): any OpenID Connect issuer from the environment, plus a development sign-in that
 // exists only when REALMGATE_DEV_LOGIN is set. Sessions are JWTs carrying our user id only; role and
 // tenant are read from the database on every request.
-import { NextRequest } from "next/server";
+import type { NextRequest } from "next/server";
 import NextAuth, { type NextAuthConfig } from "next-auth";
 import Credentials from "next-auth/providers/credentials";
 import type { Provider } from "next-auth/providers";
 import { getDb } from "@/db/client";
 import { userForDevSignIn, userForOidcSignIn } from "@/lib/authz/users";
 import { env } from "@/lib/env";
-import { authOrigin, pinAuthUrl } from "./auth-url";
+import { authOrigin, authTrustsHost, pinAuthUrl } from "./auth-url";
 import { endSession, newSessionId, SESSION_MAX_AGE_SECONDS, sessionIsLive, sessionVersionOf } from "./sessions";
 
 export const OIDC_PROVIDER_ID = "oidc";
@@ -62,7 +62,7 @@ function config(): NextAuthConfig {
     secret: cfg.AUTH_SECRET,
     // Trusting the host means trusting X-Forwarded-Host: only behind our proxy. Otherwise Auth.js trusts
     // AUTH_URL, pinned to APP_URL's origin (lib/auth/auth-url.ts; Auth.js sets trustHost itself when it is set).
-    ...(cfg.REALMGATE_TRUST_PROXY ? { trustHost: true } : {}),
+    ...(authTrustsHost() ? { trustHost: true } : {}),
     session: { strategy: "jwt", maxAge: SESSION_MAX_AGE_SECONDS },
     pages: { signIn: "/signin", error: "/signin" },
     providers: providers(),
@@ -118,7 +118,9 @@ function withRequestOrigin(req: NextRequest): NextRequest {
   pinAuthUrl();
   const url = `${authOrigin(req)}${req.nextUrl.pathname}${req.nextUrl.search}`;
   const init: RequestInit & { duplex?: "half" } = { method: req.method, headers: req.headers, body: req.body, duplex: "half" };
-  return new NextRequest(new Request(url, init));
+  // A plain Request, not a NextRequest: NextRequest normalises loopback hosts to `localhost`, which would make the
+  // callback's redirect_uri differ from the one the authorization request carried.
+  return new Request(url, init) as NextRequest; // Auth.js reads only the Request interface
 }
 
 export const authRouteHandlers = {
