@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { textProblem } from "@/lib/http/text";
 import { getDb } from "@/db/client";
 import { filterKeys, type Filters } from "@/components/audit/filters";
 import { SupportConsole } from "@/components/audit/support-console";
@@ -29,7 +30,8 @@ export default async function SupportPage({ searchParams }: Props) {
   const given: Filters = {};
   for (const k of filterKeys) {
     const v = raw[k];
-    if (typeof v === "string" && v) given[k] = v;
+    // A NUL or a lone surrogate can reach no column: such a filter is dropped (and said so) rather than queried.
+    if (typeof v === "string" && v && !textProblem(v)) given[k] = v;
   }
   const parsed = listAuditQuery.safeParse({ ...given, limit: 50 });
   const filters: Filters = parsed.success ? given : {};

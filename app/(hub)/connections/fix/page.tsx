@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { textProblem } from "@/lib/http/text";
 import { getDb } from "@/db/client";
 import { FixPanel } from "@/components/connections/fix-panel";
 import { Alert } from "@/components/ui/alert";
@@ -20,13 +21,14 @@ const titles = {
 } as const;
 
 export default async function FixConnectionPage({ searchParams }: Props) {
-  const sp = await searchParams;
+  // Parameters carrying a NUL or a lone surrogate are dropped: the link then reads as incomplete, never as a crash.
+  const sp = Object.fromEntries(Object.entries(await searchParams).filter(([k, v]) => !textProblem(k) && (typeof v !== "string" || !textProblem(v))));
   const here = new URLSearchParams(Object.entries(sp).flatMap(([k, v]) => (typeof v === "string" ? [[k, v]] : [])));
   const user = await requirePageUser(`/connections/fix?${here.toString()}`);
   const db = await getDb();
   const describe: DescribeOperation = async (namespace, operation) => {
     const realm = await findRealm(db, user.tenantId, namespace);
-    return realm ? { title: realm.manifest.service_card.title, operationLabel: realm.manifest.service_card.operation_labels[operation] ?? operation } : null;
+    return realm ? { title: realm.manifest.service_card.title, operationLabel: Object.hasOwn(realm.manifest.service_card.operation_labels, operation) ? realm.manifest.service_card.operation_labels[operation]! : operation } : null;
   };
   const view = await fixView(db, user, sp, describe);
   const one = (v: string | string[] | undefined) => (typeof v === "string" ? v : null);
