@@ -3,6 +3,7 @@ import type { ActorContext, UserContext } from "@/lib/authz/context";
 import { createActor } from "@/lib/authz/actors";
 import { createGrantTx } from "@/lib/authz/grants";
 import type { ResourceScope } from "@/db/schema";
+import { AppError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
 import type { TestTenant } from "./test-fixtures";
 
@@ -37,3 +38,24 @@ export async function grant(
 
 /** A fresh request id per call, as every real request has. */
 export const call = <C extends { requestId: string }>(ctx: C): C => ({ ...ctx, requestId: newId("req") });
+
+/** The outcome of a call as a test reads it: "ok", or the AppError code (anything else is unexpected). */
+export const codeOf = async (p: Promise<unknown>): Promise<string> => {
+  try {
+    await p;
+    return "ok";
+  } catch (e) {
+    return e instanceof AppError ? e.code : `unexpected: ${(e as Error).message}`;
+  }
+};
+
+/** The AppError a call ends with (a test failure if it succeeds or throws anything else). */
+export const errorOf = async (p: Promise<unknown>): Promise<AppError> => {
+  try {
+    await p;
+  } catch (e) {
+    if (e instanceof AppError) return e;
+    throw e;
+  }
+  throw new Error("expected an error");
+};

@@ -1,19 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { call, makeActor } from "@/db/test-actors";
+import { call, codeOf, makeActor } from "@/db/test-actors";
 import { makeTenant } from "@/db/test-fixtures";
-import { AppError } from "@/lib/errors";
 import { actorForToken, createActor, issueActorToken, revokeActor, revokeActorToken } from "./actors";
 import { createGrant, listGrants, revokeGrant } from "./grants";
 import { changeCeiling, changeChoices, operationStates } from "./policy";
 
-const codeOf = async (p: Promise<unknown>) => {
-  try {
-    await p;
-    return "ok";
-  } catch (e) {
-    return e instanceof AppError ? e.code : `unexpected: ${(e as Error).message}`;
-  }
-};
 
 describe("roles", () => {
   it("support staff cannot create actors' grants, revoke grants, or change the ceiling or choices", async () => {

@@ -1,34 +1,16 @@
 import { and, eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { auditEvents, consentRequests } from "@/db/schema";
-import { call, grant, makeActor } from "@/db/test-actors";
+import { call, codeOf, errorOf, grant, makeActor } from "@/db/test-actors";
 import { makeTenant, type TestTenant } from "@/db/test-fixtures";
 import { revokeActor } from "@/lib/authz/actors";
 import { decideConsentRequest } from "@/lib/authz/consent";
 import { revokeGrant } from "@/lib/authz/grants";
 import { changeCeiling, changeChoices } from "@/lib/authz/policy";
-import { AppError } from "@/lib/errors";
 import { dispatch } from "./dispatch";
 import { redeemSignedUrl } from "./files";
 
 type Json = Record<string, unknown>;
-const codeOf = async (p: Promise<unknown>) => {
-  try {
-    await p;
-    return "ok";
-  } catch (e) {
-    return e instanceof AppError ? e.code : `unexpected: ${(e as Error).message}`;
-  }
-};
-const errorOf = async (p: Promise<unknown>): Promise<AppError> => {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof AppError) return e;
-    throw e;
-  }
-  throw new Error("expected an error");
-};
 
 let t: TestTenant;
 let docRef: string;

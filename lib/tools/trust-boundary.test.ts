@@ -3,12 +3,11 @@
 import { and, eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { auditEvents, connectedAccounts, consentRequests, grants } from "@/db/schema";
-import { call, grant, makeActor } from "@/db/test-actors";
+import { call, codeOf, errorOf, grant, makeActor } from "@/db/test-actors";
 import { makeTenant, type TestTenant } from "@/db/test-fixtures";
 import { decideConsentRequest, getConsentRequest, recordConsentRequest } from "@/lib/authz/consent";
 import { createGrant, revokeGrant } from "@/lib/authz/grants";
 import { migratePrefixScopes } from "@/lib/authz/scope-migration";
-import { AppError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
 import { ACTION_NAME_PATTERN } from "@/lib/realms/contract";
 import { importRealm } from "@/lib/realms/openapi/import";
@@ -16,23 +15,6 @@ import { dispatch } from "./dispatch";
 import { redeemSignedUrl } from "./files";
 
 type Json = Record<string, unknown>;
-const errorOf = async (p: Promise<unknown>): Promise<AppError> => {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof AppError) return e;
-    throw e;
-  }
-  throw new Error("expected an error");
-};
-const codeOf = async (p: Promise<unknown>) => {
-  try {
-    await p;
-    return "ok";
-  } catch (e) {
-    return e instanceof AppError ? e.code : `unexpected: ${(e as Error).message}`;
-  }
-};
 
 let t: TestTenant;
 let docA: string;
