@@ -106,12 +106,20 @@ function Verification({ initial }: { initial: Verification }) {
           <p className="mt-1 text-sm text-slate-800" role="status">
             {result.ok ? (
               <>
-                <Badge tone="green">Intact</Badge> All {result.checked} events link up; none was edited or removed.
+                <Badge tone="green">Intact</Badge> All {result.checked} events link up; none was edited, removed, rewritten or forged
+                {result.checkpoint ? (
+                  <>
+                    {" "}
+                    up to the signed checkpoint at event #{result.checkpoint.seq}
+                    {result.unsealed ? <> ({result.unsealed} newer events are not sealed by a checkpoint yet)</> : null}
+                  </>
+                ) : null}
+                .
               </>
             ) : (
               <>
-                <Badge tone="red">Broken</Badge> The chain breaks at event #{result.first_broken.seq} ({result.first_broken.reason.replace("_", " ")}); {result.checked} events
-                before it are intact.
+                <Badge tone="red">Broken</Badge> {result.message} The chain breaks at event #{result.first_broken.seq} ({result.first_broken.finding.replaceAll("_", " ")});{" "}
+                {result.checked} events before it are intact.
               </>
             )}{" "}
             {result.verified_at ? (
