@@ -25,6 +25,8 @@ export type DeliveryCaller = {
    * cover what the link was minted for. Null for people.
    */
   grantId?: string | null;
+  /** The operation of the call minting links (for agents): redemption checks it is still on and unsuspended. */
+  operation?: string | null;
 };
 
 export function deliveryPort(tx: Executor, caller: DeliveryCaller): DeliveryPort {
@@ -42,7 +44,7 @@ export function deliveryPort(tx: Executor, caller: DeliveryCaller): DeliveryPort
       const [f] = await tx.select({ id: files.id, namespace: files.namespace, name: files.name }).from(files).where(and(eq(files.id, fileId), eq(files.tenantId, caller.tenantId)));
       if (!f) throw new AppError("not_found", "No such file.", { details: { file_id: fileId } });
       if (caller.checkOnly) return { encoding: "url" as const, url: "", expires_at: caller.now.toISOString(), name: opts.name ?? f.name };
-      const signed = signUrl(caller.appUrl, fileId, caller.principalId, caller.now, opts.ttlSeconds, opts.ref ?? null, caller.grantId ?? null);
+      const signed = signUrl(caller.appUrl, fileId, caller.principalId, caller.now, opts.ttlSeconds, opts.ref ?? null, caller.grantId ?? null, caller.grantId ? (caller.operation ?? null) : null);
       await recordAudit(tx, {
         tenantId: caller.tenantId,
         event: "url.minted",

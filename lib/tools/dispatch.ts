@@ -114,6 +114,7 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
       appUrl: env().appUrl,
       now,
       grantId: null,
+      operation: null,
     };
     const ctx: RealmContext = {
       tx,
@@ -174,6 +175,7 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
     const scope = decision.scope ?? null;
     ctx.grantScope = scope;
     caller.grantId = decision.grantId;
+    caller.operation = operation;
     // Refs an adapter reaches by name (a title turned into a ref) must be covered by the same grant as everything
     // else the call named: of the grants that cover the call, only those covering this ref stay in the running.
     let candidates = decision.candidates;

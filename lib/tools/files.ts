@@ -6,14 +6,14 @@
 // it. Audited.
 import { and, eq } from "drizzle-orm";
 import type { Db, Tx } from "@/db/client";
-import { actors, grants, memberships } from "@/db/schema";
+import { actors, ceilingSettings, grants, memberships, userChoices } from "@/db/schema";
 import { recordAudit, type AuditPrincipal } from "@/lib/audit/record";
-import { coversRef, isLive } from "@/lib/authz/gate";
+import { coversOperation, coversRef, isLive, isSuspended } from "@/lib/authz/gate";
 import { deliveryPort, readFileRow } from "@/lib/delivery/files";
 import { verifySignedUrl } from "@/lib/delivery/signed-urls";
 import { env } from "@/lib/env";
 import { AppError, isAppError } from "@/lib/errors";
-import type { Principal, Realm, RealmContext, ResourceScope } from "@/lib/realms/contract";
+import { isOperationKey, type Principal, type Realm, type RealmContext, type ResourceScope } from "@/lib/realms/contract";
 import { namespaceOfRef } from "@/lib/realms/refs";
 import { findRealm } from "@/lib/realms/registry";
 
@@ -21,10 +21,10 @@ type FileRow = NonNullable<Awaited<ReturnType<typeof readFileRow>>>;
 
 export async function redeemFileUrl(
   db: Db,
-  input: { fileId: string; method: string; path: string; by: string | null; exp: string | null; sig: string | null; ref?: string | null; grant?: string | null; now?: Date },
+  input: { fileId: string; method: string; path: string; by: string | null; exp: string | null; sig: string | null; ref?: string | null; grant?: string | null; op?: string | null; now?: Date },
 ) {
   const now = input.now ?? new Date();
-  const { principalId, ref, grantId } = verifySignedUrl({ ...input, now });
+  const { principalId, ref, grantId, operation } = verifySignedUrl({ ...input, now });
   return db.transaction(async (tx) => {
     const file = await readFileRow(tx, null, input.fileId);
     if (!file) throw new AppError("not_found", "No such file.");
@@ -35,6 +35,7 @@ export async function redeemFileUrl(
     if (principal.type === "actor") {
       const g = grantId ? await liveGrantOf(tx, file, principal, grantId, now) : null;
       if (!g) throw gone("the grant it was issued under has ended");
+      if (operation && !(await operationStillOn(tx, file, principal, g, operation))) throw gone("the operation it was issued by is turned off or changed");
       scope = g.resourceScope ?? null;
     }
     if (ref) {
@@ -77,6 +78,20 @@ async function liveGrantOf(tx: Tx, file: FileRow, principal: Extract<Principal, 
     .where(and(eq(grants.id, grantId), eq(grants.tenantId, file.tenantId), eq(grants.actorId, principal.actorId), eq(grants.namespace, file.namespace)))
     .for("share");
   return g && isLive(g, now) ? g : null;
+}
+
+/** The minting operation is still covered by the grant (not suspended) and not turned off by the ceiling or the grantor. */
+async function operationStillOn(tx: Tx, file: FileRow, principal: Extract<Principal, { type: "actor" }>, g: typeof grants.$inferSelect, operation: string): Promise<boolean> {
+  if (!isOperationKey(operation) || !coversOperation(g, operation) || isSuspended(g, operation)) return false;
+  const [ceiling] = await tx
+    .select({ enabled: ceilingSettings.enabled })
+    .from(ceilingSettings)
+    .where(and(eq(ceilingSettings.tenantId, file.tenantId), eq(ceilingSettings.namespace, file.namespace), eq(ceilingSettings.operation, operation)));
+  const [choice] = await tx
+    .select({ enabled: userChoices.enabled })
+    .from(userChoices)
+    .where(and(eq(userChoices.tenantId, file.tenantId), eq(userChoices.userId, principal.grantorId), eq(userChoices.namespace, file.namespace), eq(userChoices.operation, operation)));
+  return ceiling?.enabled !== false && choice?.enabled !== false;
 }
 
 /** Ask the realm again: the minting grant's scope must reach the object (or what contains it), then its own get. */
@@ -126,6 +141,7 @@ export function redeemSignedUrl(db: Db, url: string | URL, opts: { method?: stri
     sig: q.get("sig"),
     ref: q.get("ref"),
     grant: q.get("g"),
+    op: q.get("op"),
     now: opts.now,
   });
 }

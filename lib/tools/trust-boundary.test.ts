@@ -7,6 +7,7 @@ import { call, codeOf, errorOf, grant, makeActor } from "@/db/test-actors";
 import { makeTenant, type TestTenant } from "@/db/test-fixtures";
 import { decideConsentRequest, getConsentRequest, recordConsentRequest } from "@/lib/authz/consent";
 import { createGrant, revokeGrant } from "@/lib/authz/grants";
+import { changeCeiling, changeChoices } from "@/lib/authz/policy";
 import { migratePrefixScopes } from "@/lib/authz/scope-migration";
 import { newId } from "@/lib/ids";
 import { ACTION_NAME_PATTERN } from "@/lib/realms/contract";
@@ -295,6 +296,27 @@ describe("downloads follow the grant", () => {
     expect(await codeOf(redeemSignedUrl(t.db, url))).toBe("ok");
     await revokeGrant(t.db, call(alice), g1.id, "done");
     expect(await codeOf(redeemSignedUrl(t.db, url))).toBe("forbidden");
+  });
+
+  it("a link stops when the operation that minted it is turned off by the owner or the person, or suspended", async () => {
+    const alice = t.users.alice!;
+    const agent = await makeActor(t, alice);
+    const g = await grant(t, alice, agent.actorId, "docs", ["object.action.export"], { scope: { refs: [docA] } });
+    const mint = async () => linkIn(await dispatch(call(agent), "object_action", { ref: docA, action: "export", payload: { format: "text" } }));
+    const byCeiling = await mint();
+    await changeCeiling(t.db, call(alice), { namespace: "docs", changes: [{ operation: "object.action.export", enabled: false }] });
+    expect(await codeOf(redeemSignedUrl(t.db, byCeiling))).toBe("forbidden");
+    await changeCeiling(t.db, call(alice), { namespace: "docs", changes: [{ operation: "object.action.export", enabled: true }] });
+    expect(await codeOf(redeemSignedUrl(t.db, byCeiling))).toBe("ok");
+    await changeChoices(t.db, call(alice), { namespace: "docs", changes: [{ operation: "object.action.export", enabled: false }] });
+    expect(await codeOf(redeemSignedUrl(t.db, byCeiling))).toBe("forbidden");
+    await changeChoices(t.db, call(alice), { namespace: "docs", changes: [{ operation: "object.action.export", enabled: true }] });
+    await t.db.update(grants).set({ suspensions: { "object.action.export": { at: new Date().toISOString(), change: "test" } } }).where(eq(grants.id, g.id));
+    expect(await codeOf(redeemSignedUrl(t.db, byCeiling))).toBe("forbidden");
+    // The operation is signed into the link: it cannot be swapped for another the grant covers.
+    const u = new URL(byCeiling);
+    u.searchParams.set("op", "object.get");
+    expect(await codeOf(redeemSignedUrl(t.db, u))).toBe("bad_signature");
   });
 
   it("a link cannot be re-bound to another grant (the grant id is signed)", async () => {
