@@ -19,6 +19,7 @@
 import { createHash, createHmac, sign, timingSafeEqual, verify as verifySig, type KeyObject } from "node:crypto";
 import type { AuditEventRow } from "@/db/schema";
 import { canonicalJson } from "./canonical";
+import type { AuditEventView } from "./query";
 
 export type Finding = "edited_row" | "deleted_row" | "cut_tail" | "rewritten_history" | "forged_insert" | "unknown_key";
 /** The older `reason` vocabulary, kept in answers for existing readers. */
@@ -229,30 +230,8 @@ export async function walkChain(rows: AsyncIterable<AuditEventRow> | Iterable<Au
 
 // -------------------------------------------------------------------------------------------- export lines
 
-/** Exactly the MAC'd fields of a record, as one line of `npm run audit:export`. */
-export type ExportLine = {
-  tenant_id: string;
-  seq: number;
-  id: string;
-  at: string;
-  event: string;
-  request_id: string | null;
-  principal_type: string;
-  user_id: string | null;
-  actor_id: string | null;
-  namespace: string | null;
-  operation: string | null;
-  ref: string | null;
-  outcome: string;
-  gate: string | null;
-  reason: string | null;
-  subject_id: string | null;
-  details: Record<string, unknown>;
-  prev_hash: string;
-  hash: string;
-  kid: string | null;
-  mac: string | null;
-};
+/** Exactly the MAC'd fields of a record, as one line of `npm run audit:export`: the API's view plus the links. */
+export type ExportLine = AuditEventView & { tenant_id: string; prev_hash: string; hash: string; kid: string | null; mac: string | null };
 
 export function exportLine(r: AuditEventRow): ExportLine {
   return {

@@ -12,6 +12,7 @@ import { recordConsentRequest } from "@/lib/authz/consent";
 import { auditPrincipalOf, principalOf, type AuthContext } from "@/lib/authz/context";
 import { gateOneError } from "@/lib/authz/denials";
 import { coversRef } from "@/lib/authz/gate";
+import type { GateOneDecision } from "@/lib/authz/gate";
 import { readAndDecideGateOne } from "@/lib/authz/gate-read";
 import { decodeCursor, encodeCursor } from "@/lib/delivery/cursors";
 import { deliveryPort, MAX_FILE_BYTES, type DeliveryCaller } from "@/lib/delivery/files";
@@ -131,9 +132,13 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
     const refs = [...(target.ref ? [target.ref] : []), ...namedRefs.map((n) => n.ref).filter((r) => r !== target.ref)];
     const lineage = realm.adapter.lineage ? (rs: string[]) => realm.adapter.lineage!(ctx, { refs: rs }) : undefined;
     const decision = await readAndDecideGateOne(tx, { tenantId: auth.tenantId, principal, namespace: target.namespace, operation, refs: [...new Set(refs)], parsed: call.parsed, now, exactOnly, lineage });
-    if (!decision.allow) {
+    /**
+     * A gate-one refusal as an answer: for an actor (unless the wall is the ceiling, a choice or a revoke), the
+     * consent request for this very ask, with every item the call names; then its audit record and the denial.
+     */
+    const refuse = async (d: Extract<GateOneDecision, { allow: false }>, named: NamedRef[], subjectId: string | null) => {
       let consentRequestId: string | undefined;
-      if (auth.kind === "actor" && decision.code !== "operation_disabled" && decision.code !== "grant_revoked") {
+      if (auth.kind === "actor" && d.code !== "operation_disabled" && d.code !== "grant_revoked") {
         consentRequestId = (
           await recordConsentRequest(tx, {
             tenantId: auth.tenantId,
@@ -142,7 +147,7 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
             namespace: target.namespace,
             operations: [operation],
             ref: target.ref,
-            namedRefs: refs.filter((r) => r !== target.ref),
+            namedRefs: named.map((n) => n.ref).filter((r) => r !== target.ref),
             requestId: auth.requestId,
             now,
           })
@@ -152,24 +157,15 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
         ...audit,
         outcome: "deny",
         gate: "one",
-        reason: decision.code,
-        subjectId: decision.grantId,
-        details: { tool, wall: decision.wall, ...(decision.outsideScope?.length ? { outside_scope: decision.outsideScope } : {}), ...(decision.suspended ? { suspended: decision.suspended.change } : {}) },
+        reason: d.code,
+        subjectId,
+        details: { tool, wall: d.wall, ...(d.outsideScope?.length ? { outside_scope: d.outsideScope } : {}), ...(d.suspended ? { suspended: d.suspended.change } : {}) },
       });
       const grantorName = auth.kind === "actor" ? await userName(tx, auth.grantorId) : "";
-      return {
-        error: gateOneError(decision, {
-          namespace: target.namespace,
-          operation,
-          ref: target.ref,
-          appUrl: env().appUrl,
-          actorName: auth.kind === "actor" ? auth.actorName : "",
-          grantorName,
-          consentRequestId,
-          namedRefs,
-        }),
-      };
-    }
+      const facts = { namespace: target.namespace, operation, ref: target.ref, appUrl: env().appUrl, actorName: auth.kind === "actor" ? auth.actorName : "", grantorName };
+      return { error: gateOneError(d, { ...facts, consentRequestId, namedRefs: named }) };
+    };
+    if (!decision.allow) return refuse(decision, namedRefs, decision.grantId);
 
     const idem = idempotencyOf(tool, input);
     const scope = decision.scope ?? null;
@@ -216,24 +212,7 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
       if (err instanceof OutsideScope && auth.kind === "actor") {
         // A name the adapter resolved led outside the grant (the effect was rolled back with its savepoint): the
         // same answer as a ref named outright — a consent request for this call with every item it touches.
-        const named = [...namedRefs, { ref: err.ref, where: err.where }];
-        const { id } = await recordConsentRequest(tx, {
-          tenantId: auth.tenantId,
-          actorId: auth.actorId,
-          grantorId: auth.grantorId,
-          namespace: target.namespace,
-          operations: [operation],
-          ref: target.ref,
-          namedRefs: named.map((n) => n.ref).filter((r) => r !== target.ref),
-          requestId: auth.requestId,
-          now,
-        });
-        await recordAudit(tx, { ...audit, outcome: "deny", gate: "one", reason: "consent_required", subjectId: decision.grantId, details: { tool, wall: "grant", outside_scope: [err.ref] } });
-        const denial = gateOneError(
-          { allow: false, code: "consent_required", wall: "grant", grantId: null, outsideScope: [err.ref] },
-          { namespace: target.namespace, operation, ref: target.ref, appUrl: env().appUrl, actorName: auth.actorName, grantorName: await userName(tx, auth.grantorId), consentRequestId: id, namedRefs: named },
-        );
-        return { error: denial };
+        return refuse({ allow: false, code: "consent_required", wall: "grant", grantId: null, outsideScope: [err.ref] }, [...namedRefs, { ref: err.ref, where: err.where }], decision.grantId);
       }
       const code = isAppError(err) ? err.code : "internal_error";
       const gateTwo = GATE_TWO_CODES.has(code);
