@@ -34,3 +34,30 @@ export async function inCall<T>(
 
 /** A gateRef for hand-built contexts in tests: lets every ref through. */
 export const openGateRef = async () => {};
+
+/** The code a synchronous call throws with (or "returned"). */
+export function thrownCode(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof AppError) return e.code;
+    throw e;
+  }
+  return "returned";
+}
+
+/** A context whose transaction counts the statements the adapter runs (to prove a batch is bounded). */
+export function countingQueries(ctx: RealmContext): { ctx: RealmContext; queries: () => number } {
+  let n = 0;
+  const tx = new Proxy(ctx.tx, {
+    get(target, prop) {
+      const v = Reflect.get(target, prop, target) as unknown;
+      if (typeof v !== "function") return v;
+      return (...args: unknown[]) => {
+        if (typeof prop === "string" && /^(select|selectDistinct|selectDistinctOn|insert|update|delete|execute)$/.test(prop)) n++;
+        return (v as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+  return { ctx: { ...ctx, tx }, queries: () => n };
+}

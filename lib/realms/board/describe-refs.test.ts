@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { boardCards, boardColumns } from "@/db/schema";
 import { call, grant, makeActor } from "@/db/test-actors";
 import { makeTenant, type TestTenant } from "@/db/test-fixtures";
-import { inCall, refusingDelivery, userPrincipal } from "@/db/test-realm";
+import { countingQueries, inCall, refusingDelivery, thrownCode, userPrincipal } from "@/db/test-realm";
 import { AppError } from "@/lib/errors";
 import type { Principal, RealmContext } from "@/lib/realms/contract";
 import { dispatch } from "@/lib/tools/dispatch";
@@ -17,16 +17,6 @@ const user = userPrincipal;
 type Gate = { gated?: string[]; refuse?: string[] };
 const as = <T>(tt: TestTenant, principal: Principal, fn: (ctx: RealmContext) => Promise<T>, gate: Gate = {}) => inCall(tt, principal, delivery, fn, gate);
 
-function thrownCode(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof AppError) return e.code;
-    throw e;
-  }
-  return "returned";
-}
-
 async function failure(p: Promise<unknown>): Promise<AppError> {
   try {
     await p;
@@ -35,22 +25,6 @@ async function failure(p: Promise<unknown>): Promise<AppError> {
     throw e;
   }
   throw new Error("expected the call to fail");
-}
-
-/** A context whose transaction counts the statements the adapter runs. */
-function counting(ctx: RealmContext): { ctx: RealmContext; queries: () => number } {
-  let n = 0;
-  const tx = new Proxy(ctx.tx, {
-    get(target, prop) {
-      const v = Reflect.get(target, prop, target) as unknown;
-      if (typeof v !== "function") return v;
-      return (...args: unknown[]) => {
-        if (typeof prop === "string" && /^(select|selectDistinct|selectDistinctOn|insert|update|delete|execute)$/.test(prop)) n++;
-        return (v as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  });
-  return { ctx: { ...ctx, tx }, queries: () => n };
 }
 
 const action = (name: string) => manifest.actions.find((a) => a.name === name)!;
@@ -128,7 +102,7 @@ describe("board describeRefs", () => {
     const asked = [launch.board, ...Object.values(launch.cols), ...cards, archived, bobs.board, bobs.cols["To do"]!, bobsCard, shared.board, shared.cols["Done"]!, ...unknown, ...malformed];
 
     const { got, queries } = await as(t, user(t, "alice"), async (raw) => {
-      const c = counting(raw);
+      const c = countingQueries(raw);
       return { got: await adapter.describeRefs(c.ctx, asked), queries: c.queries() };
     });
     expect(queries).toBeLessThanOrEqual(3); // boards, columns, cards — not one per ref

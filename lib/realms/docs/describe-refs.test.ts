@@ -5,7 +5,7 @@ import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { docsFiles, docsTabs, docsThreads } from "@/db/schema";
 import { makeTenant, type TestTenant } from "@/db/test-fixtures";
-import { inCall } from "@/db/test-realm";
+import { countingQueries, inCall, thrownCode } from "@/db/test-realm";
 import { AppError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
 import type { DeliveryPort, Principal, RealmContext } from "@/lib/realms/contract";
@@ -23,16 +23,6 @@ type Gate = { gated?: string[]; refuse?: string[] };
 const principal = (tt: TestTenant, who: string): Principal => ({ type: "user", userId: tt.users[who]!.userId });
 const as = <T>(tt: TestTenant, who: string, fn: (ctx: RealmContext) => Promise<T>, gate: Gate = {}) => inCall(tt, principal(tt, who), delivery, fn, gate);
 
-function thrownCode(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof AppError) return e.code;
-    throw e;
-  }
-  return "returned";
-}
-
 async function failure(p: Promise<unknown>): Promise<AppError> {
   try {
     await p;
@@ -41,22 +31,6 @@ async function failure(p: Promise<unknown>): Promise<AppError> {
     throw e;
   }
   throw new Error("expected the call to fail");
-}
-
-/** A context whose transaction counts the statements the adapter runs. */
-function counting(ctx: RealmContext): { ctx: RealmContext; queries: () => number } {
-  let n = 0;
-  const tx = new Proxy(ctx.tx, {
-    get(target, prop) {
-      const v = Reflect.get(target, prop, target) as unknown;
-      if (typeof v !== "function") return v;
-      return (...args: unknown[]) => {
-        if (typeof prop === "string" && /^(select|selectDistinct|selectDistinctOn|insert|update|delete|execute)$/.test(prop)) n++;
-        return (v as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  });
-  return { ctx: { ...ctx, tx }, queries: () => n };
 }
 
 const upsert = (tt: TestTenant, who: string, kind: string, fields: Record<string, unknown>, ref: string | null = null) =>
@@ -144,7 +118,7 @@ describe("docs describeRefs", () => {
     const asked = [...Object.values(mine), ...Object.values(second), ...Object.values(bobs), ...unknown, ...malformed];
 
     const { got, queries } = await as(t, "alice", async (raw) => {
-      const c = counting(raw);
+      const c = countingQueries(raw);
       return { got: await adapter.describeRefs(c.ctx, asked), queries: c.queries() };
     });
     expect(queries).toBeLessThanOrEqual(6); // one per kind, whatever the number of refs

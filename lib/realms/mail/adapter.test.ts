@@ -18,7 +18,7 @@ import { manifestSchema, operationKeysOf } from "@/lib/realms/contract";
 import { dispatch } from "@/lib/tools/dispatch";
 import { manifest } from "./manifest";
 import { adapter, parseMailRef } from "./adapter";
-import { inCall, refusingDelivery } from "@/db/test-realm";
+import { inCall, refusingDelivery, thrownCode } from "@/db/test-realm";
 import type { RealmContext } from "@/lib/realms/contract";
 import { envOverride } from "@/db/test-env";
 
@@ -202,16 +202,6 @@ describe("gate two: the connected account", () => {
 
 /** One adapter call as a person (no dispatcher): what the consent page does when it describes refs. */
 const asUser = <T>(t: TestTenant, u: UserContext, fn: (ctx: RealmContext) => Promise<T>) => inCall(t, { type: "user", userId: u.userId }, refusingDelivery("mail"), fn);
-
-function thrownCode(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof AppError) return e.code;
-    throw e;
-  }
-  return "returned";
-}
 
 describe("mail refs", () => {
   it("declares no ref-holding action payload, and the message's thread as a mail.thread ref", () => {

@@ -2,40 +2,12 @@
 // caller's authority, in one query).
 import { beforeAll, describe, expect, it } from "vitest";
 import { makeTenant, type TestTenant } from "@/db/test-fixtures";
-import { inCall, refusingDelivery, userPrincipal } from "@/db/test-realm";
-import { AppError } from "@/lib/errors";
+import { countingQueries, inCall, refusingDelivery, thrownCode, userPrincipal } from "@/db/test-realm";
 import type { Principal, RealmContext } from "@/lib/realms/contract";
 import { adapter } from "./adapter";
 
 const delivery = refusingDelivery("memory");
 const as = <T>(tt: TestTenant, principal: Principal, fn: (ctx: RealmContext) => Promise<T>) => inCall(tt, principal, delivery, fn);
-
-/** The code a synchronous call throws with (or "returned"). */
-function thrownCode(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof AppError) return e.code;
-    throw e;
-  }
-  return "returned";
-}
-
-/** A context whose transaction counts the statements the adapter runs. */
-function counting(ctx: RealmContext): { ctx: RealmContext; queries: () => number } {
-  let n = 0;
-  const tx = new Proxy(ctx.tx, {
-    get(target, prop) {
-      const v = Reflect.get(target, prop, target) as unknown;
-      if (typeof v !== "function") return v;
-      return (...args: unknown[]) => {
-        if (typeof prop === "string" && /^(select|selectDistinct|selectDistinctOn|insert|update|delete|execute)$/.test(prop)) n++;
-        return (v as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  });
-  return { ctx: { ...ctx, tx }, queries: () => n };
-}
 
 let t: TestTenant;
 let other: TestTenant;
@@ -89,7 +61,7 @@ describe("memory describeRefs", () => {
     const malformed = ["memory:item:mem_", "memory:i", "board:item:mem_aaaaaaaaaaaaaaaaaaaa", "not a ref"];
 
     const { got, queries } = await as(t, userPrincipal(t, "alice"), async (raw) => {
-      const c = counting(raw);
+      const c = countingQueries(raw);
       const got = await adapter.describeRefs(c.ctx, [...mine, shared, bobsSecret, elsewhere, unknown, ...malformed]);
       return { got, queries: c.queries() };
     });
@@ -110,7 +82,7 @@ describe("memory describeRefs", () => {
     expect((await as(t, bobsAgent, (ctx) => adapter.describeRefs(ctx, [ref])))[ref]).toBeNull();
 
     const none = await as(t, userPrincipal(t, "alice"), async (raw) => {
-      const c = counting(raw);
+      const c = countingQueries(raw);
       return { got: await adapter.describeRefs(c.ctx, ["memory:oops"]), queries: c.queries() };
     });
     expect(none).toEqual({ got: { "memory:oops": null }, queries: 0 });
