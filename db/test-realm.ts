@@ -32,8 +32,6 @@ export async function inCall<T>(
   return db.transaction((tx) => fn({ tx, tenantId: t.tenantId, principal, requestId: "req_test", now: new Date(), delivery, appUrl: "http://x", gateRef }));
 }
 
-/** A gateRef for hand-built contexts in tests: lets every ref through. */
-export const openGateRef = async () => {};
 
 /** The code a synchronous call throws with (or "returned"). */
 export function thrownCode(fn: () => unknown): string {

@@ -1,7 +1,7 @@
 // Server-side session state behind the JWT sessions: each sign-in gets a session id and the user's session
 // version. Signing out puts the session id on a denylist (until the JWT would have expired anyway); "sign out of
 // all devices" bumps the version. Every request checks both, so an old session cookie stops working everywhere.
-import { and, eq, lt, sql } from "drizzle-orm";
+import { eq, lt, sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import { endedSessions, users } from "@/db/schema";
 import { recordAudit } from "@/lib/audit/record";
@@ -38,9 +38,4 @@ export async function endSession(db: Executor, s: { userId: string; sessionId: u
 export async function endAllSessions(db: Executor, who: { userId: string; tenantId: string; requestId: string }): Promise<void> {
   await db.update(users).set({ sessionVersion: sql`${users.sessionVersion} + 1` }).where(eq(users.id, who.userId));
   await recordAudit(db, { tenantId: who.tenantId, event: "sessions.ended", principal: { type: "user", userId: who.userId }, requestId: who.requestId, outcome: "ok", subjectId: who.userId });
-}
-
-export async function endedSessionCount(db: Executor, userId: string): Promise<number> {
-  const rows = await db.select({ id: endedSessions.sessionId }).from(endedSessions).where(and(eq(endedSessions.userId, userId)));
-  return rows.length;
 }

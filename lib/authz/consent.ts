@@ -208,15 +208,10 @@ export async function decideConsentRequest(
       const extra = ops.filter((o) => !row.operations.includes(o));
       if (extra.length) throw new AppError("invalid_input", "You can approve only operations the agent asked for.", { details: { not_requested: extra } });
       const refs = row.ref ? [row.ref, ...row.namedRefs] : [];
-      if (body.scope_to_ref) {
-        if (refs.length === 0) throw new AppError("invalid_input", "The agent named no item, so there is none to limit the approval to.", { details: { field: "scope_to_ref" } });
-        // Resolved with the decider's own authority: what they cannot see, they cannot approve as "only this item".
-        const hidden = (await namedRefsOf(tx, who, { namespace: row.namespace, ref: row.ref, named_refs: row.namedRefs })).filter((n) => !n.visible);
-        if (hidden.length) {
-          throw new AppError("not_found", `You cannot see ${hidden.length === 1 ? "the item" : "some of the items"} the agent named, so you cannot approve access to only ${hidden.length === 1 ? "it" : "them"}.`, {
-            details: { refs: hidden.map((h) => h.ref) },
-          });
-        }
+      // "Only these items": the grant validates them with the decider's own authority (an item they cannot see
+      // cannot be approved as "only this item"; the refusal leaves the request pending).
+      if (body.scope_to_ref && refs.length === 0) {
+        throw new AppError("invalid_input", "The agent named no item, so there is none to limit the approval to.", { details: { field: "scope_to_ref" } });
       }
       grant = await createGrantTx(tx, who, {
         actorId: row.actorId,

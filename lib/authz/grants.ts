@@ -79,11 +79,6 @@ export function grantView(g: Grant, now = new Date()): GrantView {
  * Operation keys must be the realm's own, exactly. `object.action.*` in a list is read as "every action" and
  * becomes the flag (no action can be named `*`); it never stays in the list.
  */
-export async function validateGrantOperations(db: Executor, tenantId: string, namespace: string, ops: string[]) {
-  const realm = await requireRealm(db, tenantId, namespace);
-  return checkOperations(realm, ops);
-}
-
 export function checkOperations(realm: Realm, ops: string[]): { operations: string[]; allActions: boolean } {
   const { namespace } = realm.manifest;
   const known = new Set<string>(operationKeysOf(realm.manifest));
