@@ -36,21 +36,7 @@ export const grantFacts = (g: typeof grants.$inferSelect): GrantFacts => ({
 export async function readAndDecideGateOne(tx: Executor, input: GateOneRead): Promise<GateOneDecision> {
   const { principal } = input;
   if (principal.type === "user") return gateOne({ ...input, lineage: {}, ceilingEnabled: null, choiceEnabled: null, grants: [] });
-  const [ceiling] = await tx
-    .select({ enabled: ceilingSettings.enabled })
-    .from(ceilingSettings)
-    .where(and(eq(ceilingSettings.tenantId, input.tenantId), eq(ceilingSettings.namespace, input.namespace), eq(ceilingSettings.operation, input.operation)));
-  const [choice] = await tx
-    .select({ enabled: userChoices.enabled })
-    .from(userChoices)
-    .where(
-      and(
-        eq(userChoices.tenantId, input.tenantId),
-        eq(userChoices.userId, principal.grantorId),
-        eq(userChoices.namespace, input.namespace),
-        eq(userChoices.operation, input.operation),
-      ),
-    );
+  const { ceilingEnabled, choiceEnabled } = await readSwitches(tx, { tenantId: input.tenantId, grantorId: principal.grantorId, namespace: input.namespace, operation: input.operation });
   const rows = await tx
     .select()
     .from(grants)
@@ -60,10 +46,23 @@ export async function readAndDecideGateOne(tx: Executor, input: GateOneRead): Pr
   return gateOne({
     ...input,
     lineage: await lineageNeeded(facts, input.refs, input.lineage),
-    ceilingEnabled: ceiling?.enabled ?? null,
-    choiceEnabled: choice?.enabled ?? null,
+    ceilingEnabled,
+    choiceEnabled,
     grants: facts,
   });
+}
+
+/** The owner's ceiling and the grantor's choice for one operation (null: never set, which means on). */
+export async function readSwitches(tx: Executor, k: { tenantId: string; grantorId: string; namespace: string; operation: string }) {
+  const [ceiling] = await tx
+    .select({ enabled: ceilingSettings.enabled })
+    .from(ceilingSettings)
+    .where(and(eq(ceilingSettings.tenantId, k.tenantId), eq(ceilingSettings.namespace, k.namespace), eq(ceilingSettings.operation, k.operation)));
+  const [choice] = await tx
+    .select({ enabled: userChoices.enabled })
+    .from(userChoices)
+    .where(and(eq(userChoices.tenantId, k.tenantId), eq(userChoices.userId, k.grantorId), eq(userChoices.namespace, k.namespace), eq(userChoices.operation, k.operation)));
+  return { ceilingEnabled: ceiling?.enabled ?? null, choiceEnabled: choice?.enabled ?? null };
 }
 
 /** What contains a ref matters only to a ref-scoped grant that does not name the ref itself: ask the realm then, once. */

@@ -6,9 +6,10 @@
 // it. Audited.
 import { and, eq } from "drizzle-orm";
 import type { Db, Tx } from "@/db/client";
-import { actors, ceilingSettings, grants, memberships, userChoices } from "@/db/schema";
+import { actors, grants, memberships } from "@/db/schema";
 import { recordAudit, type AuditPrincipal } from "@/lib/audit/record";
 import { coversOperation, coversRef, isLive, isSuspended } from "@/lib/authz/gate";
+import { readSwitches } from "@/lib/authz/gate-read";
 import { deliveryPort, readFileRow } from "@/lib/delivery/files";
 import { verifySignedUrl } from "@/lib/delivery/signed-urls";
 import { env } from "@/lib/env";
@@ -83,15 +84,8 @@ async function liveGrantOf(tx: Tx, file: FileRow, principal: Extract<Principal, 
 /** The minting operation is still covered by the grant (not suspended) and not turned off by the ceiling or the grantor. */
 async function operationStillOn(tx: Tx, file: FileRow, principal: Extract<Principal, { type: "actor" }>, g: typeof grants.$inferSelect, operation: string): Promise<boolean> {
   if (!isOperationKey(operation) || !coversOperation(g, operation) || isSuspended(g, operation)) return false;
-  const [ceiling] = await tx
-    .select({ enabled: ceilingSettings.enabled })
-    .from(ceilingSettings)
-    .where(and(eq(ceilingSettings.tenantId, file.tenantId), eq(ceilingSettings.namespace, file.namespace), eq(ceilingSettings.operation, operation)));
-  const [choice] = await tx
-    .select({ enabled: userChoices.enabled })
-    .from(userChoices)
-    .where(and(eq(userChoices.tenantId, file.tenantId), eq(userChoices.userId, principal.grantorId), eq(userChoices.namespace, file.namespace), eq(userChoices.operation, operation)));
-  return ceiling?.enabled !== false && choice?.enabled !== false;
+  const { ceilingEnabled, choiceEnabled } = await readSwitches(tx, { tenantId: file.tenantId, grantorId: principal.grantorId, namespace: file.namespace, operation });
+  return ceilingEnabled !== false && choiceEnabled !== false;
 }
 
 /** Ask the realm again: the minting grant's scope must reach the object (or what contains it), then its own get. */
