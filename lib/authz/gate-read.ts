@@ -19,6 +19,8 @@ export type GateOneRead = {
   exactOnly?: boolean;
   /** What contains the given refs (asked only when a ref-scoped grant does not name a ref itself). */
   lineage?: (refs: string[]) => Promise<Record<string, string[]>>;
+  /** Only this grant may let the call in (redeeming a link minted under it). */
+  grantId?: string;
 };
 
 export const grantFacts = (g: typeof grants.$inferSelect): GrantFacts => ({
@@ -40,7 +42,7 @@ export async function readAndDecideGateOne(tx: Executor, input: GateOneRead): Pr
   const rows = await tx
     .select()
     .from(grants)
-    .where(and(eq(grants.tenantId, input.tenantId), eq(grants.actorId, principal.actorId), eq(grants.namespace, input.namespace)))
+    .where(and(eq(grants.tenantId, input.tenantId), eq(grants.actorId, principal.actorId), eq(grants.namespace, input.namespace), input.grantId ? eq(grants.id, input.grantId) : undefined))
     .for("share");
   const facts = rows.map(grantFacts);
   return gateOne({

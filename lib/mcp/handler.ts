@@ -11,11 +11,9 @@ import { AppError, isAppError } from "@/lib/errors";
 import { parseJsonText, readBodyBytes } from "@/lib/http/body";
 import { assertServedHost, clientRequestIdOf, isServedOrigin } from "@/lib/http/forwarded";
 import { assertCleanText } from "@/lib/http/text";
-import { baseOperationRisk, type BaseOperationKey } from "@/lib/realms/contract";
-import { namespaceOfRef } from "@/lib/realms/refs";
+import { actionOperationKey, baseOperationRisk, type BaseOperationKey } from "@/lib/realms/contract";
 import { findRealm } from "@/lib/realms/registry";
-import { isToolName } from "@/lib/tools/dispatch";
-import { toolOperation } from "@/lib/tools/schemas";
+import { resolveOperation } from "@/lib/tools/operation";
 import { MCP_MAX_BODY_BYTES, MCP_REQUEST_TIMEOUT_MS, protectedResourceMetadataUrl, rateLimits, SCOPE_READ, SCOPE_WRITE, scopesSupported } from "./config";
 import { actorForAccessToken, requestStepUp } from "./oauth";
 import { callerBucket, enforceRateLimit } from "@/lib/http/rate-limit";
@@ -76,21 +74,19 @@ export async function authenticateMcp(db: Db, req: Request, requestId: string): 
 type JsonRpcRequest = { jsonrpc: "2.0"; id?: string | number; method: string; params?: Record<string, unknown> };
 const asMessages = (body: unknown): JsonRpcRequest[] => (Array.isArray(body) ? body : [body]).filter((m): m is JsonRpcRequest => typeof m === "object" && m !== null);
 
-/** The OAuth scope a tool call needs: by the risk of its operation; null when the dispatcher will refuse it anyway. */
+/**
+ * The OAuth scope a tool call needs: by the risk of its operation (resolved as the dispatcher resolves it); null
+ * when the dispatcher will refuse the call anyway.
+ */
 export async function scopeForCall(db: Executor, tenantId: string, name: unknown, args: unknown): Promise<string | null> {
-  if (typeof name !== "string" || !isToolName(name)) return null;
-  if (name !== "object_action") return baseOperationRisk[toolOperation[name] as BaseOperationKey] === "read" ? SCOPE_READ : SCOPE_WRITE;
-  const a = (typeof args === "object" && args !== null ? args : {}) as { ref?: unknown; namespace?: unknown; action?: unknown };
-  let ns: string | null = typeof a.namespace === "string" ? a.namespace : null;
-  if (typeof a.ref === "string") {
-    try {
-      ns = namespaceOfRef(a.ref);
-    } catch {
-      return null;
-    }
-  }
-  const realm = ns ? await findRealm(db, tenantId, ns) : null;
-  const action = realm?.manifest.actions.find((x) => x.name === a.action);
+  if (typeof name !== "string") return null;
+  const r = resolveOperation(name, args);
+  if (!r.operation) return null;
+  if (!r.operation.startsWith("object.action.")) return baseOperationRisk[r.operation as BaseOperationKey] === "read" ? SCOPE_READ : SCOPE_WRITE;
+  // An action's risk is the realm's to say.
+  if ("error" in r || r.namespace === null) return null;
+  const realm = await findRealm(db, tenantId, r.namespace);
+  const action = realm?.manifest.actions.find((x) => actionOperationKey(x.name) === r.operation);
   if (!action) return null;
   return action.risk === "read" ? SCOPE_READ : SCOPE_WRITE;
 }

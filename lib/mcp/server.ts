@@ -8,8 +8,8 @@ import type { AuthContext } from "@/lib/authz/context";
 import { AppError, toErrorBody } from "@/lib/errors";
 import { logServerError } from "@/lib/http/log";
 import { toolCatalogFor, type ToolEntry } from "@/lib/tools/catalog";
-import { dispatch, isToolName } from "@/lib/tools/dispatch";
-import type { ToolName } from "@/lib/tools/schemas";
+import { dispatch } from "@/lib/tools/dispatch";
+import { isToolName, toolDef } from "@/lib/tools/schemas";
 import pkg from "@/package.json";
 import { MCP_REQUEST_TIMEOUT_MS } from "./config";
 
@@ -19,20 +19,9 @@ const INSTRUCTIONS =
   "Refs are opaque: pass them back as given. When a call is refused, structuredContent.error.details says which wall " +
   "stopped it and where your user can open it (connection_hub_url): show that to your user instead of retrying.";
 
-/** Hints for clients that auto-approve reads (MCP tool annotations). object_action depends on the action. */
-const annotations: Partial<Record<ToolName, Tool["annotations"]>> = {
-  provider_about: { readOnlyHint: true },
-  object_schema: { readOnlyHint: true },
-  list_objects: { readOnlyHint: true },
-  search_objects: { readOnlyHint: true },
-  get_object: { readOnlyHint: true },
-  upsert_object: { readOnlyHint: false, destructiveHint: false },
-  host_file: { readOnlyHint: false, destructiveHint: false },
-  delete_object: { readOnlyHint: false, destructiveHint: true },
-};
-
+/** Hints for clients that auto-approve reads (MCP tool annotations), as each tool declares them; object_action's depend on the action. */
 export function mcpTool(t: ToolEntry): Tool {
-  const a = annotations[t.name];
+  const a = toolDef(t.name).annotations;
   return { name: t.name, description: t.description, inputSchema: t.inputSchema as Tool["inputSchema"], ...(a ? { annotations: a } : {}) };
 }
 

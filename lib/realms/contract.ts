@@ -72,6 +72,9 @@ export const fieldSchema = z.strictObject({
 });
 export type FieldDef = z.infer<typeof fieldSchema>;
 
+/** A JSON Schema object (draft 2020-12 subset) describing an action's payload. */
+export const jsonSchemaObject = z.record(z.string(), z.unknown());
+
 export const kindSchema = z.strictObject({
   /** `<namespace>.<noun>`, e.g. `docs.comment_thread`. */
   name: z.string().regex(/^[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*$/),
@@ -84,6 +87,7 @@ export const kindSchema = z.strictObject({
   operations: z.array(z.enum(["object.list", "object.search", "object.get", "object.upsert", "object.delete"])),
   /** Filters list_objects/search_objects accept for this kind (field names). */
   filters: z.array(z.string()).default([]),
+  schemas: z.strictObject({ create: jsonSchemaObject.optional(), patch: jsonSchemaObject.optional(), filter: jsonSchemaObject.optional(), selector: jsonSchemaObject.optional() }).optional(),
 });
 export type KindDef = z.infer<typeof kindSchema>;
 
@@ -94,9 +98,6 @@ export const selectorSchema = z.strictObject({
   description: z.string().min(1),
 });
 export type SelectorDef = z.infer<typeof selectorSchema>;
-
-/** A JSON Schema object (draft 2020-12 subset) describing an action's payload. */
-export const jsonSchemaObject = z.record(z.string(), z.unknown());
 
 /** An action's payload contract from its zod schema: what a caller may send (defaults not required), without `$schema`. */
 export function payloadSchema(schema: z.ZodType): Record<string, unknown> {

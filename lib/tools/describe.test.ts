@@ -5,6 +5,7 @@ import { AppError } from "@/lib/errors";
 import { manifest as boardManifest } from "@/lib/realms/board/manifest";
 import { manifest as docsManifest } from "@/lib/realms/docs/manifest";
 import { schemaOperation } from "./describe";
+import { toolContract } from "./schemas";
 
 describe("schemaOperation", () => {
   it.each(["constructor", "__proto__", "toString", "hasOwnProperty", "valueOf", "__defineGetter__", "object.action.constructor", "object.action.__proto__"])(
@@ -13,7 +14,7 @@ describe("schemaOperation", () => {
       for (const m of [docsManifest, boardManifest]) {
         let err: unknown;
         try {
-          schemaOperation(m, op);
+          schemaOperation(m, op, toolContract(op));
         } catch (e) {
           err = e;
         }
@@ -24,6 +25,6 @@ describe("schemaOperation", () => {
   );
 
   it("still describes a real base operation", () => {
-    expect(schemaOperation(docsManifest, "object.get")).toMatchObject({ operation: "object.get", tool: "get_object", label: expect.any(String) });
+    expect(schemaOperation(docsManifest, "object.get", toolContract("object.get"))).toMatchObject({ operation: "object.get", tool: "get_object", label: expect.any(String) });
   });
 });

@@ -5,7 +5,6 @@ import { searchCapabilitiesByMode, type SearchMode } from "@/lib/catalog/semanti
 import { dbVectorStore } from "@/lib/catalog/vector-store";
 import { AppError } from "@/lib/errors";
 import { riskOf, type CatalogNode, type OperationKey, type Realm, type RealmManifest } from "@/lib/realms/contract";
-import { toolJsonSchema, toolOperation, type ToolName } from "./schemas";
 
 type Allowed = Map<string, Set<OperationKey>>;
 
@@ -159,10 +158,8 @@ export function schemaKind(m: RealmManifest, kindName: string, allowed: Set<Oper
   };
 }
 
-/** The tool of each base operation (a Map: `operation` is the caller's text, never looked up on Object.prototype). */
-const baseTool = new Map<string, ToolName>(Object.entries(toolOperation).map(([tool, op]) => [op, tool as ToolName]));
-
-export function schemaOperation(m: RealmManifest, op: string) {
+/** One operation's contract; `tool`: the tool of a base operation, with its input's JSON Schema. */
+export function schemaOperation(m: RealmManifest, op: string, tool: { name: string; inputSchema: Record<string, unknown> } | undefined) {
   if (op.startsWith("object.action.")) {
     const action = m.actions.find((a) => a.name === op.slice(14));
     if (!action) throw new AppError("not_found", `No operation ${op} in ${m.namespace}.`, { details: { known_actions: m.actions.slice(0, 50).map((a) => a.name), actions_total: m.actions.length } });
@@ -184,18 +181,17 @@ export function schemaOperation(m: RealmManifest, op: string) {
       returns: action.returns,
     };
   }
-  const tool = baseTool.get(op);
   const label = Object.hasOwn(m.service_card.operation_labels, op) ? m.service_card.operation_labels[op] : undefined;
   if (!tool || !label) {
     throw new AppError("not_found", `No operation ${op} in ${m.namespace}.`, { details: { namespace: m.namespace } });
   }
   return {
     operation: op,
-    tool,
+    tool: tool.name,
     label,
     risk: riskOf(m, op as OperationKey),
     claims: [],
-    input_schema: toolJsonSchema(tool),
+    input_schema: tool.inputSchema,
     kinds: m.kinds.filter((k) => (k.operations as string[]).includes(op)).map((k) => k.name),
   };
 }

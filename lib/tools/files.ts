@@ -6,17 +6,15 @@
 // it. Audited.
 import { and, eq } from "drizzle-orm";
 import type { Db, Tx } from "@/db/client";
-import { actors, grants, memberships } from "@/db/schema";
-import { recordAudit, type AuditPrincipal } from "@/lib/audit/record";
-import { coversOperation, coversRef, isLive, isSuspended } from "@/lib/authz/gate";
-import { readSwitches } from "@/lib/authz/gate-read";
-import { deliveryPort, readFileRow } from "@/lib/delivery/files";
+import { actors, memberships } from "@/db/schema";
+import { recordAudit } from "@/lib/audit/record";
+import { readFileRow } from "@/lib/delivery/files";
 import { verifySignedUrl } from "@/lib/delivery/signed-urls";
-import { env } from "@/lib/env";
 import { AppError, isAppError } from "@/lib/errors";
-import { isOperationKey, type Principal, type Realm, type RealmContext, type ResourceScope } from "@/lib/realms/contract";
+import { isOperationKey, type OperationKey, type ParsedRef, type Principal, type Realm } from "@/lib/realms/contract";
 import { namespaceOfRef } from "@/lib/realms/refs";
 import { findRealm } from "@/lib/realms/registry";
+import { auditPrincipalOfPrincipal, openCall } from "./call";
 
 type FileRow = NonNullable<Awaited<ReturnType<typeof readFileRow>>>;
 
@@ -32,24 +30,22 @@ export async function redeemFileUrl(
     const gone = (why: string) => new AppError("forbidden", `You may no longer read this file: ${why}.`, { details: { file_id: file.id } });
     const principal = await principalFor(tx, file, principalId);
     if (!principal) throw gone("the caller it was issued to is gone");
-    let scope: ResourceScope | null = null;
-    if (principal.type === "actor") {
-      const g = grantId ? await liveGrantOf(tx, file, principal, grantId, now) : null;
-      if (!g) throw gone("the grant it was issued under has ended");
-      if (operation && !(await operationStillOn(tx, file, principal, g, operation))) throw gone("the operation it was issued by is turned off or changed");
-      scope = g.resourceScope ?? null;
-    }
-    if (ref) {
-      if (!(await realmStillShows(tx, file, principal, ref, scope, now))) throw gone("the object it came from is no longer yours to read");
-    } else {
+    if (principal.type === "actor" && !grantId) throw gone("the grant it was issued under has ended");
+    // People's links carry no operation (gate one lets people in as themselves); an agent's names the minting one.
+    const minting = principal.type === "user" ? "object.get" : operation && isOperationKey(operation) ? operation : null;
+    if (!minting) throw gone("the operation it was issued by is turned off or changed");
+    const realm = ref ? await realmOf(tx, file, ref) : null;
+    if (ref && !realm) throw gone("the object it came from is no longer yours to read");
+    const why = await stillReadable(tx, { file, principal, ref, realm: realm?.realm ?? null, parsed: realm?.parsed ?? {}, grantId, operation: minting, now });
+    if (why) throw gone(why);
+    if (!ref) {
       const authority = principal.type === "user" ? principal.userId : principal.grantorId;
       if (authority !== file.ownerUserId) throw gone("it belongs to someone else");
     }
-    const audit: AuditPrincipal = principal.type === "user" ? principal : { type: "actor", actorId: principal.actorId, grantorId: principal.grantorId };
     await recordAudit(tx, {
       tenantId: file.tenantId,
       event: "url.redeemed",
-      principal: audit,
+      principal: auditPrincipalOfPrincipal(principal),
       namespace: file.namespace,
       ref,
       outcome: "ok",
@@ -71,55 +67,55 @@ async function principalFor(tx: Tx, file: FileRow, principalId: string): Promise
   return { type: "actor", actorId: actor.id, grantorId: actor.grantorId, actorKind: actor.kind };
 }
 
-/** The minting grant, read FOR SHARE like gate one does: the actor's own, in the file's realm, still live. */
-async function liveGrantOf(tx: Tx, file: FileRow, principal: Extract<Principal, { type: "actor" }>, grantId: string, now: Date) {
-  const [g] = await tx
-    .select()
-    .from(grants)
-    .where(and(eq(grants.id, grantId), eq(grants.tenantId, file.tenantId), eq(grants.actorId, principal.actorId), eq(grants.namespace, file.namespace)))
-    .for("share");
-  return g && isLive(g, now) ? g : null;
-}
-
-/** The minting operation is still covered by the grant (not suspended) and not turned off by the ceiling or the grantor. */
-async function operationStillOn(tx: Tx, file: FileRow, principal: Extract<Principal, { type: "actor" }>, g: typeof grants.$inferSelect, operation: string): Promise<boolean> {
-  if (!isOperationKey(operation) || !coversOperation(g, operation) || isSuspended(g, operation)) return false;
-  const { ceilingEnabled, choiceEnabled } = await readSwitches(tx, { tenantId: file.tenantId, grantorId: principal.grantorId, namespace: file.namespace, operation });
-  return ceilingEnabled !== false && choiceEnabled !== false;
-}
-
-/** Ask the realm again: the minting grant's scope must reach the object (or what contains it), then its own get. */
-async function realmStillShows(tx: Tx, file: FileRow, principal: Principal, ref: string, scope: ResourceScope | null, now: Date): Promise<boolean> {
-  if (namespaceOfRef(ref) !== file.namespace) return false;
+/** The realm of the object the link was minted through (the file's own), and that ref as it parses there. */
+async function realmOf(tx: Tx, file: FileRow, ref: string): Promise<{ realm: Realm; parsed: Record<string, ParsedRef> } | null> {
+  if (namespaceOfRef(ref) !== file.namespace) return null;
   const realm = await findRealm(tx, file.tenantId, file.namespace);
-  if (!realm) return false;
-  const delivery = deliveryPort(tx, {
-    tenantId: file.tenantId,
-    principalId: principal.type === "user" ? principal.userId : principal.actorId,
-    audit: principal.type === "user" ? principal : { type: "actor", actorId: principal.actorId, grantorId: principal.grantorId },
-    requestId: "redeem",
-    appUrl: env().appUrl,
-    now,
-    checkOnly: true,
-  });
+  if (!realm) return null;
   try {
-    return await tx.transaction(async (sp) => {
-      const ctx: RealmContext = { tx: sp, tenantId: file.tenantId, principal, requestId: "redeem", now, delivery, appUrl: env().appUrl, grantScope: scope, gateRef: async () => {} };
-      if (scope && !(await scopeReaches(realm, ctx, scope, ref))) return false;
-      await realm.adapter.get(ctx, { ref, full: false });
-      return true;
-    });
+    return { realm, parsed: { [ref]: realm.adapter.parseRef(ref) } };
   } catch (err) {
-    if (isAppError(err)) return false;
+    if (isAppError(err)) return null;
     throw err;
   }
 }
 
-async function scopeReaches(realm: Realm, ctx: RealmContext, scope: ResourceScope, ref: string): Promise<boolean> {
-  const parsed = realm.adapter.parseRef(ref);
-  if (coversRef(scope, ref, [], parsed)) return true;
-  const lineage = realm.adapter.lineage ? ((await realm.adapter.lineage(ctx, { refs: [ref] }))[ref] ?? []) : [];
-  return coversRef(scope, ref, lineage, parsed);
+type Redemption = { file: FileRow; principal: Principal; ref: string | null; realm: Realm | null; parsed: Record<string, ParsedRef>; grantId: string | null; operation: OperationKey; now: Date };
+
+/**
+ * Gate one, as for a call, with the minting grant the only one that may let it in: it must be live and still
+ * cover the minting operation (not suspended, not turned off by the ceiling or the grantor) and reach the object
+ * (or what contains it). Then the realm's own get. Null when the file may still be read; otherwise why not.
+ */
+async function stillReadable(tx: Tx, r: Redemption): Promise<string | null> {
+  const party = { tenantId: r.file.tenantId, principal: r.principal, requestId: "redeem", now: r.now, checkOnly: true };
+  const ask = { realm: r.realm, namespace: r.file.namespace, operation: r.operation, refs: r.ref ? [r.ref] : [], parsed: r.parsed, ...(r.grantId ? { grantId: r.grantId } : {}) };
+  const objectGone = "the object it came from is no longer yours to read";
+  let opened: Awaited<ReturnType<typeof openCall>>;
+  try {
+    opened = await openCall(tx, party, ask);
+  } catch (err) {
+    if (isAppError(err) && r.ref) return objectGone;
+    throw err;
+  }
+  const d = opened.decision;
+  if (!d.allow) {
+    if (d.code === "operation_disabled" || d.suspended) return "the operation it was issued by is turned off or changed";
+    // The grant is live and covers the operation; it does not reach the object (a link without one needs no reach).
+    if (d.code === "consent_required" && d.outsideScope) return r.ref ? objectGone : null;
+    return "the grant it was issued under has ended";
+  }
+  if (!r.ref || !r.realm) return null;
+  const { ctx } = opened;
+  const realm = r.realm;
+  const ref = r.ref;
+  try {
+    await tx.transaction((sp) => realm.adapter.get({ ...ctx, tx: sp }, { ref, full: false }));
+    return null;
+  } catch (err) {
+    if (isAppError(err)) return objectGone;
+    throw err;
+  }
 }
 
 /** Redeem a signed URL as presented (path and query), e.g. from a route or a test. */

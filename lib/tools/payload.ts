@@ -1,7 +1,9 @@
-// Validate an action payload against its contract (JSON Schema) with ajv; failures name the field path.
+// Validate an action payload against its contract (JSON Schema) with ajv, and what a kind declares for its
+// fields, filters and selectors; failures name the field path.
 import Ajv2020, { type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { AppError } from "@/lib/errors";
+import type { KindDef } from "@/lib/realms/contract";
 
 // Ajv keeps every schema it compiles; imported realms make new contract objects on each re-import or
 // curation. So compile into a bounded generation and start a fresh Ajv (dropping the old one) when it fills.
@@ -15,7 +17,8 @@ let ajv = newAjv();
 let compiledCount = 0;
 let compiled = new WeakMap<object, ValidateFunction>();
 
-function validatorFor(schema: Record<string, unknown>): ValidateFunction {
+/** The validator of one schema object, compiled once. */
+export function validatorFor(schema: Record<string, unknown>): ValidateFunction {
   let validate = compiled.get(schema);
   if (!validate) {
     if (++compiledCount > GENERATION) {
@@ -29,18 +32,32 @@ function validatorFor(schema: Record<string, unknown>): ValidateFunction {
   return validate;
 }
 
-export function validatePayload(schema: Record<string, unknown>, payload: unknown, what: string): Record<string, unknown> {
+/** Validate a copy of `value` (defaults filled in); `prefix` starts each issue's path (`fields`, `filter`). */
+function validateAgainst(schema: Record<string, unknown>, value: unknown, what: string, prefix?: string): Record<string, unknown> {
   const validate = validatorFor(schema);
-  const copy = structuredClone(payload ?? {});
+  const copy = structuredClone(value ?? {});
   if (!validate(copy)) {
     const issues = (validate.errors ?? []).slice(0, 20).map((e) => {
-      const path = [e.instancePath.replace(/^\//, "").replace(/\//g, "."), e.params && "additionalProperty" in e.params ? String(e.params.additionalProperty) : "", e.params && "missingProperty" in e.params ? String(e.params.missingProperty) : ""]
+      const path = [prefix ?? "", e.instancePath.replace(/^\//, "").replace(/\//g, "."), e.params && "additionalProperty" in e.params ? String(e.params.additionalProperty) : "", e.params && "missingProperty" in e.params ? String(e.params.missingProperty) : ""]
         .filter(Boolean)
         .join(".");
       return { path: path || "(root)", message: e.message ?? "is invalid" };
     });
     const first = issues[0]!;
-    throw new AppError("invalid_input", `Invalid payload for ${what}: ${first.path} ${first.message}.`, { details: { issues } });
+    throw new AppError("invalid_input", `Invalid ${what}: ${first.path} ${first.message}.`, { details: { issues } });
   }
   return copy as Record<string, unknown>;
+}
+
+export function validatePayload(schema: Record<string, unknown>, payload: unknown, what: string): Record<string, unknown> {
+  return validateAgainst(schema, payload, `payload for ${what}`);
+}
+
+/** Which of a kind's schemas checks an input: upsert fields (create, patch), list and search filters, selectors. */
+export type KindSchemaUse = "create" | "patch" | "filter" | "selector";
+
+/** Checks `value` against the kind's declared schema for this use, when it declares one (the value itself is passed on unchanged). */
+export function checkKindSchema(kind: KindDef, use: KindSchemaUse, value: Record<string, unknown>, prefix: string): void {
+  const schema = kind.schemas?.[use];
+  if (schema) validateAgainst(schema, value, `${prefix} for ${kind.name}`, prefix);
 }

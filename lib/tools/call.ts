@@ -1,0 +1,108 @@
+// One call's setup, for tool calls and for redeeming a signed file URL alike: the RealmContext and the
+// DeliveryCaller, then gate one, read once in the call's transaction. Let in, the context carries the grant's
+// scope, links are minted under the grant and operation, and refs an adapter reaches by name are narrowed to
+// the grants that still cover everything the call named (ctx.gateRef).
+import type { Tx } from "@/db/client";
+import type { AuditPrincipal } from "@/lib/audit/record";
+import { coversRef, type GateOneDecision } from "@/lib/authz/gate";
+import { readAndDecideGateOne } from "@/lib/authz/gate-read";
+import { deliveryPort, type DeliveryCaller } from "@/lib/delivery/files";
+import { env } from "@/lib/env";
+import type { OperationKey, ParsedRef, Principal, Realm, RealmContext } from "@/lib/realms/contract";
+import { parseOwnRef } from "./prepare";
+
+/** Who calls, and when. `checkOnly`: a read-only re-check (redemption) that neither signs nor audits links. */
+export type CallParty = { tenantId: string; principal: Principal; requestId: string; now: Date; checkOnly?: boolean };
+
+/** What gate one is asked. `grantId`: only this grant may let the call in (a signed URL's minting grant). */
+export type GateAsk = {
+  realm: Realm | null;
+  namespace: string;
+  operation: OperationKey;
+  /** Every ref the call names, parsed by the realm: the target first. */
+  refs: string[];
+  parsed: Record<string, ParsedRef>;
+  exactOnly?: boolean;
+  grantId?: string;
+};
+
+export type OpenCall = { ctx: RealmContext; caller: DeliveryCaller; decision: GateOneDecision };
+
+/** Thrown by ctx.gateRef when a ref reached by name is outside every grant still in the running. */
+export class OutsideScope extends Error {
+  constructor(
+    readonly ref: string,
+    readonly where: string,
+  ) {
+    super(`${ref} (${where}) is outside the grant's scope`);
+  }
+}
+
+export const principalIdOf = (p: Principal) => (p.type === "user" ? p.userId : p.actorId);
+export const auditPrincipalOfPrincipal = (p: Principal): AuditPrincipal => (p.type === "user" ? p : { type: "actor", actorId: p.actorId, grantorId: p.grantorId });
+
+export async function openCall(tx: Tx, party: CallParty, ask: GateAsk): Promise<OpenCall> {
+  const { principal, now } = party;
+  const caller: DeliveryCaller = {
+    tenantId: party.tenantId,
+    principalId: principalIdOf(principal),
+    audit: auditPrincipalOfPrincipal(principal),
+    requestId: party.requestId,
+    appUrl: env().appUrl,
+    now,
+    grantId: null,
+    operation: null,
+    ...(party.checkOnly ? { checkOnly: true } : {}),
+  };
+  const ctx: RealmContext = {
+    tx,
+    tenantId: party.tenantId,
+    principal,
+    requestId: party.requestId,
+    now,
+    appUrl: env().appUrl,
+    grantScope: null,
+    delivery: deliveryPort(tx, caller),
+    gateRef: async () => {},
+  };
+  const realm = ask.realm;
+  const lineage = realm?.adapter.lineage ? (rs: string[]) => realm.adapter.lineage!(ctx, { refs: rs }) : undefined;
+  const decision = await readAndDecideGateOne(tx, {
+    tenantId: party.tenantId,
+    principal,
+    namespace: ask.namespace,
+    operation: ask.operation,
+    refs: [...new Set(ask.refs)],
+    parsed: ask.parsed,
+    now,
+    exactOnly: ask.exactOnly,
+    lineage,
+    ...(ask.grantId ? { grantId: ask.grantId } : {}),
+  });
+  if (!decision.allow) return { ctx, caller, decision };
+
+  ctx.grantScope = decision.scope ?? null;
+  caller.grantId = decision.grantId;
+  caller.operation = ask.operation;
+  // Refs an adapter reaches by name (a title turned into a ref) must be covered by the same grant as everything
+  // else the call named: of the grants that cover the call, only those covering this ref stay in the running.
+  let candidates = decision.candidates;
+  if (principal.type === "actor" && realm) {
+    ctx.gateRef = async (ref, where) => {
+      const parsed = parseOwnRef(realm, ref, where ?? "a field");
+      let contained: string[] | null = null;
+      const still: typeof candidates = [];
+      for (const c of candidates) {
+        if (!c.scope || coversRef(c.scope, ref, [], parsed)) still.push(c);
+        else {
+          contained ??= (await lineage?.([ref]))?.[ref] ?? [];
+          if (coversRef(c.scope, ref, contained, parsed)) still.push(c);
+        }
+      }
+      if (still.length === 0) throw new OutsideScope(ref, where ?? "a field");
+      candidates = still;
+      caller.grantId = still[0]!.grantId;
+    };
+  }
+  return { ctx, caller, decision };
+}

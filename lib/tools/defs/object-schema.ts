@@ -1,0 +1,46 @@
+import { z } from "zod";
+import { grantableOperations } from "@/lib/authz/allowed";
+import { AppError } from "@/lib/errors";
+import { schemaKind, schemaNode, schemaOperation, schemaQuery, schemaRoot } from "../describe";
+import { defineTool } from "../define";
+import { kind, namespace } from "../inputs";
+
+export const objectSchema = defineTool({
+  name: "object_schema",
+  input: z.strictObject({
+    namespace: namespace.optional(),
+    schema_path: z.string().min(1).max(300).optional().describe("A capability catalog node, e.g. `/discussion`."),
+    query: z.string().min(1).max(500).optional().describe("Find capabilities by intent, e.g. `reply to a comment`."),
+    search_mode: z.enum(["lexical", "semantic", "hybrid", "auto"]).optional().describe("Default auto: hybrid if the server has embeddings, else lexical; `mode_ran` says which ran."),
+    kind: kind.optional(),
+    operation: z.string().min(1).max(250).optional().describe("An exact operation key for its full contract, e.g. `object.action.reply_comment`."),
+    limit: z.number().int().min(1).max(50).optional(),
+  }),
+  description: "Browse or search a realm's capability catalog; get a kind's fields or one operation's exact contract before acting.",
+  annotations: { readOnlyHint: true },
+  target: "namespace_or_all",
+  operation: "object.schema",
+  async run(r, s) {
+    const m = r.manifest;
+    const modes = [s.schema_path, s.query, s.kind, s.operation].filter((x) => x !== undefined).length;
+    if (modes > 1) throw new AppError("invalid_input", "Give one of schema_path, query, kind or operation.");
+    if (s.operation) return schemaOperation(m, s.operation, r.toolOf(s.operation));
+    const allowed = await r.allowedHere();
+    const grantable = await r.grantableHere();
+    if (s.query) {
+      return await schemaQuery([r.realm], new Map([[m.namespace, allowed]]), s.query, {
+        limit: s.limit,
+        asked: s.search_mode,
+        db: r.ctx.tx,
+        grantable: new Map([[m.namespace, grantable]]),
+      });
+    }
+    if (s.kind) return schemaKind(m, s.kind, allowed);
+    return schemaNode(m, s.schema_path ?? "/", allowed, grantable);
+  },
+  async runAll({ tx, auth, realms, allowed }, s) {
+    if (s.query) return await schemaQuery(realms, allowed, s.query, { limit: s.limit, asked: s.search_mode, db: tx, grantable: await grantableOperations(tx, auth, realms) });
+    if (s.schema_path || s.kind || s.operation) throw new AppError("invalid_input", "schema_path, kind and operation need a namespace.");
+    return schemaRoot(realms, allowed);
+  },
+});

@@ -1,0 +1,43 @@
+// Which realm and operation a tool call asks for, from the tool and its input alone (no database): the
+// dispatcher gates this operation, and the MCP transport checks the OAuth scope it needs before the call runs.
+import { AppError } from "@/lib/errors";
+import type { OperationKey } from "@/lib/realms/contract";
+import { namespaceOfRef } from "@/lib/realms/refs";
+import { isToolName, toolDef, toolNames } from "./schemas";
+
+/** `namespace` is null for a call over every realm (provider_about, object_schema without a namespace). */
+export type ResolvedOperation = { namespace: string | null; ref: string | null; operation: OperationKey };
+/** What could not be resolved; `operation` when the tool alone names it. */
+export type UnresolvedOperation = { error: AppError; operation: OperationKey | null };
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+export function resolveOperation(tool: string, input: unknown): ResolvedOperation | UnresolvedOperation {
+  if (!isToolName(tool)) {
+    return { error: new AppError("not_found", `No tool "${String(tool).slice(0, 60)}".`, { details: { known_tools: toolNames } }), operation: null };
+  }
+  const def = toolDef(tool);
+  const s = isObject(input) ? input : {};
+  let operation: OperationKey;
+  if (typeof def.operation === "string") operation = def.operation;
+  else if (typeof s.action === "string") operation = def.operation(s);
+  else return { error: new AppError("invalid_input", `${tool} needs an action.`), operation: null };
+
+  const ref = typeof s.ref === "string" ? s.ref : null;
+  const ns = typeof s.namespace === "string" ? s.namespace : null;
+  if (ref) {
+    let fromRef: string;
+    try {
+      fromRef = namespaceOfRef(ref);
+    } catch (err) {
+      if (err instanceof AppError) return { error: err, operation };
+      throw err;
+    }
+    if (ns && ns !== fromRef) return { error: new AppError("invalid_input", `The ref belongs to ${fromRef}, not ${ns}.`, { details: { ref: ref.slice(0, 120), namespace: ns } }), operation };
+    return { namespace: fromRef, ref, operation };
+  }
+  if (ns) return { namespace: ns, ref: null, operation };
+  if (def.target === "namespace_or_all") return { namespace: null, ref: null, operation };
+  const needs = def.target === "ref" ? "a ref" : "a ref, or a namespace (with kind and selector)";
+  return { error: new AppError("invalid_input", `${tool} needs ${needs}.`), operation };
+}
