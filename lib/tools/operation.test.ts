@@ -1,0 +1,54 @@
+// One derivation of a call's realm and operation, for the dispatcher and the MCP transport's scope check.
+import { describe, expect, it } from "vitest";
+import { makeTenant } from "@/db/test-fixtures";
+import { SCOPE_READ, SCOPE_WRITE } from "@/lib/mcp/config";
+import { scopeForCall } from "@/lib/mcp/handler";
+import { mcpTool } from "@/lib/mcp/server";
+import { toolEntry } from "./catalog";
+import { tools } from "./defs";
+import { resolveOperation } from "./operation";
+import { toolNames } from "./schemas";
+
+const codeOf = (r: ReturnType<typeof resolveOperation>) => ("error" in r ? r.error.code : "ok");
+
+describe("resolveOperation", () => {
+  it("reads the namespace from the ref, or the namespace; none is every realm for the describing tools", () => {
+    expect(resolveOperation("get_object", { ref: "docs:doc:doc_1" })).toEqual({ namespace: "docs", ref: "docs:doc:doc_1", operation: "object.get" });
+    expect(resolveOperation("list_objects", { namespace: "board", kind: "board.card" })).toEqual({ namespace: "board", ref: null, operation: "object.list" });
+    expect(resolveOperation("object_action", { namespace: "docs", action: "export" })).toEqual({ namespace: "docs", ref: null, operation: "object.action.export" });
+    expect(resolveOperation("provider_about", {})).toEqual({ namespace: null, ref: null, operation: "provider.about" });
+  });
+
+  it("says what it cannot resolve, with the operation when the tool alone names it", () => {
+    const mismatch = resolveOperation("get_object", { ref: "docs:doc:doc_1", namespace: "board" });
+    expect(mismatch).toMatchObject({ operation: "object.get", error: { code: "invalid_input" } });
+    expect(resolveOperation("delete_object", {})).toMatchObject({ operation: "object.delete", error: { code: "invalid_input", message: "delete_object needs a ref." } });
+    expect(codeOf(resolveOperation("get_object", { ref: "no namespace" }))).toBe("invalid_ref");
+    expect(resolveOperation("object_action", { namespace: "docs" })).toMatchObject({ operation: null, error: { code: "invalid_input" } });
+    expect(resolveOperation("drop_tables", {})).toMatchObject({ operation: null, error: { code: "not_found" } });
+    expect(resolveOperation("list_objects", "not an object")).toMatchObject({ operation: "object.list", error: { code: "invalid_input" } });
+  });
+});
+
+describe("the MCP scope of a call, from the same derivation", () => {
+  it("base tools by their operation's risk; actions by the realm's; unknown or unresolvable: the dispatcher refuses", async () => {
+    const t = await makeTenant();
+    expect(await scopeForCall(t.db, t.tenantId, "list_objects", {})).toBe(SCOPE_READ);
+    expect(await scopeForCall(t.db, t.tenantId, "delete_object", { ref: 42 })).toBe(SCOPE_WRITE);
+    expect(await scopeForCall(t.db, t.tenantId, "object_action", { ref: "docs:thread:thr_x", action: "reply_comment" })).toBe(SCOPE_WRITE);
+    expect(await scopeForCall(t.db, t.tenantId, "object_action", { ref: "docs:doc:doc_x", action: "export" })).toBe(SCOPE_READ);
+    expect(await scopeForCall(t.db, t.tenantId, "object_action", { namespace: "docs", action: "no_such_action" })).toBeNull();
+    expect(await scopeForCall(t.db, t.tenantId, "object_action", { ref: "docs:thread:thr_x" })).toBeNull();
+    expect(await scopeForCall(t.db, t.tenantId, "drop_tables", {})).toBeNull();
+  });
+});
+
+describe("the tool definitions", () => {
+  it("are the nine tools, each once, and carry their MCP hints", () => {
+    expect(toolNames).toEqual(["provider_about", "object_schema", "list_objects", "search_objects", "get_object", "object_action", "upsert_object", "host_file", "delete_object"]);
+    expect(new Set(tools.map((x) => x.name)).size).toBe(9);
+    expect(mcpTool(toolEntry("delete_object")).annotations).toEqual({ readOnlyHint: false, destructiveHint: true });
+    expect(mcpTool(toolEntry("list_objects")).annotations).toEqual({ readOnlyHint: true });
+    expect(mcpTool(toolEntry("object_action")).annotations).toBeUndefined();
+  });
+});
