@@ -4,12 +4,17 @@
 // the grants that still cover everything the call named (ctx.gateRef).
 import type { Tx } from "@/db/client";
 import type { AuditPrincipal } from "@/lib/audit/record";
+import { allowedOperations, grantableOperations } from "@/lib/authz/allowed";
+import type { AuthContext } from "@/lib/authz/context";
 import { coversRef, type GateOneDecision } from "@/lib/authz/gate";
 import { readAndDecideGateOne } from "@/lib/authz/gate-read";
 import { deliveryPort, type DeliveryCaller } from "@/lib/delivery/files";
 import { env } from "@/lib/env";
 import type { OperationKey, ParsedRef, Principal, Realm, RealmContext } from "@/lib/realms/contract";
+import type { RunCtx } from "./define";
 import { parseOwnRef } from "./prepare";
+import { reachOf } from "./reach";
+import { toolContract } from "./schemas";
 
 /** Who calls, and when. `checkOnly`: a read-only re-check (redemption) that neither signs nor audits links. */
 export type CallParty = { tenantId: string; principal: Principal; requestId: string; now: Date; checkOnly?: boolean };
@@ -105,4 +110,25 @@ export async function openCall(tx: Tx, party: CallParty, ask: GateAsk): Promise<
     };
   }
   return { ctx, caller, decision };
+}
+
+const DEFAULT_PAGE = 20;
+
+/** What a tool's run gets: the context of the let-in call, the reach of its grant, what its prepare returned. */
+export function runContext(realm: Realm, ctx: RealmContext, auth: AuthContext, operation: OperationKey, prepared: unknown): RunCtx<unknown> {
+  const m = realm.manifest;
+  return {
+    realm,
+    manifest: m,
+    ctx,
+    auth,
+    operation,
+    prepared,
+    principalId: auth.kind === "user" ? auth.userId : auth.actorId,
+    ...reachOf(realm, ctx, ctx.grantScope ?? null),
+    pageSize: (limit) => Math.min(limit ?? DEFAULT_PAGE, m.delivery.max_page_size),
+    allowedHere: async () => (await allowedOperations(ctx.tx, auth, [realm], ctx.now)).get(m.namespace) ?? new Set<OperationKey>(),
+    grantableHere: async () => (await grantableOperations(ctx.tx, auth, [realm])).get(m.namespace) ?? new Set<OperationKey>(),
+    toolOf: toolContract,
+  };
 }

@@ -3,27 +3,22 @@
 // one audit record is written per decision, in that transaction, whatever the outcome. What each tool does is
 // in ./defs; the call's setup and gate one in ./call.ts; refusals in ./refuse.ts.
 import { getDb, type Tx } from "@/db/client";
-import { allowedOperations, grantableOperations } from "@/lib/authz/allowed";
+import { allowedOperations } from "@/lib/authz/allowed";
 import { auditPrincipalOf, principalOf, type AuthContext } from "@/lib/authz/context";
 import { AppError, isAppError, parseWith } from "@/lib/errors";
 import { assertCleanText } from "@/lib/http/text";
-import { actionOperationKey, riskOf, type OperationKey, type Realm, type RealmContext } from "@/lib/realms/contract";
+import { actionOperationKey, riskOf, type OperationKey } from "@/lib/realms/contract";
 import { listRealms } from "@/lib/realms/registry";
-import { openCall, OutsideScope } from "./call";
-import type { RunCtx, ToolDef } from "./define";
+import { openCall, OutsideScope, runContext } from "./call";
+import type { ToolDef } from "./define";
 import { idempotencyOf, idempotentReplay, storeIdempotent } from "./idempotency";
 import { resolveOperation } from "./operation";
 import { prepareCall, type PreparedCall } from "./prepare";
-import { reachOf } from "./reach";
 import { recordAudit, refuse } from "./refuse";
-import { isToolName, toolContract, toolDef, toolNames } from "./schemas";
+import { isToolName, toolDef, toolNames } from "./schemas";
+import { shapeResult } from "./shape";
 
 export { isToolName };
-export type { NamedRef } from "./prepare";
-
-/** Results larger than this are delivered as a file URL, never inline. */
-export const MAX_INLINE_RESULT_BYTES = 256 * 1024;
-const DEFAULT_PAGE = 20;
 
 export type DispatchOptions = { now?: () => Date };
 
@@ -91,7 +86,7 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
       // A savepoint: a failed effect leaves nothing half-written, while its audit record still commits.
       const result = await tx.transaction(async (sp) => {
         const spCtx = { ...ctx, tx: sp };
-        const r = await def.run(runCtx(realm, spCtx, auth, operation, call), input);
+        const r = await def.run(runContext(realm, spCtx, auth, operation, call.prepared), input);
         const shaped = await shapeResult(r, spCtx, target.namespace);
         if (idem) await storeIdempotent(sp, keyed, idem, shaped);
         return shaped;
@@ -123,25 +118,6 @@ function namespaceGuess(input: Record<string, unknown>): string | null {
   return m ? m[1]! : null;
 }
 
-/** What a tool's run gets: the context of the let-in call and the reach of its grant. */
-function runCtx(realm: Realm, ctx: RealmContext, auth: AuthContext, operation: OperationKey, call: PreparedCall): RunCtx<unknown> {
-  const m = realm.manifest;
-  return {
-    realm,
-    manifest: m,
-    ctx,
-    auth,
-    operation,
-    prepared: call.prepared,
-    principalId: auth.kind === "user" ? auth.userId : auth.actorId,
-    ...reachOf(realm, ctx, ctx.grantScope ?? null),
-    pageSize: (limit) => Math.min(limit ?? DEFAULT_PAGE, m.delivery.max_page_size),
-    allowedHere: async () => (await allowedOperations(ctx.tx, auth, [realm], ctx.now)).get(m.namespace) ?? new Set<OperationKey>(),
-    grantableHere: async () => (await grantableOperations(ctx.tx, auth, [realm])).get(m.namespace) ?? new Set<OperationKey>(),
-    toolOf: toolContract,
-  };
-}
-
 /** The realm list and cross-realm capability search: one audit record, covering the realms listed. */
 async function allRealms(auth: AuthContext, def: ToolDef, op: OperationKey, input: Record<string, unknown>, now: Date) {
   const db = await getDb();
@@ -163,13 +139,4 @@ async function allRealms(auth: AuthContext, def: ToolDef, op: OperationKey, inpu
     });
     return result;
   });
-}
-
-/** Large results become a file URL instead of megabytes inline. */
-async function shapeResult(result: unknown, ctx: RealmContext, namespace: string): Promise<unknown> {
-  const text = JSON.stringify(result);
-  if (Buffer.byteLength(text) <= MAX_INLINE_RESULT_BYTES) return result;
-  const authority = ctx.principal.type === "user" ? ctx.principal.userId : ctx.principal.grantorId;
-  const stored = await ctx.delivery.storeFile({ namespace, name: "result.json", contentType: "application/json", bytes: new TextEncoder().encode(text), ownerUserId: authority });
-  return { truncated: true, bytes: Buffer.byteLength(text), result: await ctx.delivery.fileUrl(stored.fileId, { name: "result.json" }) };
 }
