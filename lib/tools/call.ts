@@ -44,14 +44,14 @@ export class OutsideScope extends Error {
 }
 
 export const principalIdOf = (p: Principal) => (p.type === "user" ? p.userId : p.actorId);
-export const auditPrincipalOfPrincipal = (p: Principal): AuditPrincipal => (p.type === "user" ? p : { type: "actor", actorId: p.actorId, grantorId: p.grantorId });
+export const auditPrincipalFor = (p: Principal): AuditPrincipal => (p.type === "user" ? p : { type: "actor", actorId: p.actorId, grantorId: p.grantorId });
 
 export async function openCall(tx: Tx, party: CallParty, ask: GateAsk): Promise<OpenCall> {
   const { principal, now } = party;
   const caller: DeliveryCaller = {
     tenantId: party.tenantId,
     principalId: principalIdOf(principal),
-    audit: auditPrincipalOfPrincipal(principal),
+    audit: auditPrincipalFor(principal),
     requestId: party.requestId,
     appUrl: env().appUrl,
     now,

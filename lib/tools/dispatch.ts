@@ -18,8 +18,6 @@ import { recordAudit, refuse } from "./refuse";
 import { isToolName, toolDef, toolNames } from "./schemas";
 import { shapeResult } from "./shape";
 
-export { isToolName };
-
 export type DispatchOptions = { now?: () => Date };
 
 /** Errors that are a realm's own refusal (gate two): audited as a deny of gate two. */

@@ -14,7 +14,7 @@ import { AppError, isAppError } from "@/lib/errors";
 import { isOperationKey, type OperationKey, type ParsedRef, type Principal, type Realm } from "@/lib/realms/contract";
 import { namespaceOfRef } from "@/lib/realms/refs";
 import { findRealm } from "@/lib/realms/registry";
-import { auditPrincipalOfPrincipal, openCall } from "./call";
+import { auditPrincipalFor, openCall } from "./call";
 
 type FileRow = NonNullable<Awaited<ReturnType<typeof readFileRow>>>;
 
@@ -45,7 +45,7 @@ export async function redeemFileUrl(
     await recordAudit(tx, {
       tenantId: file.tenantId,
       event: "url.redeemed",
-      principal: auditPrincipalOfPrincipal(principal),
+      principal: auditPrincipalFor(principal),
       namespace: file.namespace,
       ref,
       outcome: "ok",

@@ -10,7 +10,7 @@ export type ToolInput<T extends ToolName> = z.infer<Extract<Tools, { name: T }>[
 
 export const toolNames: ToolName[] = tools.map((t) => t.name);
 
-const byName = new Map<string, ToolDef>(tools.map((t) => [t.name, t as unknown as ToolDef]));
+const byName = new Map<string, ToolDef>(tools.map((t) => [t.name, t]));
 
 export function isToolName(name: string): name is ToolName {
   return byName.has(name);
@@ -20,8 +20,6 @@ export function isToolName(name: string): name is ToolName {
 export function toolDef(name: ToolName): ToolDef {
   return byName.get(name)!;
 }
-
-export const toolInputSchemas = Object.fromEntries(tools.map((t) => [t.name, t.input])) as { [T in Tools as T["name"]]: T["input"] };
 
 /** One line each, written for a model. */
 export const toolDescriptions = Object.fromEntries(tools.map((t) => [t.name, t.description])) as Record<ToolName, string>;
