@@ -2,7 +2,8 @@
 // builds it, and a DeliveryPort for realms that must never touch files.
 import { getDb } from "@/db/client";
 import { AppError } from "@/lib/errors";
-import type { DeliveryPort, Principal, RealmContext } from "@/lib/realms/contract";
+import type { DeliveryPort, Principal, Realm, RealmContext } from "@/lib/realms/contract";
+import { tenantRealmSources, type TenantRealmSource } from "@/lib/realms/registry";
 import type { TestTenant } from "./test-fixtures";
 
 export const refusingDelivery = (realm: string): DeliveryPort => ({
@@ -58,4 +59,15 @@ export function countingQueries(ctx: RealmContext): { ctx: RealmContext; queries
     },
   });
   return { ctx: { ...ctx, tx }, queries: () => n };
+}
+
+/** A test's own realm, found (as an imported realm is) only by the tenants it is shown to, until `remove()`. */
+export function tenantRealm(realm: Realm) {
+  const tenants = new Set<string>();
+  const source: TenantRealmSource = {
+    list: async (_db, tenantId) => (tenants.has(tenantId) ? [realm] : []),
+    get: async (_db, tenantId, ns) => (tenants.has(tenantId) && ns === realm.manifest.namespace ? realm : null),
+  };
+  tenantRealmSources.push(source);
+  return { showTo: (tenantId: string) => void tenants.add(tenantId), remove: () => void tenantRealmSources.splice(tenantRealmSources.indexOf(source), 1) };
 }

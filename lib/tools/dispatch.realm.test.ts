@@ -6,10 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { consentRequests } from "@/db/schema";
 import { call, codeOf, errorOf, grant, makeActor } from "@/db/test-actors";
 import { makeTenant, type TestTenant } from "@/db/test-fixtures";
+import { tenantRealm } from "@/db/test-realm";
 import { revokeGrant } from "@/lib/authz/grants";
 import { AppError } from "@/lib/errors";
 import { manifestSchema, type Realm, type RealmAdapter } from "@/lib/realms/contract";
-import { tenantRealmSources, type TenantRealmSource } from "@/lib/realms/registry";
 import { dispatch } from "./dispatch";
 import { redeemSignedUrl } from "./files";
 import { validatorFor } from "./payload";
@@ -66,21 +66,13 @@ const adapter: RealmAdapter = {
 };
 const realm: Realm = { manifest, adapter };
 
-const mine = new Set<string>();
-const source: TenantRealmSource = {
-  list: async (_db, tenantId) => (mine.has(tenantId) ? [realm] : []),
-  get: async (_db, tenantId, ns) => (mine.has(tenantId) && ns === "kc" ? realm : null),
-};
-
+const kc = tenantRealm(realm);
 let t: TestTenant;
 beforeAll(async () => {
-  tenantRealmSources.push(source);
   t = await makeTenant();
-  mine.add(t.tenantId);
+  kc.showTo(t.tenantId);
 });
-afterAll(() => {
-  tenantRealmSources.splice(tenantRealmSources.indexOf(source), 1);
-});
+afterAll(() => kc.remove());
 
 /** The invalid_input a call ends with, and whether the adapter was reached. */
 async function refused(p: Promise<unknown>) {
