@@ -17,6 +17,7 @@ import { readAndDecideGateOne } from "@/lib/authz/gate-read";
 import { decodeCursor, encodeCursor } from "@/lib/delivery/cursors";
 import { deliveryPort, MAX_FILE_BYTES, type DeliveryCaller } from "@/lib/delivery/files";
 import { env } from "@/lib/env";
+import { settledWrites } from "@/lib/realms/settled";
 import { AppError, isAppError, parseWith } from "@/lib/errors";
 import { assertCleanText } from "@/lib/http/text";
 import {
@@ -117,6 +118,8 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
       grantId: null,
       operation: null,
     };
+    // Writes the effect must leave whatever its outcome: run on this transaction after the savepoint, before the audit.
+    const settled = settledWrites();
     const ctx: RealmContext = {
       tx,
       tenantId: auth.tenantId,
@@ -127,6 +130,7 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
       grantScope: null,
       delivery: deliveryPort(tx, caller),
       gateRef: async () => {},
+      settled: settled.add,
     };
     const exactOnly = realm.manifest.actions.find((a) => actionOperationKey(a.name) === operation)?.approval_required === true;
     const refs = [...(target.ref ? [target.ref] : []), ...namedRefs.map((n) => n.ref).filter((r) => r !== target.ref)];
@@ -205,7 +209,7 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
         const shaped = await shapeResult(r, spCtx, target.namespace);
         if (idem) await storeIdempotent(sp, auth, tool, idem, shaped);
         return shaped;
-      });
+      }).finally(() => settled.run(tx));
       await recordAudit(tx, { ...audit, outcome: "allow", gate: null, subjectId: caller.grantId ?? decision.grantId, details: { tool } });
       return { result };
     } catch (err) {

@@ -15,6 +15,7 @@ import { verifySignedUrl } from "@/lib/delivery/signed-urls";
 import { env } from "@/lib/env";
 import { AppError, isAppError } from "@/lib/errors";
 import { isOperationKey, type Principal, type Realm, type RealmContext, type ResourceScope } from "@/lib/realms/contract";
+import { settledWrites } from "@/lib/realms/settled";
 import { namespaceOfRef } from "@/lib/realms/refs";
 import { findRealm } from "@/lib/realms/registry";
 
@@ -102,13 +103,14 @@ async function realmStillShows(tx: Tx, file: FileRow, principal: Principal, ref:
     now,
     checkOnly: true,
   });
+  const settled = settledWrites();
   try {
     return await tx.transaction(async (sp) => {
-      const ctx: RealmContext = { tx: sp, tenantId: file.tenantId, principal, requestId: "redeem", now, delivery, appUrl: env().appUrl, grantScope: scope, gateRef: async () => {} };
+      const ctx: RealmContext = { tx: sp, tenantId: file.tenantId, principal, requestId: "redeem", now, delivery, appUrl: env().appUrl, grantScope: scope, gateRef: async () => {}, settled: settled.add };
       if (scope && !(await scopeReaches(realm, ctx, scope, ref))) return false;
       await realm.adapter.get(ctx, { ref, full: false });
       return true;
-    });
+    }).finally(() => settled.run(tx));
   } catch (err) {
     if (isAppError(err)) return false;
     throw err;
