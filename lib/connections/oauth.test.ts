@@ -4,8 +4,8 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AppError } from "@/lib/errors";
 import { fetchUserinfo } from "./oauth";
-import { google } from "./providers/google";
-import type { Identity } from "./providers";
+import type { Identity, ProviderConfig } from "./providers";
+import { standardTokens } from "./providers/tokens";
 
 let server: Server;
 let url = "";
@@ -20,7 +20,24 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
-const provider = google.fromEnv({ GOOGLE_CLIENT_ID: "id", GOOGLE_CLIENT_SECRET: "secret" })!;
+const provider: ProviderConfig = {
+  id: "example",
+  label: "Example",
+  api: "example",
+  apiBaseUrl: "http://127.0.0.1:1",
+  issuer: "http://127.0.0.1:1",
+  issuerAliases: [],
+  endpoints: { authorization: "http://127.0.0.1:1/auth", token: "http://127.0.0.1:1/token", revocation: null, jwks: "http://127.0.0.1:1/jwks" },
+  clientId: "id",
+  clientSecret: "secret",
+  tokenAuthMethod: "client_secret_basic",
+  baseScopes: [],
+  authParams: { connect: {}, upgrade: {}, reconnect: {} },
+  incremental: "union",
+  mapTokens: standardTokens,
+  identity: { kind: "userinfo", url: "http://127.0.0.1:1/me", map: () => null },
+  classify: () => ({ outcome: "ok", message: null }),
+};
 const map = (body: unknown): Identity | null => {
   const b = body as { id?: unknown; mail?: unknown; verified?: unknown } | null;
   return typeof b?.id === "string" ? { sub: b.id, email: b.verified === true && typeof b.mail === "string" ? b.mail : null } : null;
