@@ -100,7 +100,7 @@ class Session implements AccountSession {
       const res = await this.send(req);
       const verdict = this.provider.classify({ status: res.status, body: jsonOf(res) });
       if (verdict.outcome === "auth_invalid") {
-        // The provider did not act on a 401, so one repeat with a freshly refreshed token is not a blind resend.
+        // The provider did not act on a token it refused, so one repeat with a freshly refreshed token is not a blind resend.
         if (attempt === 0 && !this.refreshed && this.tokens!.refresh_token) {
           await this.refresh();
           continue;
