@@ -5,7 +5,7 @@
 // hop-by-hop headers (Host, Content-Length, Transfer-Encoding, Connection, Upgrade, TE, Trailer, Keep-Alive,
 // Proxy-*) are never sent as given — Node derives Host and the framing from the URL and the body — nor is a
 // header from an operation's parameters that Realmgate sets itself (Accept, Content-Type, Authorization).
-import { bareHost, checkUrl, NetError, request, type NetResponse } from "@/lib/net";
+import { checkUrl, NetError, request, type NetResponse } from "@/lib/net";
 import { fieldValueProblem, isFramingHeader, isHeaderName, specHeaderRefusal } from "./headers";
 
 export { isPrivateAddress } from "@/lib/net";
@@ -52,8 +52,7 @@ export function checkHeaders(headers: Record<string, string>, paramHeaders: read
 export function egress(req: EgressRequest): Promise<EgressResponse> {
   checkTarget(req.url);
   checkHeaders(req.headers, req.paramHeaders);
-  const allowed = allowedPrivateHosts().has(bareHost(req.url));
-  return request({ url: req.url, method: req.method, headers: req.headers, body: req.body, timeoutMs: req.timeoutMs, maxBytes: req.maxBytes, allowPrivate: allowed, redirect: "return" });
+  return request({ url: req.url, method: req.method, headers: req.headers, body: req.body, timeoutMs: req.timeoutMs, maxBytes: req.maxBytes, allowPrivate: openapiPolicy(), redirect: "return" });
 }
 
 /** How an imported service's failure is named in answers (`details.reason`), as it always was. */
