@@ -4,6 +4,7 @@ import { getDb } from "@/db/client";
 import { AppError } from "@/lib/errors";
 import type { DeliveryPort, Principal, Realm, RealmContext } from "@/lib/realms/contract";
 import { tenantRealmSources, type TenantRealmSource } from "@/lib/realms/registry";
+import { settledWrites } from "@/lib/realms/settled";
 import type { TestTenant } from "./test-fixtures";
 
 export const refusingDelivery = (realm: string): DeliveryPort => ({
@@ -30,7 +31,19 @@ export async function inCall<T>(
     opts.gated?.push(ref);
     if (opts.refuse?.includes(ref)) throw new AppError("consent_required", `${ref} is outside the grant's scope.`, { details: { ref, where: where ?? null } });
   };
-  return db.transaction((tx) => fn({ tx, tenantId: t.tenantId, principal, requestId: "req_test", now: new Date(), delivery, appUrl: "http://x", gateRef }));
+  // As the dispatcher: the effect in a savepoint; ctx.settled writes after it, on the call's transaction, kept even when it fails.
+  const settled = settledWrites();
+  const outcome = await db.transaction(async (tx) => {
+    try {
+      return { value: await tx.transaction((sp) => fn({ tx: sp, tenantId: t.tenantId, principal, requestId: "req_test", now: new Date(), delivery, appUrl: "http://x", gateRef, settled: settled.add })) };
+    } catch (error) {
+      return { error };
+    } finally {
+      await settled.run(tx);
+    }
+  });
+  if ("error" in outcome) throw outcome.error;
+  return outcome.value;
 }
 
 

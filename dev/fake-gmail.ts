@@ -477,6 +477,8 @@ export type DevMail = {
   env: Record<string, string>;
   issuer: string;
   gmail: FakeGmail;
+  /** `on`: every refresh rotates the refresh token (as many providers do); off by default. */
+  refreshRotation: { on: boolean };
   close: () => Promise<void>;
 };
 
@@ -488,7 +490,9 @@ export type DevMail = {
 export async function startDevMail(opts: { appUrl: string; host?: string; issuerPort?: number; apiPort?: number; clientSecret?: string; name?: string }): Promise<DevMail> {
   const clientSecret = opts.clientSecret ?? randomBytes(24).toString("base64url");
   const appUrl = opts.appUrl.replace(/\/+$/, "");
+  const refreshRotation = { on: false };
   const issuer = await startOidcIssuer({
+    rotateRefreshTokens: () => refreshRotation.on,
     host: opts.host,
     port: opts.issuerPort,
     scopes: gmailScopeList,
@@ -515,6 +519,7 @@ export async function startDevMail(opts: { appUrl: string; host?: string; issuer
   return {
     issuer: issuer.issuer,
     gmail,
+    refreshRotation,
     env: {
       REALMGATE_DEVMAIL_ISSUER: issuer.issuer,
       REALMGATE_DEVMAIL_CLIENT_ID: DEVMAIL_CLIENT_ID,

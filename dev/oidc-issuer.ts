@@ -13,6 +13,8 @@ export type IssuerOptions = {
   accounts?: Record<string, IssuerAccount>;
   /** Extra scopes (beyond openid/email/profile/offline_access) this issuer grants. */
   scopes?: string[];
+  /** Asked on every refresh: rotate the refresh token (the old one is then spent). Unset: oidc-provider's default. */
+  rotateRefreshTokens?: () => boolean;
 };
 
 export const demoIssuerAccounts: Record<string, IssuerAccount> = {
@@ -38,6 +40,7 @@ export async function startOidcIssuer(opts: IssuerOptions): Promise<{ issuer: st
     pkce: { required: () => true },
     cookies: { keys: ["realmgate-dev-issuer-cookie-key"] },
     features: { devInteractions: { enabled: true }, revocation: { enabled: true } },
+    ...(opts.rotateRefreshTokens ? { rotateRefreshToken: opts.rotateRefreshTokens } : {}),
     findAccount: async (_ctx, id) => {
       const known = accounts[id];
       const acct = known ?? { email: `${id}@example.test`, name: id };

@@ -8,7 +8,7 @@ const flag = z
   .optional()
   .transform((v) => v === "1" || v === "true");
 
-const optionalUrl = z
+export const optionalUrl = z
   .string()
   .trim()
   .optional()
@@ -69,14 +69,7 @@ export const envSchema = z
     }),
     /** The audit digest store outside the database (signed checkpoints); default `<data dir>/audit-digests`. */
     REALMGATE_AUDIT_DIGEST_DIR: z.string().trim().optional(),
-    GOOGLE_CLIENT_ID: z.string().trim().optional(),
-    GOOGLE_CLIENT_SECRET: z.string().trim().optional(),
-    /** A mail provider speaking OpenID Connect + the Gmail REST API (e.g. the local development one). */
-    REALMGATE_DEVMAIL_ISSUER: optionalUrl,
-    REALMGATE_DEVMAIL_CLIENT_ID: z.string().trim().optional(),
-    REALMGATE_DEVMAIL_CLIENT_SECRET: z.string().trim().optional(),
-    REALMGATE_DEVMAIL_API_URL: optionalUrl,
-    REALMGATE_DEVMAIL_NAME: z.string().trim().optional(),
+    /** Connection providers read their own variables (lib/connections/providers/<id>/). */
     /** Hosts an imported OpenAPI service may reach even when they resolve to private addresses (comma-separated). */
     REALMGATE_OPENAPI_PRIVATE_HOSTS: z.string().trim().optional(),
     /** Bound on every call to an outside provider. */

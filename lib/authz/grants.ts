@@ -122,7 +122,7 @@ export async function validateResourceScope(db: Executor, who: { tenantId: strin
     }
     return { refs };
   }
-  const api = realm.manifest.accounts?.api;
+  const api = realm.manifest.connection?.api;
   if (!api) {
     throw new AppError("invalid_input", `${namespace} does not act through connected accounts, so a grant there cannot be scoped to one.`, {
       details: { namespace, field: "resource_scope.account_id" },

@@ -4,7 +4,7 @@
 // out, HTTP status, unreachable, unusable answer) and never the URL or the API key.
 import { z } from "zod";
 import { env, type Env } from "@/lib/env";
-import { readBoundedBytes } from "@/lib/http/body";
+import { NetError, request, textOf } from "@/lib/net";
 
 export type EmbeddingsConfig = {
   /** The full endpoint, `…/v1/embeddings`. */
@@ -55,40 +55,34 @@ const answerSchema = z.object({
     .min(1),
 });
 
-/** Read a response body, refusing it once it passes `limit` bytes. */
-async function readCapped(res: Response, limit: number): Promise<string> {
-  const tooLarge = () => new EmbeddingsFailure("invalid", `the embeddings endpoint's answer is larger than ${limit} bytes`);
-  return Buffer.from(await readBoundedBytes(res, limit, tooLarge)).toString("utf8");
-}
-
 /**
  * Embed texts in one call. Resolves with one vector per text, in order; all of one length. The whole call —
  * connecting, waiting and reading the answer — is bounded by `timeoutMs`.
  */
 export async function embed(cfg: EmbeddingsConfig, texts: string[], opts: { timeoutMs: number }): Promise<Float32Array[]> {
   const input = texts.map((t) => t.slice(0, MAX_EMBED_CHARS));
-  const signal = AbortSignal.timeout(opts.timeoutMs);
-  const timedOut = () => new EmbeddingsFailure("timeout", `the embeddings endpoint timed out (no answer within ${opts.timeoutMs} ms)`);
+  const limit = 64 * 1024 + input.length * BYTES_PER_VECTOR;
   let body: string;
   try {
-    const res = await fetch(cfg.endpoint, {
+    // The operator configures this endpoint (often a model server on this machine): private hosts are allowed.
+    const res = await request({
+      url: cfg.endpoint,
       method: "POST",
       headers: { "content-type": "application/json", accept: "application/json", ...(cfg.apiKey ? { authorization: `Bearer ${cfg.apiKey}` } : {}) },
       body: JSON.stringify({ model: cfg.model, input }),
-      signal,
-      redirect: "error",
+      timeoutMs: opts.timeoutMs,
+      maxBytes: limit,
+      allowPrivate: true,
+      redirect: "refuse",
     });
-    if (!res.ok) {
-      await res.body?.cancel().catch(() => {});
-      throw new EmbeddingsFailure("http", `the embeddings endpoint answered HTTP ${res.status}`);
-    }
-    body = await readCapped(res, 64 * 1024 + input.length * BYTES_PER_VECTOR);
+    if (res.status < 200 || res.status >= 300) throw new EmbeddingsFailure("http", `the embeddings endpoint answered HTTP ${res.status}`);
+    body = textOf(res);
   } catch (err) {
-    if (err instanceof EmbeddingsFailure) throw err;
-    if (signal.aborted) throw timedOut();
-    // fetch's own message can carry the URL; say only what kind of failure it was.
-    const code = (err as { cause?: { code?: unknown } }).cause?.code;
-    throw new EmbeddingsFailure("unreachable", `the embeddings endpoint could not be reached${typeof code === "string" ? ` (${code})` : ""}`, { cause: err });
+    if (!(err instanceof NetError)) throw err;
+    if (err.reason === "timeout") throw new EmbeddingsFailure("timeout", `the embeddings endpoint timed out (no answer within ${opts.timeoutMs} ms)`, { cause: err });
+    if (err.reason === "too_large") throw new EmbeddingsFailure("invalid", `the embeddings endpoint's answer is larger than ${limit} bytes`, { cause: err });
+    // NetError names the host; say only what kind of failure it was.
+    throw new EmbeddingsFailure("unreachable", `the embeddings endpoint could not be reached${err.code ? ` (${err.code})` : ""}`, { cause: err });
   }
   let parsed: z.infer<typeof answerSchema>;
   try {

@@ -6,8 +6,7 @@ import { auditEvents, connectedAccounts, connectionFlows } from "@/db/schema";
 import { makeTenant, type TestTenant } from "@/db/test-fixtures";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
-import { newId } from "@/lib/ids";
-import { disconnectAccount, listAccounts, openTokens, sealTokens } from "./accounts";
+import { disconnectAccount, listAccounts, openTokens } from "./accounts";
 import { completeConnection, startConnection } from "./flows";
 import { rotateVault } from "./rotate";
 import { connectWith } from "./test-kit";
@@ -102,37 +101,6 @@ describe("connecting an account", () => {
     // A provider that does not merge grants is asked for the union, so the new token carries both.
     expect(new URL(up.authorizationUrl).searchParams.get("scope")).toContain("gmail.readonly");
     await expect(startConnection(tt.db, who, { intent: "upgrade", account_id: first.account.id, claims: ["gmail:send"] })).rejects.toThrow(/already has/);
-  });
-
-  it("asks a merging provider (Google) for the missing scope only, with include_granted_scopes", async () => {
-    setEnv({ GOOGLE_CLIENT_ID: "client.apps.googleusercontent.com", GOOGLE_CLIENT_SECRET: "google-secret" });
-    try {
-      const tt = await makeTenant({ alice: "owner" });
-      const who = tt.users.alice!;
-      const id = newId("acc");
-      const base = { id, tenantId: tt.tenantId, userId: who.userId };
-      await tt.db.insert(connectedAccounts).values({
-        ...base,
-        ...sealTokens(base, { access_token: "at", refresh_token: "rt" }),
-        provider: "google",
-        api: "gmail",
-        externalId: "1234",
-        email: "alice@gmail.test",
-        label: "Gmail",
-        claims: ["gmail:read"],
-        scopes: ["openid", "email", "https://www.googleapis.com/auth/gmail.readonly"],
-        status: "active",
-      });
-      const { authorization_url } = await startConnection(tt.db, who, { intent: "upgrade", account_id: id, claims: ["gmail:send"] });
-      const u = new URL(authorization_url);
-      expect(u.origin + u.pathname).toBe("https://accounts.google.com/o/oauth2/v2/auth");
-      expect(u.searchParams.get("scope")).toBe("openid email https://www.googleapis.com/auth/gmail.send");
-      expect(u.searchParams.get("include_granted_scopes")).toBe("true");
-      expect(u.searchParams.get("access_type")).toBe("offline");
-      expect(u.searchParams.get("login_hint")).toBe("alice@gmail.test");
-    } finally {
-      setEnv({ GOOGLE_CLIENT_ID: undefined, GOOGLE_CLIENT_SECRET: undefined });
-    }
   });
 });
 

@@ -11,8 +11,8 @@ import { AppError } from "@/lib/errors";
 import { safeReturnPath } from "@/lib/http/return-to";
 import { newId } from "@/lib/ids";
 import { accountView, openTokens, ownAccount, sealTokens, type AccountView, type Who } from "./accounts";
-import { authorizationUrl, exchangeCode, randomToken, TokenGrantError, verifyIdToken, type TokenResponse } from "./oauth";
-import { apiFamily, claimsFromScopes, requireProvider, scopesForClaims, type ProviderConfig } from "./providers";
+import { authorizationUrl, exchangeCode, fetchUserinfo, randomToken, TokenGrantError, verifyIdToken, type TokenResponse } from "./oauth";
+import { apiFamily, claimsFromScopes, requireProvider, scopesForClaims, type Identity, type ProviderConfig } from "./providers";
 import { VaultError } from "./vault";
 
 export const FLOW_TTL_MS = 10 * 60 * 1000;
@@ -161,10 +161,9 @@ export async function completeConnection(db: Db, who: Who, q: CallbackQuery, now
     if (err instanceof TokenGrantError) throw flowError("code_rejected", `${provider.label} did not accept the sign-in code (${err.error}); start again.`, flow.returnTo, err);
     throw err;
   }
-  if (!tokens.id_token) throw flowError("id_token_invalid", `${provider.label} did not say which account signed in.`, flow.returnTo);
-  let identity: { sub: string; email: string | null };
+  let identity: Identity;
   try {
-    identity = await verifyIdToken(provider, tokens.id_token, flow.nonce);
+    identity = await signedInAs(provider, tokens, flow);
   } catch (err) {
     if (err instanceof AppError && err.code === "invalid_input") throw flowError("id_token_invalid", err.message, flow.returnTo, err);
     throw err;
@@ -176,7 +175,7 @@ export async function completeConnection(db: Db, who: Who, q: CallbackQuery, now
   const expiresAt = tokens.expires_in ? new Date(now.getTime() + tokens.expires_in * 1000) : null;
 
   // Tokens from a failed completion are dropped, not revoked: at providers that keep one grant per person
-  // and client (Google), revoking them would also end that person's other, working connection.
+  // and client, revoking them would also end that person's other, working connection.
   return db.transaction(async (tx) => {
     const target = flow.accountId
       ? await ownAccount(tx, who, flow.accountId)
@@ -256,6 +255,14 @@ export async function completeConnection(db: Db, who: Who, q: CallbackQuery, now
     });
     return { account: accountView(row), intent: flow.intent, returnTo: flow.returnTo };
   });
+}
+
+/** Who signed in, by the provider's identity strategy: a verified ID token (required then), or its userinfo endpoint. */
+async function signedInAs(provider: ProviderConfig, tokens: TokenResponse, flow: ConnectionFlow): Promise<Identity> {
+  const how = provider.identity;
+  if (how.kind === "userinfo") return fetchUserinfo(provider, how.url, tokens.access_token, how.map);
+  if (!tokens.id_token) throw flowError("id_token_invalid", `${provider.label} did not say which account signed in.`, flow.returnTo);
+  return verifyIdToken(provider, tokens.id_token, flow.nonce);
 }
 
 /** A label not used by the person's other live accounts (case-insensitive): `Work`, `Work 2`… */

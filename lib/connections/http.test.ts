@@ -1,7 +1,8 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { providerFetch, ProviderCallError } from "./http";
+import { NetError, textOf } from "@/lib/net";
+import { providerFailure, providerFetch } from "./http";
 
 let server: Server;
 let url = "";
@@ -17,14 +18,14 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }));
 
-const kindOf = (p: Promise<unknown>) => p.then(() => "ok", (e: unknown) => (e instanceof ProviderCallError ? e.kind : String(e)));
+const kindOf = (p: Promise<unknown>) => p.then(() => "ok", (e: unknown) => (e instanceof NetError ? providerFailure(e).kind : String(e)));
 
 describe("calls to providers", () => {
   it("are bounded in time, in size, and never follow a redirect", async () => {
     expect(await kindOf(providerFetch(`${url}/slow`, { timeoutMs: 100 }))).toBe("timeout");
     expect(await kindOf(providerFetch(`${url}/big`, { maxBytes: 1024 }))).toBe("too_large");
     expect((await providerFetch(`${url}/moved`)).status).toBe(302);
-    expect((await providerFetch(`${url}/`)).text).toBe('{"ok":true}');
+    expect(textOf(await providerFetch(`${url}/`))).toBe('{"ok":true}');
     expect(await kindOf(providerFetch("http://127.0.0.1:1/"))).toBe("network");
   });
 });

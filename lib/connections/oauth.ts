@@ -2,12 +2,13 @@
 // (S256), the code exchange at the exact redirect URI, ID token verification, refresh, and RFC 7009
 // revocation. No provider is special-cased here; differences live in lib/connections/providers/.
 import { createHash, randomBytes } from "node:crypto";
-import { createRemoteJWKSet, errors as joseErrors, jwtVerify } from "jose";
-import { z } from "zod";
+import { createRemoteJWKSet, customFetch, errors as joseErrors, jwtVerify } from "jose";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
-import { jsonOf, providerFetch, ProviderCallError } from "./http";
-import { endpointsOf, type ProviderConfig } from "./providers";
+import { NetError, textOf } from "@/lib/net";
+import { jsonOf, providerFailure, providerFetch } from "./http";
+import { endpointsOf, type Identity, type ProviderConfig } from "./providers";
+import type { TokenResponse } from "./providers/tokens";
 import type { ConnectionIntent } from "@/db/schema";
 
 /** Where every provider sends the person back; registered with each provider exactly as written. */
@@ -39,15 +40,7 @@ export async function authorizationUrl(
   return url.toString();
 }
 
-export const tokenResponse = z.object({
-  access_token: z.string().min(1).max(8192),
-  token_type: z.string().refine((t) => t.toLowerCase() === "bearer", "only bearer tokens are supported"),
-  expires_in: z.coerce.number().int().positive().max(10 * 365 * 86_400).optional(),
-  refresh_token: z.string().min(1).max(8192).optional(),
-  scope: z.string().max(8192).optional(),
-  id_token: z.string().max(16_384).optional(),
-});
-export type TokenResponse = z.infer<typeof tokenResponse>;
+export { standardTokens, tokenResponse, type TokenResponse } from "./providers/tokens";
 
 /** The token endpoint refused the grant (expired or revoked refresh token, reused or foreign code…). */
 export class TokenGrantError extends Error {
@@ -60,10 +53,11 @@ export class TokenGrantError extends Error {
   }
 }
 
-function unavailable(p: ProviderConfig, err: ProviderCallError, what: string): AppError {
-  return new AppError("provider_unavailable", `${p.label} did not complete ${what}: ${err.message}. Nothing was retried.`, {
-    status: err.kind === "timeout" ? 504 : 502,
-    details: { provider: p.id, failure: err.kind },
+function unavailable(p: ProviderConfig, err: NetError, what: string): AppError {
+  const f = providerFailure(err);
+  return new AppError("provider_unavailable", `${p.label} did not complete ${what}: ${f.message}. Nothing was retried.`, {
+    status: f.status,
+    details: { provider: p.id, failure: f.kind },
     cause: err,
   });
 }
@@ -83,7 +77,7 @@ async function tokenRequest(p: ProviderConfig, form: Record<string, string>, wha
   try {
     res = await providerFetch(token, { method: "POST", headers, body: body.toString(), maxBytes: 64 * 1024 });
   } catch (err) {
-    if (err instanceof ProviderCallError) throw unavailable(p, err, what);
+    if (err instanceof NetError) throw unavailable(p, err, what);
     throw err;
   }
   const data = jsonOf(res);
@@ -91,14 +85,14 @@ async function tokenRequest(p: ProviderConfig, form: Record<string, string>, wha
     const code = typeof (data as { error?: unknown })?.error === "string" ? String((data as { error: string }).error).slice(0, 60) : "invalid_request";
     throw new TokenGrantError(code, res.status);
   }
-  const parsed = tokenResponse.safeParse(data);
-  if (res.status !== 200 || !parsed.success) {
+  const mapped = res.status === 200 ? p.mapTokens(data) : null;
+  if (!mapped) {
     throw new AppError("provider_unavailable", `${p.label} answered ${what} with ${res.status === 200 ? "an unusable token response" : `status ${res.status}`}.`, {
       status: 502,
       details: { provider: p.id, status: res.status },
     });
   }
-  return parsed.data;
+  return mapped;
 }
 
 export function exchangeCode(p: ProviderConfig, input: { code: string; codeVerifier: string }): Promise<TokenResponse> {
@@ -127,19 +121,30 @@ export async function revokeToken(p: ProviderConfig, token: string, hint: "refre
     // RFC 7009 §2.2: 200 also for tokens that were already invalid.
     return res.status === 200 ? "revoked" : "failed";
   } catch (err) {
-    if (err instanceof ProviderCallError) return "failed";
+    if (err instanceof NetError) return "failed";
     throw err;
   }
 }
 
 const jwksSets = new Map<string, ReturnType<typeof createRemoteJWKSet>>();
 
+/** jose fetches signing keys through lib/net too; a timeout is reported the way jose expects (TimeoutError). */
+const jwksFetch = async (url: string, init: { headers?: HeadersInit; method?: string }): Promise<Response> => {
+  try {
+    const res = await providerFetch(url, { method: init.method ?? "GET", headers: Object.fromEntries(new Headers(init.headers).entries()), maxBytes: 512 * 1024 });
+    return new Response(textOf(res), { status: res.status, headers: { "content-type": String(res.headers["content-type"] ?? "application/json") } });
+  } catch (err) {
+    if (err instanceof NetError && err.reason === "timeout") throw Object.assign(new Error(err.message, { cause: err }), { name: "TimeoutError" });
+    throw err;
+  }
+};
+
 /** Verify an ID token: signature (the provider's JWKS), issuer, audience, expiry and our nonce. */
-export async function verifyIdToken(p: ProviderConfig, idToken: string, nonce: string): Promise<{ sub: string; email: string | null }> {
+export async function verifyIdToken(p: ProviderConfig, idToken: string, nonce: string): Promise<Identity> {
   const { jwks } = await endpointsOf(p);
   let set = jwksSets.get(jwks);
   if (!set) {
-    set = createRemoteJWKSet(new URL(jwks), { timeoutDuration: env().REALMGATE_PROVIDER_TIMEOUT_MS });
+    set = createRemoteJWKSet(new URL(jwks), { timeoutDuration: env().REALMGATE_PROVIDER_TIMEOUT_MS, [customFetch]: jwksFetch });
     jwksSets.set(jwks, set);
   }
   try {
@@ -154,4 +159,23 @@ export async function verifyIdToken(p: ProviderConfig, idToken: string, nonce: s
     }
     throw new AppError("invalid_input", `${p.label} returned an identity token that does not verify.`, { details: { provider: p.id, flow_error: "id_token_invalid" }, cause });
   }
+}
+
+/**
+ * The identity behind a new access token, from the provider's userinfo endpoint (providers whose identity
+ * strategy is `userinfo`). A refusal or an unusable answer is `invalid_input` (flow_error id_token_invalid).
+ */
+export async function fetchUserinfo(p: ProviderConfig, url: string, accessToken: string, map: (body: unknown) => Identity | null): Promise<Identity> {
+  let res;
+  try {
+    res = await providerFetch(url, { headers: { authorization: `Bearer ${accessToken}`, accept: "application/json" }, maxBytes: 64 * 1024 });
+  } catch (err) {
+    if (err instanceof NetError) throw unavailable(p, err, "the sign-in");
+    throw err;
+  }
+  const identity = res.status === 200 ? map(jsonOf(res)) : null;
+  if (!identity || !identity.sub) {
+    throw new AppError("invalid_input", `${p.label} did not say which account signed in (userinfo answered ${res.status}).`, { details: { provider: p.id, flow_error: "id_token_invalid" } });
+  }
+  return identity;
 }

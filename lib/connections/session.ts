@@ -1,6 +1,9 @@
 // What a connected realm uses: gate two over the authority's connected accounts, then calls to the
 // provider's API with that account's token — refreshed when expired, bounded in time, never resent blindly.
-// A refused refresh or a 401 marks the account `needs_reconnect` and answers with a consent demand.
+// The provider classifies its own answers (providers/<id>/); a refused refresh or an access token it no
+// longer accepts marks the account `needs_reconnect` and answers with a consent demand. What the call learns
+// about the account (a rotated token, a broken connection, refused claims) is recorded through ctx.settled,
+// so it is kept even when the call then fails.
 import { and, asc, eq, sql } from "drizzle-orm";
 import { actors, connectedAccounts, users, type ConnectedAccount } from "@/db/schema";
 import { recordAudit } from "@/lib/audit/record";
@@ -8,11 +11,11 @@ import { AppError } from "@/lib/errors";
 import { authorityOf, type RealmContext } from "@/lib/realms/contract";
 import { openTokens, sealTokens, type TokenSet } from "./accounts";
 import { consentDemand } from "./demand";
-import { afterCall } from "./detached";
 import { gateTwo, type AccountFacts, type GateTwoDecision } from "./gate-two";
-import { jsonOf, providerFetch, ProviderCallError, type ProviderResponse } from "./http";
+import { headerOf, NetError, type NetResponse } from "@/lib/net";
+import { jsonOf, providerFailure, providerFetch } from "./http";
 import { refreshAccessToken, TokenGrantError } from "./oauth";
-import { apiFamily, findProvider, type ProviderConfig } from "./providers";
+import { apiFamily, findProvider, type ProviderConfig, type Verdict } from "./providers";
 import { VaultError } from "./vault";
 
 /** Refresh a little before the provider would refuse the token. */
@@ -20,7 +23,7 @@ const EXPIRY_MARGIN_MS = 60_000;
 
 export type AccountNeed = {
   api: string;
-  /** Claims the operation needs (the manifest's, e.g. `gmail:send`). */
+  /** Claims the operation needs (the manifest's, `<api>:<verb>`). */
   claims: string[];
   namespace: string;
   operation: string;
@@ -32,7 +35,7 @@ export type AccountNeed = {
 
 export type ApiCall = {
   method?: "GET" | "POST";
-  /** Path under the provider's API base URL, e.g. `/gmail/v1/users/me/messages`. */
+  /** Path under the provider's API base URL. */
   path: string;
   query?: Record<string, string | number | string[] | undefined>;
   body?: unknown;
@@ -76,7 +79,7 @@ class Session implements AccountSession {
   readonly account: AccountFacts;
   private tokens: TokenSet | null = null;
   private refreshed = false;
-  /** The row version the next detached write expects. */
+  /** The row version the next settled write expects. */
   private version: number;
   private expiresAt: Date | null;
 
@@ -95,15 +98,16 @@ class Session implements AccountSession {
     await this.ensureToken();
     for (let attempt = 0; ; attempt++) {
       const res = await this.send(req);
-      if (res.status === 401) {
-        // The provider did not act on a 401, so one repeat with a freshly refreshed token is not a blind resend.
+      const verdict = this.provider.classify({ status: res.status, body: jsonOf(res) });
+      if (verdict.outcome === "auth_invalid") {
+        // The provider did not act on a token it refused, so one repeat with a freshly refreshed token is not a blind resend.
         if (attempt === 0 && !this.refreshed && this.tokens!.refresh_token) {
           await this.refresh();
           continue;
         }
         throw await this.broken("the provider no longer accepts this connection");
       }
-      return this.interpret<T>(res, req);
+      return this.interpret<T>(res, verdict, req);
     }
   }
 
@@ -118,30 +122,29 @@ class Session implements AccountSession {
     try {
       return await providerFetch(url.toString(), { method: req.method ?? "GET", headers, body: req.body === undefined ? undefined : JSON.stringify(req.body) });
     } catch (err) {
-      if (!(err instanceof ProviderCallError)) throw err;
-      const what = err.kind === "timeout" ? "did not answer in time" : err.kind === "too_large" ? "answered with more data than Realmgate accepts" : "could not be reached";
+      if (!(err instanceof NetError)) throw err;
+      const f = providerFailure(err);
+      const what = f.kind === "timeout" ? "did not answer in time" : f.kind === "too_large" ? "answered with more data than Realmgate accepts" : "could not be reached";
       throw new AppError("provider_unavailable", `${this.provider.label} ${what}.${req.once ? ` ${req.once}` : ""} Nothing was retried.`, {
-        status: err.kind === "timeout" ? 504 : 502,
-        details: { provider: this.provider.id, account_id: this.row.id, failure: err.kind, retried: false, ...(req.once ? { may_have_taken_effect: true } : {}) },
+        status: f.status,
+        details: { provider: this.provider.id, account_id: this.row.id, failure: f.kind, retried: false, ...(req.once ? { may_have_taken_effect: true } : {}) },
         cause: err,
       });
     }
   }
 
-  private async interpret<T>(res: ProviderResponse, req: ApiCall): Promise<T> {
-    const body = jsonOf(res);
-    if (res.status >= 200 && res.status < 300) return (body ?? {}) as T;
-    const err = (body as { error?: { message?: unknown; status?: unknown } } | null)?.error;
-    const said = typeof err?.message === "string" ? err.message.slice(0, 300) : `status ${res.status}`;
-    if (res.status === 403 && /scope|insufficient/i.test(said)) {
+  private async interpret<T>(res: NetResponse, verdict: Verdict, req: ApiCall): Promise<T> {
+    if (verdict.outcome === "ok") return (jsonOf(res) ?? {}) as T;
+    const said = verdict.message ?? `status ${res.status}`;
+    if (verdict.outcome === "missing_scope") {
       // The provider knows better than our record: forget the claims it just refused.
       this.dropClaims(this.need.claims);
       throw await denial(this.ctx, this.need, { allow: false, kind: "demand", reason: "claim_upgrade_required", missingClaims: this.need.claims, candidates: [this.account], account: { ...this.account, claims: this.account.claims.filter((c) => !this.need.claims.includes(c)) } });
     }
-    if (res.status === 403) throw new AppError("realm_denied", `${this.provider.label} refused: ${said}`, { details: { provider: this.provider.id, account_id: this.row.id } });
-    if (res.status === 404) throw new AppError("not_found", `${this.provider.label} has no such object (or it was deleted).`, { details: { provider: this.provider.id } });
-    if (res.status === 429 || res.status >= 500) {
-      const retryAfter = res.headers.get("retry-after");
+    if (verdict.outcome === "denied") throw new AppError("realm_denied", `${this.provider.label} refused: ${said}`, { details: { provider: this.provider.id, account_id: this.row.id } });
+    if (verdict.outcome === "not_found") throw new AppError("not_found", `${this.provider.label} has no such object (or it was deleted).`, { details: { provider: this.provider.id } });
+    if (verdict.outcome === "unavailable") {
+      const retryAfter = headerOf(res, "retry-after");
       throw new AppError("provider_unavailable", `${this.provider.label} is unavailable (${res.status}).${req.once && res.status >= 500 ? ` ${req.once}` : ""} Nothing was retried.`, {
         status: res.status === 429 || res.status === 503 ? 503 : 502,
         headers: retryAfter && /^\d{1,6}$/.test(retryAfter) ? { "Retry-After": retryAfter } : {},
@@ -179,7 +182,8 @@ class Session implements AccountSession {
     const sealed = sealTokens(this.row, this.tokens);
     const expected = this.version++;
     const expiresAt = this.expiresAt;
-    afterCall(this.row.id, "a refreshed token", async (tx) => {
+    // A provider that rotates refresh tokens has already invalidated the old one: this must be kept even if the call fails.
+    this.ctx.settled(async (tx) => {
       await tx
         .update(connectedAccounts)
         .set({ ...sealed, tokenExpiresAt: expiresAt, version: sql`${connectedAccounts.version} + 1`, updatedAt: new Date() })
@@ -190,7 +194,7 @@ class Session implements AccountSession {
   private dropClaims(claims: string[]) {
     const expected = this.version++;
     const keep = this.account.claims.filter((c) => !claims.includes(c));
-    afterCall(this.row.id, "claims the provider refused", async (tx) => {
+    this.ctx.settled(async (tx) => {
       await tx
         .update(connectedAccounts)
         .set({ claims: keep, version: sql`${connectedAccounts.version} + 1`, updatedAt: new Date() })
@@ -203,7 +207,7 @@ class Session implements AccountSession {
     const expected = this.version++;
     const { ctx, row } = this;
     const principal = ctx.principal.type === "user" ? ({ type: "user", userId: ctx.principal.userId } as const) : ({ type: "actor", actorId: ctx.principal.actorId, grantorId: ctx.principal.grantorId } as const);
-    afterCall(row.id, "an account that needs reconnecting", async (tx) => {
+    ctx.settled(async (tx) => {
       const [changed] = await tx
         .update(connectedAccounts)
         .set({ status: "needs_reconnect", statusReason: why, version: sql`${connectedAccounts.version} + 1`, updatedAt: new Date() })

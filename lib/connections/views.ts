@@ -26,7 +26,8 @@ const reasons = ["connect_required", "claim_upgrade_required", "reconnect_requir
 /** The deep link's parameters (everything is a hint to display; nothing here grants anything). */
 export const fixQuery = z.object({
   reason: z.enum(reasons),
-  api: z.string().max(40).default("gmail"),
+  /** Optional while there is one API family: an old link without it means that one. */
+  api: z.string().max(40).optional(),
   namespace: z.string().max(40).default("mail"),
   operation: z.string().max(250).default("object.search"),
   claims: z.string().max(500).default(""),
@@ -67,7 +68,9 @@ export async function fixView(
   const parsed = fixQuery.safeParse(flat);
   if (!parsed.success) return null;
   const q = parsed.data;
-  const api = apiFamilies[q.api];
+  const families = Object.keys(apiFamilies);
+  const apiId = q.api ?? (families.length === 1 ? families[0]! : null);
+  const api = apiId !== null && Object.hasOwn(apiFamilies, apiId) ? apiFamilies[apiId] : undefined;
   if (!api) return null;
   const needNames = q.claims.split(",").map((c) => c.trim()).filter((c) => api.claims.some((x) => x.name === c));
   const named = (c: string): ClaimView => ({ name: c, label: claimLabel(api, c) });

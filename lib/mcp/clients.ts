@@ -1,8 +1,6 @@
 // OAuth clients of the MCP gateway: dynamic client registration (RFC 7591) for older clients, Client ID
 // Metadata Documents (client_id is an https URL serving the client's metadata) for current ones, and the
 // redirect URI rules both share: exact match, except the port of a loopback redirect (RFC 8252 §7.3).
-import { lookup } from "node:dns/promises";
-import net from "node:net";
 import { eq } from "drizzle-orm";
 import { z } from "zod";
 import type { Executor } from "@/db/client";
@@ -10,7 +8,9 @@ import { mcpClients, type McpClient } from "@/db/schema";
 import { newId } from "@/lib/ids";
 import { CLIENT_METADATA_MAX_BYTES, CLIENT_METADATA_TIMEOUT_MS, isLoopbackHost, loopbackDeployment } from "./config";
 import { OAuthProtocolError } from "./errors";
-import { readBoundedBytes } from "@/lib/http/body";
+import { bareHost, NetError, request, textOf } from "@/lib/net";
+
+export { isPublicAddress } from "@/lib/net";
 
 export type ResolvedClient = { clientId: string; name: string; redirectUris: string[]; registration: "dcr" | "cimd" };
 
@@ -149,58 +149,35 @@ export function clientIdUrl(clientId: string): URL | string {
   return u;
 }
 
-// Addresses a metadata fetch must never reach (server-side request forgery): private, loopback,
-// link-local, carrier-grade NAT, multicast and reserved ranges, in IPv4 and IPv6 (BlockList also applies
-// the IPv4 rules to IPv4-mapped IPv6 addresses such as ::ffff:127.0.0.1).
-const blocked = new net.BlockList();
-for (const [addr, prefix] of [
-  ["0.0.0.0", 8], ["10.0.0.0", 8], ["100.64.0.0", 10], ["127.0.0.0", 8], ["169.254.0.0", 16], ["172.16.0.0", 12],
-  ["192.0.0.0", 24], ["192.168.0.0", 16], ["198.18.0.0", 15], ["224.0.0.0", 4], ["240.0.0.0", 4],
-] as const) blocked.addSubnet(addr, prefix, "ipv4");
-for (const [addr, prefix] of [["::", 128], ["::1", 128], ["fc00::", 7], ["fe80::", 10], ["ff00::", 8], ["64:ff9b::", 96]] as const) {
-  blocked.addSubnet(addr, prefix, "ipv6");
-}
+/** Loopback is reachable only from a loopback development deployment (documents served by local tools). */
+const metadataPolicy = (host: string) => loopbackDeployment() && isLoopbackHost(host);
 
-export function isPublicAddress(ip: string): boolean {
-  const family = net.isIP(ip);
-  if (family === 0) return false;
-  return !blocked.check(ip, family === 4 ? "ipv4" : "ipv6");
-}
-
-async function assertFetchable(u: URL) {
-  const host = u.hostname.replace(/^\[|\]$/g, "");
-  // A loopback development deployment fetches documents served by local tools; nothing else may be private.
-  if (loopbackDeployment() && isLoopbackHost(host)) return;
-  const addresses = net.isIP(host) ? [{ address: host }] : await lookup(host, { all: true }).catch(() => []);
-  if (addresses.length === 0) throw new OAuthProtocolError("invalid_client", `The client's metadata host ${host} does not resolve.`);
-  if (!addresses.every((a) => isPublicAddress(a.address))) {
-    throw new OAuthProtocolError("invalid_client", `The client's metadata URL points at a private address; it must be publicly reachable.`);
-  }
-}
-
-async function readLimited(res: Response, maxBytes: number): Promise<string> {
-  const tooLarge = () => new OAuthProtocolError("invalid_client", `The client's metadata document is larger than ${maxBytes} bytes.`);
-  return Buffer.from(await readBoundedBytes(res, maxBytes, tooLarge)).toString("utf8");
-}
+const UNRESOLVED = new Set(["ENOTFOUND", "EAI_AGAIN", "ENODATA", "EAI_NONAME"]);
 
 /** Fetch and validate a Client ID Metadata Document: bounded in time and size, no redirects, no private hosts. */
-export async function fetchClientMetadata(u: URL, fetchFn: typeof fetch = fetch): Promise<ClientMetadata> {
-  await assertFetchable(u);
-  let res: Response;
+export async function fetchClientMetadata(u: URL): Promise<ClientMetadata> {
+  let res;
   try {
-    res = await fetchFn(u, { redirect: "error", headers: { accept: "application/json" }, signal: AbortSignal.timeout(CLIENT_METADATA_TIMEOUT_MS) });
-  } catch (cause) {
-    const timedOut = (cause as Error).name === "TimeoutError";
-    throw new OAuthProtocolError("invalid_client", timedOut ? `The client's metadata document did not arrive within ${CLIENT_METADATA_TIMEOUT_MS} ms.` : "The client's metadata document could not be fetched.");
+    res = await request({ url: u, headers: { accept: "application/json" }, timeoutMs: CLIENT_METADATA_TIMEOUT_MS, maxBytes: CLIENT_METADATA_MAX_BYTES, allowPrivate: metadataPolicy, redirect: "refuse" });
+  } catch (err) {
+    if (!(err instanceof NetError)) throw err;
+    const host = bareHost(u);
+    const message =
+      err.reason === "blocked_address"
+        ? "The client's metadata URL points at a private address; it must be publicly reachable."
+        : err.reason === "unreachable" && err.code && UNRESOLVED.has(err.code)
+          ? `The client's metadata host ${host} does not resolve.`
+          : err.reason === "timeout"
+            ? `The client's metadata document did not arrive within ${CLIENT_METADATA_TIMEOUT_MS} ms.`
+            : err.reason === "too_large"
+              ? `The client's metadata document is larger than ${CLIENT_METADATA_MAX_BYTES} bytes.`
+              : "The client's metadata document could not be fetched.";
+    throw new OAuthProtocolError("invalid_client", message);
   }
-  if (res.status !== 200) {
-    await res.body?.cancel().catch(() => {});
-    throw new OAuthProtocolError("invalid_client", `The client's metadata document answered HTTP ${res.status}.`);
-  }
-  const text = await readLimited(res, CLIENT_METADATA_MAX_BYTES);
+  if (res.status !== 200) throw new OAuthProtocolError("invalid_client", `The client's metadata document answered HTTP ${res.status}.`);
   let doc: unknown;
   try {
-    doc = JSON.parse(text);
+    doc = JSON.parse(textOf(res));
   } catch {
     throw new OAuthProtocolError("invalid_client", "The client's metadata document is not JSON.");
   }
@@ -211,7 +188,7 @@ export async function fetchClientMetadata(u: URL, fetchFn: typeof fetch = fetch)
 }
 
 /** The client behind a client_id: a registered one, or a metadata document fetched now (and remembered for display). */
-export async function resolveClient(db: Executor, clientId: string, now = new Date(), fetchFn?: typeof fetch): Promise<ResolvedClient> {
+export async function resolveClient(db: Executor, clientId: string, now = new Date()): Promise<ResolvedClient> {
   if (clientId.startsWith("cli_")) {
     const [row] = await db.select().from(mcpClients).where(eq(mcpClients.clientId, clientId));
     if (!row || row.registration !== "dcr") throw new OAuthProtocolError("invalid_client", "This client is not registered here.");
@@ -219,7 +196,7 @@ export async function resolveClient(db: Executor, clientId: string, now = new Da
   }
   const u = clientIdUrl(clientId);
   if (typeof u === "string") throw new OAuthProtocolError("invalid_client", `client_id ${u}.`);
-  const meta = await fetchClientMetadata(u, fetchFn);
+  const meta = await fetchClientMetadata(u);
   const name = meta.client_name ?? u.host;
   const values = { clientName: name, redirectUris: meta.redirect_uris, metadata: meta, fetchedAt: now };
   await db

@@ -170,8 +170,8 @@ export const manifestSchema = z
     actions: z.array(actionSchema).default([]),
     catalog: catalogNodeSchema,
     claims: z.array(z.strictObject({ name: z.string(), label: z.string() })).default([]),
-    /** Connected realms: the API family of the accounts it acts through (`gmail`); grants may be scoped to one. */
-    accounts: z.strictObject({ api: z.string().min(1) }).optional(),
+    /** Connected realms: the connection API whose accounts it acts through (a provider API family); grants may be scoped to one account. */
+    connection: z.strictObject({ api: z.string().min(1) }).optional(),
     /** Rules an agent should know: how selection and ambiguity work, the file story, denial shapes. */
     rules: z.array(z.string()).default([]),
     delivery: z.strictObject({
@@ -272,6 +272,13 @@ export type RealmContext = {
    * A no-op for people.
    */
   gateRef(ref: string, where?: string): Promise<void>;
+  /**
+   * Writes that must happen whether the effect succeeds or fails (a rotated refresh token, an account found
+   * broken). They run after the effect — its savepoint committed or rolled back — on the enclosing transaction,
+   * before the call's audit record, and commit with it. A write checks the row version it expects, so a stale
+   * one never undoes a newer change.
+   */
+  settled(write: (tx: Tx) => Promise<void>): void;
 };
 
 export type LeanItem = { ref: string; kind: string; label: string; summary?: string; updated_at?: string };

@@ -4,6 +4,7 @@ import type { Executor, Tx } from "@/db/client";
 import { env } from "@/lib/env";
 import { isAppError } from "@/lib/errors";
 import type { DeliveryPort, Realm, RealmContext, RefDescription } from "./contract";
+import { settledWrites } from "./settled";
 
 const noDelivery: DeliveryPort = {
   storeFile: () => Promise.reject(new Error("describing refs never stores files")),
@@ -18,6 +19,7 @@ export async function describeRefsAs(
   const refs = [...new Set(input.refs)];
   const out: Record<string, RefDescription | null> = Object.fromEntries(refs.map((r) => [r, null]));
   if (refs.length === 0) return out;
+  const settled = settledWrites();
   const ctx = (tx: Tx): RealmContext => ({
     tx,
     tenantId: input.tenantId,
@@ -28,6 +30,7 @@ export async function describeRefsAs(
     appUrl: env().appUrl,
     grantScope: null,
     gateRef: async () => {},
+    settled: settled.add,
   });
   try {
     // In a savepoint of its own: a realm's failed query must not abort the caller's transaction.
@@ -35,6 +38,9 @@ export async function describeRefsAs(
   } catch (err) {
     // A realm that cannot say (a provider down, a malformed ref it did not expect): the refs stay unnamed.
     if (!isAppError(err)) throw err;
+  } finally {
+    // What describing learned about an account (a refreshed token…) is kept on the caller's transaction.
+    await settled.run(db);
   }
   return out;
 }

@@ -79,17 +79,12 @@ const BASE_DESCRIPTIONS: Record<string, string> = {
   "file.host": "Upload a file into the realm.",
 };
 
-/** The API families a connected realm's accounts come from: the prefixes of its claims (`gmail:send` → gmail). */
-function apiFamiliesOf(m: RealmManifest): Set<string> {
-  const names = [...m.claims.map((c) => c.name), ...m.actions.flatMap((a) => a.claims)];
-  return new Set(names.map((n) => n.split(":")[0]!).filter(Boolean));
-}
-
+/** A connected realm's accounts are those of the connection API its manifest names (`connection.api`). */
 function connectionOf(m: RealmManifest, accounts: AccountView[]): ConnectionStatus {
   if (m.realm_type !== "connected") return { needed: false };
-  const families = apiFamiliesOf(m);
-  if (families.size === 0) return { needed: true, status: "unknown", accounts: 0 };
-  const mine = accounts.filter((a) => families.has(a.api));
+  const api = m.connection?.api;
+  if (!api) return { needed: true, status: "unknown", accounts: 0 };
+  const mine = accounts.filter((a) => a.api === api);
   const status = mine.some((a) => a.status === "active") ? "connected" : mine.some((a) => a.status === "needs_reconnect") ? "needs_reconnect" : "not_connected";
   return { needed: true, status, accounts: mine.length };
 }

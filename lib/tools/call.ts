@@ -11,6 +11,7 @@ import { readAndDecideGateOne } from "@/lib/authz/gate-read";
 import { deliveryPort, type DeliveryCaller } from "@/lib/delivery/files";
 import { env } from "@/lib/env";
 import type { OperationKey, ParsedRef, Principal, Realm, RealmContext } from "@/lib/realms/contract";
+import { settledWrites, type SettledWrites } from "@/lib/realms/settled";
 import type { RunCtx } from "./define";
 import { parseOwnRef } from "./prepare";
 import { reachOf } from "./reach";
@@ -31,7 +32,7 @@ export type GateAsk = {
   grantId?: string;
 };
 
-export type OpenCall = { ctx: RealmContext; caller: DeliveryCaller; decision: GateOneDecision };
+export type OpenCall = { ctx: RealmContext; caller: DeliveryCaller; decision: GateOneDecision; settled: SettledWrites };
 
 /** Thrown by ctx.gateRef when a ref reached by name is outside every grant still in the running. */
 export class OutsideScope extends Error {
@@ -59,6 +60,9 @@ export async function openCall(tx: Tx, party: CallParty, ask: GateAsk): Promise<
     operation: null,
     ...(party.checkOnly ? { checkOnly: true } : {}),
   };
+  // Writes the effect must leave whatever its outcome: run on the call's transaction after the effect's
+  // savepoint, before the audit record (settled.run).
+  const settled = settledWrites();
   const ctx: RealmContext = {
     tx,
     tenantId: party.tenantId,
@@ -69,6 +73,7 @@ export async function openCall(tx: Tx, party: CallParty, ask: GateAsk): Promise<
     grantScope: null,
     delivery: deliveryPort(tx, caller),
     gateRef: async () => {},
+    settled: settled.add,
   };
   const realm = ask.realm;
   const lineage = realm?.adapter.lineage ? (rs: string[]) => realm.adapter.lineage!(ctx, { refs: rs }) : undefined;
@@ -84,7 +89,7 @@ export async function openCall(tx: Tx, party: CallParty, ask: GateAsk): Promise<
     lineage,
     ...(ask.grantId ? { grantId: ask.grantId } : {}),
   });
-  if (!decision.allow) return { ctx, caller, decision };
+  if (!decision.allow) return { ctx, caller, decision, settled };
 
   ctx.grantScope = decision.scope ?? null;
   caller.grantId = decision.grantId;
@@ -109,7 +114,7 @@ export async function openCall(tx: Tx, party: CallParty, ask: GateAsk): Promise<
       caller.grantId = still[0]!.grantId;
     };
   }
-  return { ctx, caller, decision };
+  return { ctx, caller, decision, settled };
 }
 
 const DEFAULT_PAGE = 20;

@@ -69,7 +69,7 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
     const exactOnly = realm.manifest.actions.find((a) => actionOperationKey(a.name) === operation)?.approval_required === true;
     const refs = [...(target.ref ? [target.ref] : []), ...namedRefs.map((n) => n.ref).filter((r) => r !== target.ref)];
     const party = { tenantId: auth.tenantId, principal: principalOf(auth), requestId: auth.requestId, now };
-    const { ctx, caller, decision } = await openCall(tx, party, { realm, namespace: target.namespace, operation, refs, parsed: call.parsed, exactOnly });
+    const { ctx, caller, decision, settled } = await openCall(tx, party, { realm, namespace: target.namespace, operation, refs, parsed: call.parsed, exactOnly });
     const refusal = { auth, tool, target, operation, audit, now };
     if (!decision.allow) return refuse(tx, refusal, decision, namedRefs, decision.grantId);
 
@@ -88,7 +88,7 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
         const shaped = await shapeResult(r, spCtx, target.namespace);
         if (idem) await storeIdempotent(sp, keyed, idem, shaped);
         return shaped;
-      });
+      }).finally(() => settled.run(tx));
       await recordAudit(tx, { ...audit, outcome: "allow", gate: null, subjectId: caller.grantId ?? decision.grantId, details: { tool } });
       return { result };
     } catch (err) {

@@ -110,7 +110,7 @@ async function stillReadable(tx: Tx, r: Redemption): Promise<string | null> {
   const realm = r.realm;
   const ref = r.ref;
   try {
-    await tx.transaction((sp) => realm.adapter.get({ ...ctx, tx: sp }, { ref, full: false }));
+    await tx.transaction((sp) => realm.adapter.get({ ...ctx, tx: sp }, { ref, full: false })).finally(() => opened.settled.run(tx));
     return null;
   } catch (err) {
     if (isAppError(err)) return objectGone;

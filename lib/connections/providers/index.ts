@@ -1,17 +1,21 @@
-// The providers configured in this deployment (from the environment), the API families they speak, and
-// the mapping between provider scopes and Realmgate claims.
+// The providers this deployment can connect to: every provider folder is listed once here, configured from
+// the environment (each by its own schema), together with the API families they speak and the mapping
+// between provider scopes and Realmgate claims. Nothing below this list knows a provider by name.
 import { z } from "zod";
 import { env, type Env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
-import { jsonOf, providerFetch, ProviderCallError } from "../http";
-import { devmailProvider } from "./devmail";
-import { gmailApi } from "./gmail";
-import { googleProvider } from "./google";
-import type { ApiFamily, OAuthEndpoints, ProviderConfig } from "./types";
+import { NetError } from "@/lib/net";
+import { jsonOf, providerFailure, providerFetch } from "../http";
+import { devmail } from "./devmail";
+import { google } from "./google";
+import type { ApiFamily, OAuthEndpoints, ProviderConfig, ProviderModule } from "./types";
 
-export type { ApiFamily, ClaimDef, OAuthEndpoints, ProviderConfig } from "./types";
+export type { ApiFamily, ClaimDef, Identity, IdentityStrategy, OAuthEndpoints, ProviderAnswer, ProviderConfig, ProviderModule, ProviderOutcome, Verdict } from "./types";
 
-export const apiFamilies: Record<string, ApiFamily> = { gmail: gmailApi };
+/** Every provider Realmgate knows, in display order. */
+const modules: ProviderModule[] = [google, devmail];
+
+export const apiFamilies: Record<string, ApiFamily> = Object.fromEntries(modules.flatMap((m) => m.apis).map((a) => [a.id, a]));
 
 const configured = new WeakMap<Env, ProviderConfig[]>();
 
@@ -20,7 +24,8 @@ export function configuredProviders(): ProviderConfig[] {
   const cfg = env();
   let list = configured.get(cfg);
   if (!list) {
-    list = [googleProvider(cfg), devmailProvider(cfg)].filter((p): p is ProviderConfig => p !== null);
+    // Read with the configuration's generation: a reloaded environment (tests, scripts) builds the list anew.
+    list = modules.map((m) => m.fromEnv(process.env)).filter((p): p is ProviderConfig => p !== null);
     configured.set(cfg, list);
   }
   return list;
@@ -43,7 +48,7 @@ export function requireProvider(id: string): ProviderConfig {
 }
 
 export function apiFamily(id: string): ApiFamily {
-  const a = apiFamilies[id];
+  const a = Object.hasOwn(apiFamilies, id) ? apiFamilies[id] : undefined;
   if (!a) throw new AppError("invalid_input", `No API family "${id.slice(0, 40)}".`);
   return a;
 }
@@ -93,8 +98,9 @@ export async function endpointsOf(p: ProviderConfig): Promise<OAuthEndpoints> {
     if (!parsed.success) throw new AppError("provider_unavailable", `${p.label} did not publish a usable OpenID Connect discovery document.`, { details: { provider: p.id, status: res.status } });
     doc = parsed.data;
   } catch (err) {
-    if (err instanceof ProviderCallError) {
-      throw new AppError("provider_unavailable", `${p.label} could not be reached: ${err.message}.`, { status: err.kind === "timeout" ? 504 : 502, details: { provider: p.id }, cause: err });
+    if (err instanceof NetError) {
+      const f = providerFailure(err);
+      throw new AppError("provider_unavailable", `${p.label} could not be reached: ${f.message}.`, { status: f.status, details: { provider: p.id }, cause: err });
     }
     throw err;
   }

@@ -39,7 +39,7 @@ describe("docs demo seed", () => {
     // Bob sees the shared plan through the realm, with his reply in it, and not the guide.
     const bobDocs = await db.transaction((tx) =>
       adapter.list(
-        { tx, tenantId: t.tenantId, principal: { type: "user", userId: t.users.bob!.userId }, requestId: "req_test", now: new Date(), delivery: noDelivery, appUrl: "http://x", gateRef: async () => {} },
+        { tx, tenantId: t.tenantId, principal: { type: "user", userId: t.users.bob!.userId }, requestId: "req_test", now: new Date(), delivery: noDelivery, appUrl: "http://x", gateRef: async () => {}, settled: () => { throw new Error("a list never settles writes"); } },
         { kind: "docs.document", filter: {}, after: null, limit: 10 },
       ),
     );

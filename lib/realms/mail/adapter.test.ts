@@ -9,7 +9,6 @@ import type { ActorContext, UserContext } from "@/lib/authz/context";
 import { createActor } from "@/lib/authz/actors";
 import { createGrant } from "@/lib/authz/grants";
 import { disconnectAccount, openTokens } from "@/lib/connections/accounts";
-import { detachedWritesSettled } from "@/lib/connections/detached";
 import { connectWith } from "@/lib/connections/test-kit";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
@@ -300,7 +299,6 @@ describe("provider faults", () => {
     Object.assign(dm.gmail.faults, { status: 503 });
     expect(await failure(dispatch(w.agent, "search_objects", { namespace: "mail", query: "lunch" }))).toMatchObject({ code: "provider_unavailable", status: 503 });
     Object.assign(dm.gmail.faults, { status: null });
-    await detachedWritesSettled();
     expect(((await dispatch(w.agent, "search_objects", { namespace: "mail", query: "lunch" })) as Items).items).toHaveLength(1);
   });
 
@@ -310,7 +308,6 @@ describe("provider faults", () => {
     Object.assign(dm.gmail.faults, { status: 401 });
     const denied = await failure(dispatch(w.agent, "search_objects", { namespace: "mail", query: "lunch" }));
     expect(denied.details).toMatchObject({ reason: "reconnect_required", account_id: account.id, retry_hint: "retry_after_reconnect" });
-    await detachedWritesSettled();
     const [row] = await w.t.db.select().from(connectedAccounts).where(eq(connectedAccounts.id, account.id));
     expect(row).toMatchObject({ status: "needs_reconnect" });
     const events = await w.t.db.select().from(auditEvents).where(and(eq(auditEvents.tenantId, w.t.tenantId), eq(auditEvents.event, "account.needs_reconnect")));
@@ -332,11 +329,35 @@ describe("provider faults", () => {
     const later = new Date(Date.now() + 2 * 3_600_000);
     const found = (await dispatch(w.agent, "search_objects", { namespace: "mail", query: "lunch" }, { now: () => later })) as Items;
     expect(found.items).toHaveLength(1);
-    await detachedWritesSettled();
     const [after] = await w.t.db.select().from(connectedAccounts).where(eq(connectedAccounts.id, account.id));
     expect(openTokens(after!).access_token).not.toBe(openTokens(before!).access_token);
     expect(after!.tokenExpiresAt!.getTime()).toBeGreaterThan(later.getTime());
     expect(after!.status).toBe("active");
+  });
+
+  it("keeps a rotated refresh token even when the call itself then fails", async () => {
+    const w = await world();
+    const { account } = await connect(w, w.login);
+    const [before] = await w.t.db.select().from(connectedAccounts).where(eq(connectedAccounts.id, account.id));
+    const later = new Date(Date.now() + 2 * 3_600_000);
+    dm.refreshRotation.on = true;
+    try {
+      // The token is refreshed (and the issuer spends the old refresh token), then the API fails.
+      Object.assign(dm.gmail.faults, { status: 503 });
+      expect(await failure(dispatch(w.agent, "search_objects", { namespace: "mail", query: "lunch" }, { now: () => later }))).toMatchObject({ code: "provider_unavailable", status: 503 });
+    } finally {
+      dm.refreshRotation.on = false;
+    }
+    const [after] = await w.t.db.select().from(connectedAccounts).where(eq(connectedAccounts.id, account.id));
+    expect(openTokens(after!).refresh_token).not.toBe(openTokens(before!).refresh_token);
+    expect(openTokens(after!).access_token).not.toBe(openTokens(before!).access_token);
+    expect(after!).toMatchObject({ status: "active", version: before!.version + 1 });
+    // The stored refresh token is the live one: the next refresh works (the spent one would end the grant).
+    Object.assign(dm.gmail.faults, { status: null });
+    const evenLater = new Date(Date.now() + 4 * 3_600_000);
+    expect(((await dispatch(w.agent, "search_objects", { namespace: "mail", query: "lunch" }, { now: () => evenLater })) as Items).items).toHaveLength(1);
+    const [last] = await w.t.db.select().from(connectedAccounts).where(eq(connectedAccounts.id, account.id));
+    expect(last!.status).toBe("active");
   });
 
   it("a refused refresh marks the account needs_reconnect", async () => {
@@ -349,7 +370,6 @@ describe("provider faults", () => {
     const later = new Date(Date.now() + 2 * 3_600_000);
     const denied = await failure(dispatch(w.agent, "search_objects", { namespace: "mail", query: "lunch" }, { now: () => later }));
     expect(denied.details).toMatchObject({ reason: "reconnect_required" });
-    await detachedWritesSettled();
     const [after] = await w.t.db.select().from(connectedAccounts).where(eq(connectedAccounts.id, account.id));
     expect(after!.status).toBe("needs_reconnect");
   });
@@ -365,7 +385,6 @@ describe("provider faults", () => {
     expect(denied.details).toMatchObject({ reason: "reconnect_required", account_id: a.account.id });
     expect(String(denied.message)).toContain("cannot be read");
     expect([...dm.gmail.calls.values()].reduce((x, y) => x + y, 0)).toBe(calls);
-    await detachedWritesSettled();
     const [rowA] = await w.t.db.select().from(connectedAccounts).where(eq(connectedAccounts.id, a.account.id));
     expect(rowA!.status).toBe("needs_reconnect");
     // B is untouched and still works.

@@ -18,7 +18,8 @@ import {
 import { invalidRef } from "@/lib/realms/refs";
 import { forwardPayload, labelPayload, manifest, READ_CLAIMS, replyPayload, sendPayload } from "./manifest";
 
-const API = "gmail";
+/** The connection API the manifest names (`connection.api`). */
+const API = manifest.connection!.api;
 const BASE = "/gmail/v1/users/me";
 const MAX_ATTACHMENTS = 10;
 /** Metadata fetches for one page run a few at a time. */

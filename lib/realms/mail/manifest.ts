@@ -55,7 +55,7 @@ const accountField = { name: "account", type: "string", description: "Label of t
 export const manifest: RealmManifest = manifestSchema.parse({
   namespace: "mail",
   realm_type: "connected",
-  accounts: { api: "gmail" },
+  connection: { api: "gmail" },
   service_card: {
     title: "Mail",
     purpose: "Finds, reads and sends email in the mail accounts you connect, so agents can help with your inbox — only as far as you allow.",

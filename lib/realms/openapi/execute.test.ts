@@ -5,7 +5,8 @@ import { AppError } from "@/lib/errors";
 import type { DeliveryPort } from "@/lib/realms/contract";
 import { validatePayload } from "@/lib/tools/payload";
 import { compileSpec, type OperationContract } from "./compile";
-import { checkTarget, EgressError, isPrivateAddress } from "./egress";
+import { checkTarget, isPrivateAddress } from "./egress";
+import { NetError } from "@/lib/net";
 import { compileRequest, execute } from "./execute";
 import { startHelpdeskServer, type HelpdeskServer } from "./fixtures/helpdesk-server";
 import { loadSpec } from "./spec";
@@ -146,7 +147,7 @@ describe("egress refuses private networks unless the operator allows the host", 
   it.each(["8.8.8.8", "140.82.112.3", "2606:4700::1111", "::ffff:8.8.8.8"])("%s is public", (ip) => expect(isPrivateAddress(ip)).toBe(false));
 
   it("blocks a private literal unless listed, and URLs with credentials or odd schemes", () => {
-    expect(() => checkTarget(new URL("http://169.254.169.254/latest/meta-data"))).toThrow(EgressError);
+    expect(() => checkTarget(new URL("http://169.254.169.254/latest/meta-data"))).toThrow(NetError);
     expect(() => checkTarget(new URL("http://127.0.0.1:9/x"))).not.toThrow();
     expect(() => checkTarget(new URL("https://user:pw@example.com/"))).toThrow(/user name or password/);
     expect(() => checkTarget(new URL("file:///etc/passwd"))).toThrow(/Only http and https/);

@@ -3,10 +3,11 @@
 // credential, bounded in time and size, and answered compactly. Failures of the service become the usual
 // error codes; nothing is retried.
 import type { Credential } from "./credentials";
-import { EgressError, egress, type EgressResponse } from "./egress";
+import { egress, failureKind, type EgressResponse } from "./egress";
 import type { OperationContract, ParamPlan } from "./compile";
 import { fieldValueProblem, isHeaderName, specHeaderRefusal } from "./headers";
 import { AppError } from "@/lib/errors";
+import { NetError } from "@/lib/net";
 import type { DeliveryPort } from "@/lib/realms/contract";
 import { isObject, type JsonObject } from "./spec";
 
@@ -200,11 +201,12 @@ export async function execute(
   try {
     res = await egress({ ...req, timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, maxBytes: opts.maxBytes });
   } catch (err) {
-    if (!(err instanceof EgressError)) throw err;
-    if (err.kind === "blocked") throw new AppError("realm_denied", err.message, { cause: err, details: { reason: "blocked_address", service: host } });
-    if (err.kind === "bad_header") throw new AppError("invalid_input", err.message, { cause: err, details: { reason: "bad_header", service: host } });
-    const status = err.kind === "timeout" ? 504 : 502;
-    throw new AppError("provider_unavailable", `${err.message} Nothing was retried.`, { cause: err, status, details: { reason: err.kind === "too_large" ? "response_too_large" : err.kind, service: host } });
+    if (!(err instanceof NetError)) throw err;
+    const kind = failureKind(err);
+    if (kind === "blocked") throw new AppError("realm_denied", err.message, { cause: err, details: { reason: "blocked_address", service: host } });
+    if (kind === "bad_header") throw new AppError("invalid_input", err.message, { cause: err, details: { reason: "bad_header", service: host } });
+    const status = kind === "timeout" ? 504 : 502;
+    throw new AppError("provider_unavailable", `${err.message} Nothing was retried.`, { cause: err, status, details: { reason: kind === "too_large" ? "response_too_large" : kind, service: host } });
   }
   if (res.status >= 400) throw errorOfStatus(res, host);
   const ct = String(res.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();

@@ -9,7 +9,8 @@ import type { DeliveryPort } from "@/lib/realms/contract";
 import { dispatch } from "@/lib/tools/dispatch";
 import { compileSpec, type OperationContract, type ParamPlan } from "./compile";
 import { credentialSchema } from "./credentials";
-import { checkHeaders, EgressError, egress } from "./egress";
+import { checkHeaders, egress } from "./egress";
+import { NetError } from "@/lib/net";
 import { compileRequest, execute } from "./execute";
 import { startHelpdeskServer, type HelpdeskServer } from "./fixtures/helpdesk-server";
 import { fieldValueProblem, isHeaderName, specHeaderRefusal } from "./headers";
@@ -190,11 +191,11 @@ describe("at call time", () => {
     const url = new URL(`${server.baseUrl}/status`);
     const send = (headers: Record<string, string>, paramHeaders?: string[]) => egress({ url, method: "GET", headers, timeoutMs: 2000, maxBytes: 4096, paramHeaders });
     for (const h of ["host", "content-length", "transfer-encoding", "connection", "upgrade", "te", "trailer", "keep-alive", "proxy-authorization"]) {
-      expect(() => send({ [h]: "1" })).toThrow(expect.objectContaining({ kind: "bad_header" }));
+      expect(() => send({ [h]: "1" })).toThrow(expect.objectContaining({ reason: "bad_header" }));
     }
     expect(() => checkHeaders({ authorization: "Bearer x" }, ["authorization"])).toThrow(/set by Realmgate, not by an operation's parameter/);
     expect(() => checkHeaders({ authorization: "Bearer x" })).not.toThrow();
-    expect(() => checkHeaders({ "x-a": "日本" })).toThrow(EgressError);
+    expect(() => checkHeaders({ "x-a": "日本" })).toThrow(NetError);
     expect(() => checkHeaders({ "x a": "1" })).toThrow(/not an HTTP header name/);
     expect(server.requests.length).toBe(before);
     // Through execute, the refusal is an answer, not a 500.

@@ -23,7 +23,8 @@ import type { OperationCard } from "./compile";
 import { contractText, type CompileJobResult } from "./compile-job";
 import { compileDocument } from "./compile-runner";
 import { credentialSchema, describeCredential, sealCredential } from "./credentials";
-import { checkTarget, EgressError, egress } from "./egress";
+import { checkTarget, egress, failureKind } from "./egress";
+import { NetError } from "@/lib/net";
 import { MAX_SPEC_BYTES, type JsonObject } from "./spec";
 import { AFFECTED_LIST_CAP, grantCount, meaningChanges } from "./meaning";
 import { curations, operationCards, realmHead } from "./store";
@@ -109,10 +110,11 @@ async function fetchSpec(url: string): Promise<string> {
     }
     return res.body.toString("utf8");
   } catch (err) {
-    if (!(err instanceof EgressError)) throw err;
-    if (err.kind === "too_large") throw new AppError("payload_too_large", `The document at ${target.host} is larger than ${MAX_SPEC_BYTES / 1024 / 1024} MB.`, { details: { max_bytes: MAX_SPEC_BYTES } });
-    if (err.kind === "blocked") throw new AppError("invalid_input", err.message, { details: { spec_url: url } });
-    throw new AppError("provider_unavailable", `The document could not be fetched: ${err.message}`, { cause: err, details: { spec_url: url, reason: err.kind } });
+    if (!(err instanceof NetError)) throw err;
+    const kind = failureKind(err);
+    if (kind === "too_large") throw new AppError("payload_too_large", `The document at ${target.host} is larger than ${MAX_SPEC_BYTES / 1024 / 1024} MB.`, { details: { max_bytes: MAX_SPEC_BYTES } });
+    if (kind === "blocked") throw new AppError("invalid_input", err.message, { details: { spec_url: url } });
+    throw new AppError("provider_unavailable", `The document could not be fetched: ${err.message}`, { cause: err, details: { spec_url: url, reason: kind } });
   }
 }
 

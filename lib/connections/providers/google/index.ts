@@ -1,9 +1,20 @@
 // Google, for real use: configured by GOOGLE_CLIENT_ID / GOOGLE_CLIENT_SECRET (docs/connections.md has the
-// console steps). Google merges incremental scopes into the existing grant (include_granted_scopes).
-import { ConfigError, type Env } from "@/lib/env";
-import type { ProviderConfig } from "./types";
+// console steps). Google merges incremental scopes into the existing grant (include_granted_scopes), says who
+// signed in with an OpenID Connect ID token, and speaks the Gmail API.
+import { z } from "zod";
+import { ConfigError } from "@/lib/env";
+import { standardTokens } from "../tokens";
+import { providerEnv } from "../env";
+import type { ProviderConfig, ProviderModule } from "../types";
+import { classifyGoogleApi, gmailApi } from "./gmail";
 
-export function googleProvider(cfg: Env): ProviderConfig | null {
+export const googleEnv = z.object({
+  GOOGLE_CLIENT_ID: z.string().trim().optional(),
+  GOOGLE_CLIENT_SECRET: z.string().trim().optional(),
+});
+
+function fromEnv(source: Record<string, string | undefined>): ProviderConfig | null {
+  const cfg = providerEnv(googleEnv, source);
   if (!cfg.GOOGLE_CLIENT_ID && !cfg.GOOGLE_CLIENT_SECRET) return null;
   if (!cfg.GOOGLE_CLIENT_ID || !cfg.GOOGLE_CLIENT_SECRET) {
     throw new ConfigError("Invalid configuration: GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET are required together");
@@ -12,7 +23,7 @@ export function googleProvider(cfg: Env): ProviderConfig | null {
   return {
     id: "google",
     label: "Google",
-    api: "gmail",
+    api: gmailApi.id,
     apiBaseUrl: "https://gmail.googleapis.com",
     issuer: "https://accounts.google.com",
     issuerAliases: ["accounts.google.com"],
@@ -33,5 +44,10 @@ export function googleProvider(cfg: Env): ProviderConfig | null {
       reconnect: { ...offline, prompt: "consent" },
     },
     incremental: "missing_only",
+    mapTokens: standardTokens,
+    identity: { kind: "id_token" },
+    classify: classifyGoogleApi,
   };
 }
+
+export const google: ProviderModule = { id: "google", apis: [gmailApi], fromEnv };

@@ -1,0 +1,60 @@
+// The userinfo identity strategy: who signed in, asked of the provider with the new access token.
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AppError } from "@/lib/errors";
+import { fetchUserinfo } from "./oauth";
+import type { Identity, ProviderConfig } from "./providers";
+import { standardTokens } from "./providers/tokens";
+
+let server: Server;
+let url = "";
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    if (req.headers.authorization !== "Bearer good-token") return void res.writeHead(401).end();
+    res.setHeader("content-type", "application/json");
+    res.end(JSON.stringify({ id: "u-42", mail: "dana@example.test", verified: true }));
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/me`;
+});
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+const provider: ProviderConfig = {
+  id: "example",
+  label: "Example",
+  api: "example",
+  apiBaseUrl: "http://127.0.0.1:1",
+  issuer: "http://127.0.0.1:1",
+  issuerAliases: [],
+  endpoints: { authorization: "http://127.0.0.1:1/auth", token: "http://127.0.0.1:1/token", revocation: null, jwks: "http://127.0.0.1:1/jwks" },
+  clientId: "id",
+  clientSecret: "secret",
+  tokenAuthMethod: "client_secret_basic",
+  baseScopes: [],
+  authParams: { connect: {}, upgrade: {}, reconnect: {} },
+  incremental: "union",
+  mapTokens: standardTokens,
+  identity: { kind: "userinfo", url: "http://127.0.0.1:1/me", map: () => null },
+  classify: () => ({ outcome: "ok", message: null }),
+};
+const map = (body: unknown): Identity | null => {
+  const b = body as { id?: unknown; mail?: unknown; verified?: unknown } | null;
+  return typeof b?.id === "string" ? { sub: b.id, email: b.verified === true && typeof b.mail === "string" ? b.mail : null } : null;
+};
+const failure = (p: Promise<unknown>) => p.then(() => null, (e: unknown) => (e instanceof AppError ? e : Promise.reject(e)));
+
+describe("identity from a userinfo endpoint", () => {
+  it("maps the provider's answer to a subject and a verified email", async () => {
+    expect(await fetchUserinfo(provider, url, "good-token", map)).toEqual({ sub: "u-42", email: "dana@example.test" });
+  });
+
+  it("refuses a token the endpoint does not accept, or an answer without a subject, as an identity that does not verify", async () => {
+    expect(await failure(fetchUserinfo(provider, url, "other-token", map))).toMatchObject({ code: "invalid_input", details: { flow_error: "id_token_invalid" } });
+    expect(await failure(fetchUserinfo(provider, url, "good-token", () => null))).toMatchObject({ code: "invalid_input", details: { flow_error: "id_token_invalid" } });
+  });
+
+  it("says the provider is unavailable when the endpoint cannot be reached", async () => {
+    expect(await failure(fetchUserinfo(provider, "http://127.0.0.1:1/me", "good-token", map))).toMatchObject({ code: "provider_unavailable", status: 502, details: { failure: "network" } });
+  });
+});

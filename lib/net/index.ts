@@ -1,0 +1,4 @@
+// lib/net: the only outbound HTTP of Realmgate (docs/network.md).
+export { bareHost, isPrivateAddress, isPublicAddress } from "./address";
+export { NetError, type NetErrorReason } from "./error";
+export { checkUrl, headerOf, jsonOf, request, textOf, type NetRequest, type NetResponse, type PrivatePolicy } from "./request";
