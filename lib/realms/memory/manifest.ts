@@ -1,6 +1,9 @@
 // The memory realm's declaration: one kind (`memory.item`), its selectors, actions and catalog.
 import { z } from "zod";
-import { manifestSchema, payloadSchema, type RealmManifest } from "@/lib/realms/contract";
+import { payloadSchema, type RealmManifest } from "@/lib/realms/contract";
+import { nativeManifest } from "@/lib/realms/native/declare";
+import { kinds } from "./kinds";
+import { refs } from "./refs";
 
 /** Action payloads, parsed by the adapter; their JSON Schemas below are derived from them so the two never drift. */
 export const pinPayload = z.strictObject({
@@ -11,7 +14,8 @@ export const forgetPayload = z.strictObject({
 });
 
 
-export const manifest: RealmManifest = manifestSchema.parse({
+export const manifest: RealmManifest = nativeManifest(
+  {
   namespace: "memory",
   realm_type: "native",
   service_card: {
@@ -162,4 +166,6 @@ export const manifest: RealmManifest = manifestSchema.parse({
     "No files: text only.",
   ],
   delivery: { cursors: true, files: false, max_page_size: 100 },
-});
+},
+  { refs, kinds },
+);
