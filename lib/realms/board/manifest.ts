@@ -1,8 +1,10 @@
 // The board realm's declaration: boards, their columns and cards; card actions; selectors and catalog.
 import { z } from "zod";
-import { manifestSchema, payloadSchema, type RealmManifest } from "@/lib/realms/contract";
-
-const person = z.string().trim().min(1).max(320);
+import { payloadSchema, type RealmManifest } from "@/lib/realms/contract";
+import { nativeManifest } from "@/lib/realms/native/declare";
+import { person } from "@/lib/realms/native/people";
+import { kinds } from "./kinds";
+import { refs } from "./refs";
 
 /** Action payloads, parsed by the adapter; their JSON Schemas below are derived from them so the two never drift. */
 export const moveCardPayload = z.strictObject({
@@ -23,7 +25,8 @@ const timestamps = [
   { name: "updated_at", type: "datetime", description: "When it last changed." },
 ] as const;
 
-export const manifest: RealmManifest = manifestSchema.parse({
+export const manifest: RealmManifest = nativeManifest(
+  {
   namespace: "board",
   realm_type: "native",
   service_card: {
@@ -275,4 +278,6 @@ export const manifest: RealmManifest = manifestSchema.parse({
     "No files.",
   ],
   delivery: { cursors: true, files: false, max_page_size: 100 },
-});
+},
+  { refs, kinds },
+);
