@@ -1,6 +1,10 @@
 // The docs realm's declaration: documents with tabs, comment threads with replies, exports, and uploaded files.
 import { z } from "zod";
-import { manifestSchema, payloadSchema, type RealmManifest } from "@/lib/realms/contract";
+import { payloadSchema, type RealmManifest } from "@/lib/realms/contract";
+import { nativeManifest } from "@/lib/realms/native/declare";
+import { catalog } from "./catalog";
+import { kinds } from "./kinds";
+import { refs } from "./refs";
 
 /** Action payloads, parsed by the adapter; the JSON Schemas below are derived from them so the two never drift. */
 export const replyCommentPayload = z.strictObject({
@@ -14,7 +18,8 @@ export const exportPayload = z.strictObject({
 });
 
 
-export const manifest: RealmManifest = manifestSchema.parse({
+export const manifest: RealmManifest = nativeManifest(
+  {
   namespace: "docs",
   realm_type: "native",
   service_card: {
@@ -226,180 +231,7 @@ export const manifest: RealmManifest = manifestSchema.parse({
       returns: "{file_ref (a docs:export ref to get a fresh link later), name, content_type, size, encoding: \"url\", url, expires_at}.",
     },
   ],
-  catalog: {
-    path: "/",
-    label: "Docs",
-    description: "Documents with tabs, the comment threads people leave on them, exports to files, and files people upload.",
-    keywords: ["writing", "collaboration", "overview", "what can you do"],
-    kinds: ["docs.document", "docs.tab", "docs.comment_thread", "docs.comment", "docs.export", "docs.file"],
-    operations: ["provider.about", "object.schema"],
-    children: [
-      {
-        path: "/documents",
-        label: "Documents",
-        description: "Find, read, create and edit documents and their tabs; share them; delete them; export them.",
-        keywords: ["document", "doc", "page", "tab", "write", "draft", "notes", "spec", "plan"],
-        kinds: ["docs.document", "docs.tab"],
-        operations: ["object.list", "object.search", "object.get", "object.upsert", "object.delete"],
-        children: [
-          {
-            path: "/documents/find",
-            label: "Find documents",
-            description: "List documents by status or author, or search their titles and text; list a document's tabs.",
-            keywords: ["find", "search", "look up", "list", "browse", "which documents", "my documents", "drafts", "by status", "by author"],
-            kinds: ["docs.document", "docs.tab"],
-            operations: ["object.list", "object.search"],
-            children: [],
-          },
-          {
-            path: "/documents/read",
-            label: "Read a document",
-            description: "Open a document: its title, status, sharing and tabs; ask for full to get the tabs' text.",
-            keywords: ["read", "read a doc", "read a document", "open", "view", "show", "content", "text", "what does it say", "tab", "doc", "document"],
-            kinds: ["docs.document", "docs.tab"],
-            operations: ["object.get", "object.list"],
-            children: [],
-          },
-          {
-            path: "/documents/edit",
-            label: "Create and edit documents",
-            description: "Create a document, rename it, change its status, share it, add tabs, rewrite or reorder a tab.",
-            keywords: [
-              "create",
-              "new document",
-              "write",
-              "edit",
-              "update",
-              "rename",
-              "add tab",
-              "rewrite",
-              "reorder",
-              "status",
-              "publish",
-              "send for review",
-              "share",
-              "unshare",
-              "collaborator",
-            ],
-            kinds: ["docs.document", "docs.tab"],
-            operations: ["object.upsert"],
-            children: [],
-          },
-          {
-            path: "/documents/delete",
-            label: "Delete a document",
-            description: "Delete a document with its tabs, comment threads and exports (files attached to it stay with their uploaders); only its owner can.",
-            keywords: ["delete", "remove", "trash", "destroy", "get rid of"],
-            kinds: ["docs.document"],
-            operations: ["object.delete"],
-            children: [],
-          },
-          {
-            path: "/documents/export",
-            label: "Export or download a document",
-            description: "Render a document to a Markdown, HTML or plain-text file and get a short-lived download link; get an earlier export again.",
-            keywords: ["export", "download", "save as", "file", "markdown", "md", "html", "web page", "text", "txt", "pdf", "print", "convert"],
-            kinds: ["docs.document", "docs.export"],
-            operations: ["object.action.export", "object.get", "object.list"],
-            children: [],
-          },
-        ],
-      },
-      {
-        path: "/discussion",
-        label: "Discussion",
-        description: "Comment threads on documents: read them, start one on a passage, reply, resolve.",
-        keywords: ["comment", "comments", "thread", "discussion", "feedback", "review", "suggestion", "question", "remark", "note on"],
-        kinds: ["docs.comment_thread", "docs.comment"],
-        operations: ["object.list", "object.search", "object.get", "object.upsert", "object.action.reply_comment", "object.action.resolve_thread"],
-        children: [
-          {
-            path: "/discussion/read",
-            label: "Read comments",
-            description: "List a document's comment threads (open or resolved), search them, and read a thread with its replies.",
-            keywords: ["read comments", "open comments", "unresolved", "feedback", "what did they say", "review comments", "list threads"],
-            kinds: ["docs.comment_thread", "docs.comment"],
-            operations: ["object.list", "object.search", "object.get"],
-            children: [],
-          },
-          {
-            path: "/discussion/start",
-            label: "Comment on a document",
-            description: "Start a comment thread on a document, optionally on a tab and a quoted passage.",
-            keywords: ["comment", "add comment", "leave a comment", "comment on a doc", "comment on a document", "leave feedback", "annotate", "ask a question", "suggest", "flag", "highlight", "quote"],
-            kinds: ["docs.comment_thread"],
-            operations: ["object.upsert"],
-            children: [],
-          },
-          {
-            path: "/discussion/reply",
-            label: "Reply to a comment",
-            description: "Reply in a comment thread: answer a question, respond to feedback, continue the discussion.",
-            keywords: ["reply", "reply to a comment", "respond", "answer", "comment back", "follow up", "feedback", "discuss"],
-            kinds: ["docs.comment_thread"],
-            operations: ["object.action.reply_comment"],
-            children: [],
-          },
-          {
-            path: "/discussion/resolve",
-            label: "Resolve a comment thread",
-            description: "Mark a comment thread as resolved — done, settled, addressed — with an optional note.",
-            keywords: ["resolve", "close", "mark done", "mark as resolved", "settle", "addressed", "fixed", "done", "dismiss"],
-            kinds: ["docs.comment_thread"],
-            operations: ["object.action.resolve_thread"],
-            children: [],
-          },
-        ],
-      },
-      {
-        path: "/files",
-        label: "Store and share files",
-        description:
-          "Upload a file into the docs store, attach it to a document so its readers see it, list and read your files with a short-lived download link, rename or delete them.",
-        keywords: ["upload", "attach", "attachment", "file", "put", "save", "store", "host", "share a file", "bytes", "image", "pdf", "csv", "my files"],
-        kinds: ["docs.file"],
-        operations: ["file.host", "object.list", "object.get", "object.upsert", "object.delete"],
-        children: [
-          {
-            path: "/files/upload",
-            label: "Upload a file",
-            description: "Put a file (base64 bytes, a name and a media type) into the docs store; get its ref and a short-lived download link.",
-            keywords: ["upload", "put", "save", "store", "host", "add a file", "send a file", "keep a copy", "image", "pdf", "csv", "attachment"],
-            kinds: ["docs.file"],
-            operations: ["file.host"],
-            children: [],
-          },
-          {
-            path: "/files/read",
-            label: "Find and download your files",
-            description: "List the files you uploaded or those attached to a document; get one for its details and, if you uploaded it, a fresh download link.",
-            keywords: ["my files", "list files", "uploaded", "uploads", "attachments", "get file", "download my file", "link", "fetch"],
-            kinds: ["docs.file"],
-            operations: ["object.list", "object.get"],
-            children: [],
-          },
-          {
-            path: "/files/attach",
-            label: "Attach or rename a file",
-            description: "Attach a file you uploaded to a document you can edit (its readers then see it), detach it, or rename it.",
-            keywords: ["attach", "attach a file", "attachment", "add to document", "link to document", "detach", "rename", "move"],
-            kinds: ["docs.file"],
-            operations: ["object.upsert"],
-            children: [],
-          },
-          {
-            path: "/files/delete",
-            label: "Delete a file",
-            description: "Delete a file you uploaded; only its uploader can.",
-            keywords: ["delete a file", "remove a file", "delete upload", "remove attachment", "get rid of"],
-            kinds: ["docs.file"],
-            operations: ["object.delete"],
-            children: [],
-          },
-        ],
-      },
-    ],
-  },
+  catalog,
   rules: [
     "Refs look like docs:document:<doc_id>, docs:tab:<tab_id>, docs:thread:<thr_id>, docs:comment:<cmt_id>, docs:export:<fil_id>, docs:file:<fil_id>; pass them back exactly as given.",
     "Selectors: documents by {title}, {author} (email, name or \"me\") and {status}, combinable; tabs by {title} (optionally with {document}); threads by {quote} (optionally with {document}). An exact match (any case) wins over partial ones; several matches return choices (ambiguous_selector), never a guess.",
@@ -412,4 +244,6 @@ export const manifest: RealmManifest = manifestSchema.parse({
     "Replying to a resolved thread reopens it; resolving a resolved thread changes nothing.",
   ],
   delivery: { cursors: true, files: true, max_page_size: 100 },
-});
+},
+  { refs, kinds },
+);

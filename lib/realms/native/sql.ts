@@ -1,7 +1,6 @@
 // SQL building blocks shared by the native realms: safe ILIKE patterns, text[] literals, exact timestamps for
 // keysets, word matches, and the owner / shared-with visibility predicate.
-import { and, eq, or, sql, type SQL } from "drizzle-orm";
-import type { AnyPgColumn } from "drizzle-orm/pg-core";
+import { and, eq, or, sql, type AnyColumn, type SQL } from "drizzle-orm";
 import { authorityOf, type RealmContext } from "@/lib/realms/contract";
 
 /** `%term%` with LIKE's wildcards escaped, for `ilike`. */
@@ -13,7 +12,7 @@ export function sqlTextArray(values: string[]): SQL {
 }
 
 /** A timestamp as an exact (microsecond) UTC string: a JS Date would lose precision and break the keyset. */
-export const exactTime = (col: AnyPgColumn) => sql<string>`to_char(${col} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+export const exactTime = (col: AnyColumn) => sql<string>`to_char(${col} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
 /** The words of a query (at most ten). */
 export const queryWords = (query: string) => query.trim().split(/\s+/).filter(Boolean).slice(0, 10);
@@ -24,7 +23,7 @@ export function termsMatch(haystack: SQL, query: string): SQL[] {
 }
 
 /** Owner / shared-with columns of a native realm's root table. */
-export type AclColumns = { tenantId: AnyPgColumn; ownerId: AnyPgColumn; sharedWith: AnyPgColumn };
+export type AclColumns = { tenantId: AnyColumn; ownerId: AnyColumn; sharedWith: AnyColumn };
 
 /** Rows the caller may read: in the tenant, owned by or shared with the call's authority. */
 export function ownedOrShared(ctx: RealmContext, t: AclColumns): SQL {

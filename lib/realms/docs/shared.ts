@@ -1,0 +1,73 @@
+// What the docs kinds share: a child is visible exactly when its document is; input pieces; links to other
+// objects gated like the call's target; serialising tab renumbering.
+import { and, eq, type SQL } from "drizzle-orm";
+import { z } from "zod";
+import { docsDocuments, type DocsDocument } from "@/db/schema";
+import { AppError } from "@/lib/errors";
+import type { RealmContext } from "@/lib/realms/contract";
+import { ownedOrShared, queryWords } from "@/lib/realms/native/sql";
+import { cut, squash } from "@/lib/realms/native/text";
+import { refs, type Segment } from "./refs";
+
+export const oneLine = (max: number) =>
+  z
+    .string()
+    .trim()
+    .min(1)
+    .max(max)
+    .regex(/^[^\r\n]*$/, "must be one line");
+export const title = oneLine(200);
+export const refString = z.string().min(1).max(512);
+export const selectorText = z.string().trim().min(1).max(1_000);
+export const timeKey = z.string().regex(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+export const idKey = z.string().min(1).max(40);
+
+/** Documents the caller may read: in the tenant, owned by or shared with the call's authority. */
+export const visibleDocuments = (ctx: RealmContext): SQL => ownedOrShared(ctx, docsDocuments);
+export const aclOf = (d: DocsDocument) => ({ ownerId: d.ownerId, sharedWith: d.sharedWith });
+
+/**
+ * Before linking to another object (a tab's document, a thread's tab, a file's document): the ref must be of the
+ * expected kind, and covered by the grant that let the call in (ctx.gateRef throws otherwise).
+ */
+export async function gateLink(ctx: RealmContext, ref: string, segment: Segment, where: string): Promise<void> {
+  refs.idOf(ref, segment);
+  await ctx.gateRef(ref, where);
+}
+
+/** Serialise writes that renumber a document's tabs. */
+export async function lockDocument(ctx: RealmContext, documentId: string): Promise<void> {
+  await ctx.tx
+    .select({ id: docsDocuments.id })
+    .from(docsDocuments)
+    .where(and(eq(docsDocuments.tenantId, ctx.tenantId), eq(docsDocuments.id, documentId)))
+    .for("update");
+}
+
+export async function touchDocument(ctx: RealmContext, documentId: string): Promise<void> {
+  await ctx.tx
+    .update(docsDocuments)
+    .set({ updatedAt: ctx.now })
+    .where(and(eq(docsDocuments.tenantId, ctx.tenantId), eq(docsDocuments.id, documentId)));
+}
+
+/** Characters as Postgres' char_length counts them (code points), so sizes agree everywhere. */
+export const charCount = (s: string) => {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+};
+
+export function searchTerms(query: string): string[] {
+  const terms = queryWords(query);
+  if (!terms.length) throw new AppError("invalid_input", "Say what to search for: the query is empty.", { details: { field: "query" } });
+  return terms.map((t) => t.slice(0, 100));
+}
+
+/** The first few words of a text, as a person would quote it: “Beta in August is tight…”. */
+export function firstWords(text: string, words = 8, max = 60): string {
+  const all = squash(text).split(" ").filter(Boolean);
+  const head = all.slice(0, words).join(" ");
+  const short = cut(head, max);
+  return short.length < squash(text).length && !short.endsWith("…") ? `${short}…` : short;
+}
