@@ -3,13 +3,13 @@
 import { and, asc, eq, inArray, ne, sql } from "drizzle-orm";
 import { boardCards, boardColumns, boards, type BoardCard } from "@/db/schema";
 import type { RealmContext } from "@/lib/realms/contract";
-import { sqlTextArray } from "@/lib/realms/native/sql";
+import { inTenant, sqlTextArray } from "@/lib/realms/native/sql";
 
 export async function lockBoard(ctx: RealmContext, boardId: string): Promise<void> {
   await ctx.tx
     .select({ id: boards.id })
     .from(boards)
-    .where(and(eq(boards.tenantId, ctx.tenantId), eq(boards.id, boardId)))
+    .where(inTenant(ctx, boards, boardId))
     .for("update");
 }
 

@@ -8,7 +8,7 @@ import type { LeanItem, RealmContext } from "@/lib/realms/contract";
 import { readable, type AclFields } from "@/lib/realms/native/acl";
 import { decide, MAX_CHOICES, pickOne } from "@/lib/realms/native/kind";
 import { emailList, emailsOf } from "@/lib/realms/native/people";
-import { ownedOrShared, termsMatch } from "@/lib/realms/native/sql";
+import { inTenant, ownedOrShared, termsMatch } from "@/lib/realms/native/sql";
 import { preview } from "@/lib/realms/native/text";
 import { isRef, refs } from "./refs";
 
@@ -43,17 +43,17 @@ export function cardQuery(ctx: RealmContext) {
 
 export const loadBoard = readable(
   (ref) => refs.idOf(ref, "board"),
-  async (ctx, id) => (await ctx.tx.select().from(boards).where(and(eq(boards.tenantId, ctx.tenantId), eq(boards.id, id))))[0],
+  async (ctx, id) => (await ctx.tx.select().from(boards).where(inTenant(ctx, boards, id)))[0],
   aclOf,
 );
 export const loadColumn = readable(
   (ref) => refs.idOf(ref, "column"),
-  async (ctx, id): Promise<ColumnIn | undefined> => (await columnQuery(ctx).where(and(eq(boardColumns.tenantId, ctx.tenantId), eq(boardColumns.id, id))))[0],
+  async (ctx, id): Promise<ColumnIn | undefined> => (await columnQuery(ctx).where(inTenant(ctx, boardColumns, id)))[0],
   (row) => aclOf(row.board),
 );
 export const loadCard = readable(
   (ref) => refs.idOf(ref, "card"),
-  async (ctx, id): Promise<CardIn | undefined> => (await cardQuery(ctx).where(and(eq(boardCards.tenantId, ctx.tenantId), eq(boardCards.id, id))))[0],
+  async (ctx, id): Promise<CardIn | undefined> => (await cardQuery(ctx).where(inTenant(ctx, boardCards, id)))[0],
   (row) => aclOf(row.board),
 );
 

@@ -10,6 +10,7 @@ import { loadThread } from "./kinds/thread";
 import { exportPayload, replyCommentPayload, resolveThreadPayload } from "./manifest";
 import { refs } from "./refs";
 import { renderDocument } from "./render";
+import { inTenant } from "@/lib/realms/native/sql";
 
 export const actions = {
   /** A reply reopens a resolved thread. */
@@ -21,7 +22,7 @@ export const actions = {
     await ctx.tx
       .update(docsThreads)
       .set(reopened ? { status: "open", resolvedBy: null, resolvedViaActor: null, resolvedAt: null, resolutionNote: null, updatedAt: ctx.now } : { updatedAt: ctx.now })
-      .where(and(eq(docsThreads.tenantId, ctx.tenantId), eq(docsThreads.id, thread.id)));
+      .where(inTenant(ctx, docsThreads, thread.id));
     return { ref: refs.make("comment", id), thread: ref, thread_status: "open", reopened };
   }),
 
@@ -44,7 +45,7 @@ export const actions = {
     await ctx.tx
       .update(docsThreads)
       .set({ status: "resolved", resolvedBy: who, resolvedViaActor: viaActor(ctx), resolvedAt: ctx.now, resolutionNote: resolution_note ?? null, updatedAt: ctx.now })
-      .where(and(eq(docsThreads.tenantId, ctx.tenantId), eq(docsThreads.id, thread.id)));
+      .where(inTenant(ctx, docsThreads, thread.id));
     const people = await peopleOf(ctx, [who]);
     return { ref, status: "resolved", changed: true, resolved_by: emailOf(people, who), resolved_at: ctx.now.toISOString(), resolution_note: resolution_note ?? null };
   }),

@@ -1,11 +1,11 @@
 // What the docs kinds share: a child is visible exactly when its document is; input pieces; links to other
 // objects gated like the call's target; serialising tab renumbering.
-import { and, eq, type SQL } from "drizzle-orm";
+import type { SQL } from "drizzle-orm";
 import { z } from "zod";
 import { docsDocuments, type DocsDocument } from "@/db/schema";
 import { AppError } from "@/lib/errors";
 import type { RealmContext } from "@/lib/realms/contract";
-import { ownedOrShared, queryWords } from "@/lib/realms/native/sql";
+import { inTenant, ownedOrShared, queryWords } from "@/lib/realms/native/sql";
 import { cut, squash } from "@/lib/realms/native/text";
 import { refs, type Segment } from "./refs";
 
@@ -40,7 +40,7 @@ export async function lockDocument(ctx: RealmContext, documentId: string): Promi
   await ctx.tx
     .select({ id: docsDocuments.id })
     .from(docsDocuments)
-    .where(and(eq(docsDocuments.tenantId, ctx.tenantId), eq(docsDocuments.id, documentId)))
+    .where(inTenant(ctx, docsDocuments, documentId))
     .for("update");
 }
 
@@ -48,7 +48,7 @@ export async function touchDocument(ctx: RealmContext, documentId: string): Prom
   await ctx.tx
     .update(docsDocuments)
     .set({ updatedAt: ctx.now })
-    .where(and(eq(docsDocuments.tenantId, ctx.tenantId), eq(docsDocuments.id, documentId)));
+    .where(inTenant(ctx, docsDocuments, documentId));
 }
 
 /** Characters as Postgres' char_length counts them (code points), so sizes agree everywhere. */

@@ -81,3 +81,13 @@ export function pickOne<T>(found: T[], lean: (t: T) => LeanItem, names: { one: s
   }
   return found[0]!;
 }
+
+/**
+ * A keyset page from rows fetched one past the page (`limit(n + 1)`): the first n as lean items, and the
+ * cursor of the last shown when more follow.
+ */
+export function pageOf<R, C>(rows: R[], n: number, lean: (row: R) => LeanItem, keyOf: (last: R) => C): PageOut<C> {
+  const shown = rows.slice(0, n);
+  const last = shown.at(-1);
+  return { items: shown.map(lean), next: rows.length > n && last !== undefined ? keyOf(last) : null };
+}

@@ -30,3 +30,6 @@ export function ownedOrShared(ctx: RealmContext, t: AclColumns): SQL {
   const who = authorityOf(ctx.principal);
   return and(eq(t.tenantId, ctx.tenantId), or(eq(t.ownerId, who), sql`${t.sharedWith} @> array[${who}]::text[]`))!;
 }
+
+/** The row with this id in the call's tenant (every native query carries the tenant). */
+export const inTenant = (ctx: RealmContext, t: { tenantId: AnyColumn; id: AnyColumn }, id: string): SQL => and(eq(t.tenantId, ctx.tenantId), eq(t.id, id))!;

@@ -5,9 +5,9 @@ import { boardColumns, boardCards, boards, users, type Board } from "@/db/schema
 import { newId } from "@/lib/ids";
 import { authorityOf, type RealmContext } from "@/lib/realms/contract";
 import { assertOwner } from "@/lib/realms/native/acl";
-import { defineKind, requiredField } from "@/lib/realms/native/kind";
+import { defineKind, pageOf, requiredField } from "@/lib/realms/native/kind";
 import { emailList, emailsOf, peoplePatch, sharedWithAfter } from "@/lib/realms/native/people";
-import { termsMatch } from "@/lib/realms/native/sql";
+import { inTenant, termsMatch } from "@/lib/realms/native/sql";
 import { aclOf, boardVisible, cardCounts, cardsByColumn, description, findBoards, leanBoard, loadBoard, title } from "../queries";
 import { refs } from "../refs";
 
@@ -58,9 +58,7 @@ export const boardKind = defineKind({
       .where(and(...where))
       .orderBy(asc(boards.title), asc(boards.id))
       .limit(n + 1);
-    const shown = rows.slice(0, n);
-    const last = shown.at(-1);
-    return { items: shown.map(leanBoard), next: rows.length > n && last ? { t: last.title, id: last.id } : null };
+    return pageOf(rows, n, leanBoard, (last) => ({ t: last.title, id: last.id }));
   },
 
   async create(ctx, f) {
@@ -88,7 +86,7 @@ export const boardKind = defineKind({
     const [updated] = await ctx.tx
       .update(boards)
       .set({ ...changes, updatedAt: ctx.now })
-      .where(and(eq(boards.tenantId, ctx.tenantId), eq(boards.id, b.id)))
+      .where(inTenant(ctx, boards, b.id))
       .returning();
     return presentBoard(ctx, updated!, false);
   },
@@ -96,7 +94,7 @@ export const boardKind = defineKind({
   async delete(ctx, b, ref) {
     assertOwner(aclOf(b), ref, ctx);
     // Its columns and cards go with it (foreign keys cascade).
-    await ctx.tx.delete(boards).where(and(eq(boards.tenantId, ctx.tenantId), eq(boards.id, b.id)));
+    await ctx.tx.delete(boards).where(inTenant(ctx, boards, b.id));
   },
 
   resolve: async (ctx, s) => (await findBoards(ctx, s.title)).map(leanBoard),

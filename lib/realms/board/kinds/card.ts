@@ -6,9 +6,9 @@ import { AppError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
 import type { RealmContext } from "@/lib/realms/contract";
 import { assertOwner } from "@/lib/realms/native/acl";
-import { defineKind, requiredField } from "@/lib/realms/native/kind";
+import { defineKind, pageOf, requiredField } from "@/lib/realms/native/kind";
 import { emailList, emailsOf, memberIds, peopleAfter, peoplePatch, person } from "@/lib/realms/native/people";
-import { termsMatch } from "@/lib/realms/native/sql";
+import { inTenant, termsMatch } from "@/lib/realms/native/sql";
 import { activeCardIds, insertAt, lockBoard, renumberCards, settleCard } from "../positions";
 import { aclOf, boardFrom, boardVisible, cardQuery, columnFrom, description, findCards, leanCard, loadCard, nameOrRef, position, title, type CardIn } from "../queries";
 import { refs } from "../refs";
@@ -65,7 +65,7 @@ export async function patchCard(ctx: RealmContext, ref: string, fields: CardChan
     const [after] = await ctx.tx
       .update(boardCards)
       .set({ ...changes, updatedAt: ctx.now })
-      .where(and(eq(boardCards.tenantId, ctx.tenantId), eq(boardCards.id, card.id)))
+      .where(inTenant(ctx, boardCards, card.id))
       .returning();
     await settleCard(ctx, card, after!, fields.position ?? null);
   }
@@ -97,12 +97,7 @@ export const cardKind = defineKind({
       .where(and(...where))
       .orderBy(asc(boardCards.boardId), asc(boardColumns.position), asc(boardColumns.id), asc(boardCards.position), asc(boardCards.id))
       .limit(n + 1);
-    const shown = rows.slice(0, n);
-    const last = shown.at(-1);
-    return {
-      items: shown.map(leanCard),
-      next: rows.length > n && last ? { b: last.card.boardId, cp: last.column.position, c: last.column.id, p: last.card.position, id: last.card.id } : null,
-    };
+    return pageOf(rows, n, leanCard, ({ card, column }) => ({ b: card.boardId, cp: column.position, c: column.id, p: card.position, id: card.id }));
   },
 
   async create(ctx, f) {
@@ -141,7 +136,7 @@ export const cardKind = defineKind({
   async delete(ctx, { card, board }, ref) {
     assertOwner(aclOf(board), ref, ctx);
     await lockBoard(ctx, board.id);
-    await ctx.tx.delete(boardCards).where(and(eq(boardCards.tenantId, ctx.tenantId), eq(boardCards.id, card.id)));
+    await ctx.tx.delete(boardCards).where(inTenant(ctx, boardCards, card.id));
     if (!card.archived) await renumberCards(ctx, await activeCardIds(ctx, card.columnId, null));
   },
 

@@ -6,10 +6,11 @@ import { AppError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
 import type { RealmContext } from "@/lib/realms/contract";
 import { assertOwner } from "@/lib/realms/native/acl";
-import { defineKind, requiredField } from "@/lib/realms/native/kind";
+import { defineKind, pageOf, requiredField } from "@/lib/realms/native/kind";
 import { placeColumn, lockBoard, renumberColumns, columnIds } from "../positions";
 import { aclOf, boardFrom, boardVisible, cardCounts, cardsByColumn, columnQuery, findColumns, leanColumn, loadColumn, nameOrRef, position, title, type ColumnIn } from "../queries";
 import { refs } from "../refs";
+import { inTenant } from "@/lib/realms/native/sql";
 
 const fields = z.strictObject({ board: nameOrRef.optional(), title: title.optional(), position: position.optional() });
 const cursor = z.strictObject({ b: z.string().max(40), p: z.number().int(), id: z.string().max(40) });
@@ -50,9 +51,7 @@ export const columnKind = defineKind({
       .where(and(...where))
       .orderBy(asc(boardColumns.boardId), asc(boardColumns.position), asc(boardColumns.id))
       .limit(n + 1);
-    const shown = rows.slice(0, n);
-    const last = shown.at(-1)?.column;
-    return { items: shown.map(leanColumn), next: rows.length > n && last ? { b: last.boardId, p: last.position, id: last.id } : null };
+    return pageOf(rows, n, leanColumn, ({ column: last }) => ({ b: last.boardId, p: last.position, id: last.id }));
   },
 
   async create(ctx, f) {
@@ -75,7 +74,7 @@ export const columnKind = defineKind({
       await ctx.tx
         .update(boardColumns)
         .set({ title: f.title, updatedAt: ctx.now })
-        .where(and(eq(boardColumns.tenantId, ctx.tenantId), eq(boardColumns.id, column.id)));
+        .where(inTenant(ctx, boardColumns, column.id));
     }
     if (f.position !== undefined) await placeColumn(ctx, board.id, column.id, f.position);
     return presentColumn(ctx, await loadColumn(ctx, ref), false);
@@ -84,7 +83,7 @@ export const columnKind = defineKind({
   async delete(ctx, { column, board }, ref) {
     assertOwner(aclOf(board), ref, ctx);
     await lockBoard(ctx, board.id);
-    await ctx.tx.delete(boardColumns).where(and(eq(boardColumns.tenantId, ctx.tenantId), eq(boardColumns.id, column.id)));
+    await ctx.tx.delete(boardColumns).where(inTenant(ctx, boardColumns, column.id));
     await renumberColumns(ctx, await columnIds(ctx, board.id, null));
   },
 

@@ -3,12 +3,13 @@ import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
 import { docsComments, docsDocuments, docsThreads, users } from "@/db/schema";
 import { canRead, readable } from "@/lib/realms/native/acl";
-import { defineKind } from "@/lib/realms/native/kind";
+import { defineKind, pageOf } from "@/lib/realms/native/kind";
 import { emailOf, peopleOf } from "@/lib/realms/native/people";
 import { cut, squash } from "@/lib/realms/native/text";
 import { refs } from "../refs";
 import { aclOf, firstWords, refString } from "../shared";
 import { loadThread, threadDocs } from "./thread";
+import { inTenant } from "@/lib/realms/native/sql";
 
 const cursor = z.strictObject({ s: z.number().int().min(0) });
 
@@ -21,7 +22,7 @@ const loadComment = readable(
         .from(docsComments)
         .innerJoin(docsThreads, and(eq(docsThreads.id, docsComments.threadId), eq(docsThreads.tenantId, docsComments.tenantId)))
         .innerJoin(docsDocuments, and(eq(docsDocuments.id, docsThreads.documentId), eq(docsDocuments.tenantId, docsThreads.tenantId)))
-        .where(and(eq(docsComments.tenantId, ctx.tenantId), eq(docsComments.id, id)))
+        .where(inTenant(ctx, docsComments, id))
     )[0],
   (row) => aclOf(row.doc),
 );
@@ -58,10 +59,8 @@ export const commentKind = defineKind({
       .where(and(...where))
       .orderBy(asc(docsComments.seq))
       .limit(n + 1);
-    const shown = rows.slice(0, n);
-    const items = shown.map((r) => ({ ref: refs.make("comment", r.id), kind: "docs.comment", label: `${r.author}: ${cut(squash(r.start), 80)}`, updated_at: r.createdAt.toISOString() }));
-    const last = shown.at(-1);
-    return { items, next: rows.length > n && last ? { s: last.seq } : null };
+    const lean = (r: (typeof rows)[number]) => ({ ref: refs.make("comment", r.id), kind: "docs.comment", label: `${r.author}: ${cut(squash(r.start), 80)}`, updated_at: r.createdAt.toISOString() });
+    return pageOf(rows, n, lean, (last) => ({ s: last.seq }));
   },
 
   async describe(ctx, ids) {

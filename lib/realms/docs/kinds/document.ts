@@ -6,9 +6,9 @@ import { docStatuses, docsDocuments, docsTabs, docsThreads, memberships, users, 
 import { newId } from "@/lib/ids";
 import { authorityOf, type RealmContext } from "@/lib/realms/contract";
 import { assertOwner, canRead, readable } from "@/lib/realms/native/acl";
-import { decide, defineKind, MAX_CHOICES, requiredField, type PageOut } from "@/lib/realms/native/kind";
+import { decide, defineKind, MAX_CHOICES, pageOf, requiredField, type PageOut } from "@/lib/realms/native/kind";
 import { emailOf, peopleOf, peoplePatch, person, sharedWithAfter } from "@/lib/realms/native/people";
-import { exactTime, likePattern } from "@/lib/realms/native/sql";
+import { exactTime, inTenant, likePattern } from "@/lib/realms/native/sql";
 import { cut, plural, squash } from "@/lib/realms/native/text";
 import { refs } from "../refs";
 import { aclOf, idKey, searchTerms, selectorText, timeKey, title, visibleDocuments } from "../shared";
@@ -23,7 +23,7 @@ type Cursor = z.infer<typeof cursor>;
 
 export const loadDocument = readable(
   (ref) => refs.idOf(ref, "document"),
-  async (ctx, id) => (await ctx.tx.select().from(docsDocuments).where(and(eq(docsDocuments.tenantId, ctx.tenantId), eq(docsDocuments.id, id))))[0],
+  async (ctx, id) => (await ctx.tx.select().from(docsDocuments).where(inTenant(ctx, docsDocuments, id)))[0],
   aclOf,
 );
 
@@ -85,9 +85,8 @@ async function documentPage(ctx: RealmContext, where: SQL[], c: Cursor | null, n
     .where(and(...where))
     .orderBy(desc(docsDocuments.updatedAt), desc(docsDocuments.id))
     .limit(n + 1);
-  const shown = rows.slice(0, n);
-  const snippets = snippetTerm ? await tabSnippets(ctx, shown.map((r) => r.id), snippetTerm) : new Map<string, string>();
-  const items = shown.map((r) => {
+  const snippets = snippetTerm ? await tabSnippets(ctx, rows.slice(0, n).map((r) => r.id), snippetTerm) : new Map<string, string>();
+  const lean = (r: (typeof rows)[number]) => {
     const parts = [r.status, plural(r.tabs, "tab"), plural(r.open, "open thread"), `by ${r.ownerName}`];
     const snippet = snippets.get(r.id);
     return {
@@ -97,9 +96,8 @@ async function documentPage(ctx: RealmContext, where: SQL[], c: Cursor | null, n
       summary: parts.join(" · ") + (snippet ? ` — ${snippet}` : ""),
       updated_at: r.updatedAt.toISOString(),
     };
-  });
-  const last = shown.at(-1);
-  return { items, next: rows.length > n && last ? { u: last.key, id: last.id } : null };
+  };
+  return pageOf(rows, n, lean, (last) => ({ u: last.key, id: last.id }));
 }
 
 /** For each document, the first tab text around `term`: shows a searcher why a document matched. */
@@ -207,7 +205,7 @@ export const documentKind = defineKind({
     const [updated] = await ctx.tx
       .update(docsDocuments)
       .set({ ...changes, updatedAt: ctx.now })
-      .where(and(eq(docsDocuments.tenantId, ctx.tenantId), eq(docsDocuments.id, doc.id)))
+      .where(inTenant(ctx, docsDocuments, doc.id))
       .returning();
     return presentDocument(ctx, updated!, false);
   },
@@ -216,7 +214,7 @@ export const documentKind = defineKind({
     assertOwner(aclOf(doc), ref, ctx);
     // Tabs, threads, comments and export records go with it (foreign keys cascade); attached files stay
     // with their uploaders, unattached (set null).
-    await ctx.tx.delete(docsDocuments).where(and(eq(docsDocuments.tenantId, ctx.tenantId), eq(docsDocuments.id, doc.id)));
+    await ctx.tx.delete(docsDocuments).where(inTenant(ctx, docsDocuments, doc.id));
   },
 
   async resolve(ctx, s) {

@@ -5,8 +5,8 @@ import { z } from "zod";
 import { docsDocuments, docsExports } from "@/db/schema";
 import { authorityOf } from "@/lib/realms/contract";
 import { assertReadable, canRead, notFound } from "@/lib/realms/native/acl";
-import { defineKind } from "@/lib/realms/native/kind";
-import { exactTime } from "@/lib/realms/native/sql";
+import { defineKind, pageOf } from "@/lib/realms/native/kind";
+import { exactTime, inTenant } from "@/lib/realms/native/sql";
 import { plural } from "@/lib/realms/native/text";
 import { refs } from "../refs";
 import { aclOf, idKey, refString, timeKey } from "../shared";
@@ -25,7 +25,7 @@ export const exportKind = defineKind({
       .select({ exp: docsExports, doc: docsDocuments })
       .from(docsExports)
       .innerJoin(docsDocuments, and(eq(docsDocuments.id, docsExports.documentId), eq(docsDocuments.tenantId, docsExports.tenantId)))
-      .where(and(eq(docsExports.tenantId, ctx.tenantId), eq(docsExports.id, id)));
+      .where(inTenant(ctx, docsExports, id));
     if (!row || row.exp.createdBy !== authorityOf(ctx.principal)) throw notFound(ref);
     assertReadable(aclOf(row.doc), ref, ctx.principal);
     return row;
@@ -57,16 +57,14 @@ export const exportKind = defineKind({
       .where(and(...where))
       .orderBy(desc(docsExports.createdAt), desc(docsExports.id))
       .limit(n + 1);
-    const shown = rows.slice(0, n);
-    const items = shown.map((r) => ({
+    const lean = (r: (typeof rows)[number]) => ({
       ref: refs.make("export", r.id),
       kind: "docs.export",
       label: r.name,
       summary: `${r.format} · ${plural(r.size, "byte")} · of “${doc.title}”`,
       updated_at: r.createdAt.toISOString(),
-    }));
-    const last = shown.at(-1);
-    return { items, next: rows.length > n && last ? { u: last.key, id: last.id } : null };
+    });
+    return pageOf(rows, n, lean, (last) => ({ u: last.key, id: last.id }));
   },
 
   async describe(ctx, ids) {

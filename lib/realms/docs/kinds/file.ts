@@ -6,9 +6,9 @@ import { docsDocuments, docsFiles, users, type DocsDocument, type DocsFile } fro
 import { AppError, parseWith } from "@/lib/errors";
 import { authorityOf, type RealmAdapter, type RealmContext } from "@/lib/realms/contract";
 import { assertOwner, canRead, canWrite, notFound } from "@/lib/realms/native/acl";
-import { defineKind } from "@/lib/realms/native/kind";
+import { defineKind, pageOf } from "@/lib/realms/native/kind";
 import { emailOf, peopleOf, viaActor } from "@/lib/realms/native/people";
-import { exactTime } from "@/lib/realms/native/sql";
+import { exactTime, inTenant } from "@/lib/realms/native/sql";
 import { plural } from "@/lib/realms/native/text";
 import { refs } from "../refs";
 import { aclOf, gateLink, idKey, oneLine, refString, timeKey } from "../shared";
@@ -29,7 +29,7 @@ async function loadFile(ctx: RealmContext, ref: string): Promise<LoadedFile> {
     .select({ file: docsFiles, doc: docsDocuments })
     .from(docsFiles)
     .leftJoin(docsDocuments, and(eq(docsDocuments.id, docsFiles.documentId), eq(docsDocuments.tenantId, docsFiles.tenantId)))
-    .where(and(eq(docsFiles.tenantId, ctx.tenantId), eq(docsFiles.id, id)));
+    .where(inTenant(ctx, docsFiles, id));
   if (!row) throw notFound(ref);
   const mine = row.file.ownerId === authorityOf(ctx.principal);
   if (!mine && !(row.doc && canRead(aclOf(row.doc), ctx.principal))) throw notFound(ref);
@@ -115,16 +115,14 @@ export const fileKind = defineKind({
       .where(and(...where))
       .orderBy(desc(docsFiles.createdAt), desc(docsFiles.id))
       .limit(n + 1);
-    const shown = rows.slice(0, n);
-    const items = shown.map((r) => ({
+    const lean = (r: (typeof rows)[number]) => ({
       ref: refs.make("file", r.id),
       kind: "docs.file",
       label: r.name,
       summary: [r.contentType, plural(r.size, "byte"), r.documentTitle === null ? "not attached" : `attached to “${r.documentTitle}”`, `by ${r.uploader}`].join(" · "),
       updated_at: r.createdAt.toISOString(),
-    }));
-    const last = shown.at(-1);
-    return { items, next: rows.length > n && last ? { u: last.key, id: last.id } : null };
+    });
+    return pageOf(rows, n, lean, (last) => ({ u: last.key, id: last.id }));
   },
 
   async create(): Promise<never> {
@@ -150,14 +148,14 @@ export const fileKind = defineKind({
     await ctx.tx
       .update(docsFiles)
       .set(changes)
-      .where(and(eq(docsFiles.tenantId, ctx.tenantId), eq(docsFiles.id, loaded.file.id)));
+      .where(inTenant(ctx, docsFiles, loaded.file.id));
     return presentFile(ctx, await loadFile(ctx, ref), false);
   },
 
   /** The record and the bytes go together: a link minted before the delete stops working at once. */
   async delete(ctx, { file }, ref) {
     assertUploader(file, ref, ctx);
-    await ctx.tx.delete(docsFiles).where(and(eq(docsFiles.tenantId, ctx.tenantId), eq(docsFiles.id, file.id)));
+    await ctx.tx.delete(docsFiles).where(inTenant(ctx, docsFiles, file.id));
     await ctx.delivery.deleteFile(file.id);
   },
 

@@ -5,8 +5,8 @@ import { docsDocuments, docsTabs, type DocsDocument, type DocsTab } from "@/db/s
 import { newId } from "@/lib/ids";
 import type { RealmContext } from "@/lib/realms/contract";
 import { canRead, readable } from "@/lib/realms/native/acl";
-import { decide, defineKind, MAX_CHOICES } from "@/lib/realms/native/kind";
-import { likePattern } from "@/lib/realms/native/sql";
+import { decide, defineKind, MAX_CHOICES, pageOf } from "@/lib/realms/native/kind";
+import { inTenant, likePattern } from "@/lib/realms/native/sql";
 import { cut, plural, squash } from "@/lib/realms/native/text";
 import { refs } from "../refs";
 import { aclOf, charCount, gateLink, idKey, lockDocument, refString, selectorText, title, touchDocument, visibleDocuments } from "../shared";
@@ -27,7 +27,7 @@ export const loadTab = readable(
         .select({ tab: docsTabs, doc: docsDocuments })
         .from(docsTabs)
         .innerJoin(docsDocuments, and(eq(docsDocuments.id, docsTabs.documentId), eq(docsDocuments.tenantId, docsTabs.tenantId)))
-        .where(and(eq(docsTabs.tenantId, ctx.tenantId), eq(docsTabs.id, id)))
+        .where(inTenant(ctx, docsTabs, id))
     )[0],
   (row) => aclOf(row.doc),
 );
@@ -64,7 +64,7 @@ async function placeTab(ctx: RealmContext, documentId: string, movingId: string,
       await ctx.tx
         .update(docsTabs)
         .set({ position: i + 1 })
-        .where(and(eq(docsTabs.tenantId, ctx.tenantId), eq(docsTabs.id, id)));
+        .where(inTenant(ctx, docsTabs, id));
     }
   }
   return at;
@@ -94,16 +94,14 @@ export const tabKind = defineKind({
       .where(and(...where))
       .orderBy(asc(docsTabs.position), asc(docsTabs.id))
       .limit(n + 1);
-    const shown = rows.slice(0, n);
-    const items = shown.map((r) => ({
+    const lean = (r: (typeof rows)[number]) => ({
       ref: refs.make("tab", r.id),
       kind: "docs.tab",
       label: r.title,
       summary: [`tab ${r.position} of “${doc.title}”`, plural(r.chars, "character"), cut(squash(r.start), 80)].filter(Boolean).join(" · "),
       updated_at: r.updatedAt.toISOString(),
-    }));
-    const last = shown.at(-1);
-    return { items, next: rows.length > n && last ? { p: last.position, id: last.id } : null };
+    });
+    return pageOf(rows, n, lean, (last) => ({ p: last.position, id: last.id }));
   },
 
   async create(ctx, f) {
@@ -130,7 +128,7 @@ export const tabKind = defineKind({
     await ctx.tx
       .update(docsTabs)
       .set({ ...changes, updatedAt: ctx.now })
-      .where(and(eq(docsTabs.tenantId, ctx.tenantId), eq(docsTabs.id, tab.id)));
+      .where(inTenant(ctx, docsTabs, tab.id));
     if (f.position !== undefined) await placeTab(ctx, doc.id, tab.id, f.position);
     await touchDocument(ctx, doc.id);
     const reloaded = await loadTab(ctx, ref);

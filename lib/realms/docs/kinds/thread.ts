@@ -7,9 +7,9 @@ import { AppError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
 import { authorityOf, type RealmContext } from "@/lib/realms/contract";
 import { canRead, readable } from "@/lib/realms/native/acl";
-import { decide, defineKind, MAX_CHOICES, type PageOut } from "@/lib/realms/native/kind";
+import { decide, defineKind, MAX_CHOICES, pageOf, type PageOut } from "@/lib/realms/native/kind";
 import { emailOf, peopleOf, viaActor } from "@/lib/realms/native/people";
-import { likePattern } from "@/lib/realms/native/sql";
+import { inTenant, likePattern } from "@/lib/realms/native/sql";
 import { cut, plural, squash } from "@/lib/realms/native/text";
 import { refs } from "../refs";
 import { aclOf, firstWords, gateLink, refString, searchTerms, selectorText, visibleDocuments } from "../shared";
@@ -35,7 +35,7 @@ export const loadThread = readable(
         .select({ thread: docsThreads, doc: docsDocuments })
         .from(docsThreads)
         .innerJoin(docsDocuments, and(eq(docsDocuments.id, docsThreads.documentId), eq(docsDocuments.tenantId, docsThreads.tenantId)))
-        .where(and(eq(docsThreads.tenantId, ctx.tenantId), eq(docsThreads.id, id)))
+        .where(inTenant(ctx, docsThreads, id))
     )[0],
   (row) => aclOf(row.doc),
 );
@@ -66,8 +66,7 @@ async function threadPage(ctx: RealmContext, conditions: SQL[], c: Cursor | null
     .where(and(...where))
     .orderBy(asc(docsThreads.seq))
     .limit(n + 1);
-  const shown = rows.slice(0, n);
-  const items = shown.map((r) => {
+  const lean = (r: (typeof rows)[number]) => {
     const where = r.tabTitle ? `on “${r.documentTitle}” › ${r.tabTitle}` : `on “${r.documentTitle}”`;
     return {
       ref: refs.make("thread", r.id),
@@ -76,9 +75,8 @@ async function threadPage(ctx: RealmContext, conditions: SQL[], c: Cursor | null
       summary: [r.status, plural(r.comments, "comment"), where, r.latestBy ? `latest by ${r.latestBy}` : ""].filter(Boolean).join(" · "),
       updated_at: r.updatedAt.toISOString(),
     };
-  });
-  const last = shown.at(-1);
-  return { items, next: rows.length > n && last ? { s: last.seq } : null };
+  };
+  return pageOf(rows, n, lean, (last) => ({ s: last.seq }));
 }
 
 /** Each term appears in the quote or in one of the thread's comments. */
@@ -112,7 +110,7 @@ async function presentThread(ctx: RealmContext, thread: DocsThread, doc: DocsDoc
     ? await ctx.tx
         .select({ title: docsTabs.title })
         .from(docsTabs)
-        .where(and(eq(docsTabs.tenantId, ctx.tenantId), eq(docsTabs.id, thread.tabId)))
+        .where(inTenant(ctx, docsTabs, thread.tabId))
     : [];
   const people = await peopleOf(ctx, [thread.createdBy, thread.resolvedBy, ...comments.map((c) => c.authorId)]);
   const shown = comments.slice(0, max);

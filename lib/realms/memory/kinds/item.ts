@@ -5,9 +5,9 @@ import { memoryItems, type MemoryItem } from "@/db/schema";
 import { newId } from "@/lib/ids";
 import { authorityOf, type LeanItem, type RealmContext } from "@/lib/realms/contract";
 import { assertOwner, readable } from "@/lib/realms/native/acl";
-import { defineKind, MAX_CHOICES, requiredField, type PageOut } from "@/lib/realms/native/kind";
+import { defineKind, MAX_CHOICES, pageOf, requiredField, type PageOut } from "@/lib/realms/native/kind";
 import { applyCollection, collectionPatch, emailList, emailsOf, peoplePatch, sharedWithAfter } from "@/lib/realms/native/people";
-import { exactTime, ownedOrShared, sqlTextArray, termsMatch } from "@/lib/realms/native/sql";
+import { exactTime, inTenant, ownedOrShared, sqlTextArray, termsMatch } from "@/lib/realms/native/sql";
 import { cut } from "@/lib/realms/native/text";
 import { refs } from "../refs";
 
@@ -43,12 +43,12 @@ const cursor = z.strictObject({ p: z.union([z.literal(0), z.literal(1)]), ts: z.
 type Cursor = z.infer<typeof cursor>;
 
 const visible = (ctx: RealmContext) => ownedOrShared(ctx, memoryItems);
-const byId = (ctx: RealmContext, id: string) => and(eq(memoryItems.tenantId, ctx.tenantId), eq(memoryItems.id, id));
+
 const aclOf = (row: MemoryItem) => ({ ownerId: row.ownerId, sharedWith: row.sharedWith });
 
 export const loadItem = readable(
   (ref) => refs.idOf(ref, "item"),
-  async (ctx, id) => (await ctx.tx.select().from(memoryItems).where(byId(ctx, id)))[0],
+  async (ctx, id) => (await ctx.tx.select().from(memoryItems).where(inTenant(ctx, memoryItems, id)))[0],
   aclOf,
 );
 
@@ -80,9 +80,7 @@ async function page(ctx: RealmContext, conditions: SQL[], c: Cursor | null, n: n
     .where(and(...where))
     .orderBy(desc(memoryItems.pinned), desc(memoryItems.createdAt), desc(memoryItems.id))
     .limit(n + 1);
-  const shown = rows.slice(0, n);
-  const last = shown.at(-1);
-  return { items: shown.map((r) => lean(r.row)), next: rows.length > n && last ? { p: last.row.pinned ? 1 : 0, ts: last.key, id: last.row.id } : null };
+  return pageOf(rows, n, (r) => lean(r.row), (last) => ({ p: last.row.pinned ? 1 : 0, ts: last.key, id: last.row.id }));
 }
 
 export async function presentItem(ctx: RealmContext, row: MemoryItem): Promise<Record<string, unknown>> {
@@ -107,14 +105,14 @@ export async function updateItem(ctx: RealmContext, row: MemoryItem, changes: Pa
   const [updated] = await ctx.tx
     .update(memoryItems)
     .set({ ...changes, updatedAt: ctx.now })
-    .where(byId(ctx, row.id))
+    .where(inTenant(ctx, memoryItems, row.id))
     .returning();
   return presentItem(ctx, updated!);
 }
 
 export async function destroyItem(ctx: RealmContext, row: MemoryItem, ref: string): Promise<void> {
   assertOwner(aclOf(row), ref, ctx);
-  await ctx.tx.delete(memoryItems).where(byId(ctx, row.id));
+  await ctx.tx.delete(memoryItems).where(inTenant(ctx, memoryItems, row.id));
 }
 
 export const itemKind = defineKind({
