@@ -127,8 +127,7 @@ export async function findCards(ctx: RealmContext, title: string, scope: { board
  */
 export async function boardFrom(ctx: RealmContext, value: string, gate?: string): Promise<Board> {
   if (isRef(value)) {
-    refs.idOf(value, "board");
-    if (gate) await ctx.gateRef(value, gate);
+    await refs.gate(ctx, value, "board", gate);
     return loadBoard(ctx, value);
   }
   const found = pickOne(await findBoards(ctx, value), leanBoard, { one: "board", many: "boards" }, { title: value });
@@ -139,8 +138,7 @@ export async function boardFrom(ctx: RealmContext, value: string, gate?: string)
 /** A column named by ref or title (within `board` when given); several titles match → ambiguous_selector. `gate` as for boardFrom. */
 export async function columnFrom(ctx: RealmContext, value: string, board: Board | null, gate?: string): Promise<ColumnIn> {
   if (isRef(value)) {
-    refs.idOf(value, "column");
-    if (gate) await ctx.gateRef(value, gate);
+    await refs.gate(ctx, value, "column", gate);
     const found = await loadColumn(ctx, value);
     if (board && found.board.id !== board.id) {
       throw new AppError("invalid_input", `Column ${value} is on board “${found.board.title}”, not “${board.title}”.`, { details: { column: value } });

@@ -10,4 +10,3 @@ export const refs = nativeRefs("docs", {
   export: { kind: "docs.export", idPrefix: "fil" },
   file: { kind: "docs.file", idPrefix: "fil" },
 });
-export type Segment = keyof typeof refs.segments;

@@ -7,7 +7,6 @@ import { AppError } from "@/lib/errors";
 import type { RealmContext } from "@/lib/realms/contract";
 import { inTenant, ownedOrShared, queryWords } from "@/lib/realms/native/sql";
 import { cut, squash } from "@/lib/realms/native/text";
-import { refs, type Segment } from "./refs";
 
 export const oneLine = (max: number) =>
   z
@@ -25,15 +24,6 @@ export const idKey = z.string().min(1).max(40);
 /** Documents the caller may read: in the tenant, owned by or shared with the call's authority. */
 export const visibleDocuments = (ctx: RealmContext): SQL => ownedOrShared(ctx, docsDocuments);
 export const aclOf = (d: DocsDocument) => ({ ownerId: d.ownerId, sharedWith: d.sharedWith });
-
-/**
- * Before linking to another object (a tab's document, a thread's tab, a file's document): the ref must be of the
- * expected kind, and covered by the grant that let the call in (ctx.gateRef throws otherwise).
- */
-export async function gateLink(ctx: RealmContext, ref: string, segment: Segment, where: string): Promise<void> {
-  refs.idOf(ref, segment);
-  await ctx.gateRef(ref, where);
-}
 
 /** Serialise writes that renumber a document's tabs. */
 export async function lockDocument(ctx: RealmContext, documentId: string): Promise<void> {

@@ -50,9 +50,9 @@ export function nativeAdapter<S extends string>(spec: NativeRealmSpec<S>): Realm
   function readAfter(segment: S, k: AnyKind, after: CursorState | null): unknown {
     if (!after) return null;
     const { k: tag, ...rest } = after;
-    const parsed = tag === segment && k.cursor ? k.cursor.safeParse(rest) : null;
     // `{k}` alone starts a kind's list (a search running through several kinds hands over with it).
     if (tag === segment && !Object.keys(rest).length) return null;
+    const parsed = tag === segment && k.cursor ? k.cursor.safeParse(rest) : null;
     if (!parsed?.success) throw new AppError("invalid_cursor", `This cursor does not belong to a list of ${kindName(segment)}.`);
     return parsed.data;
   }

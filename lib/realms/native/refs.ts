@@ -1,4 +1,5 @@
 // Refs of native realms: `<namespace>:<segment>:<prefix>_<id>`, one segment per kind, declared once per realm.
+import type { RealmContext } from "@/lib/realms/contract";
 import { invalidRef, refCodec } from "@/lib/realms/refs";
 
 export { invalidRef };
@@ -15,19 +16,29 @@ export type NativeRefs<S extends string> = {
   idOf(ref: string, segment: S): string;
   /** The id, or null when the ref is malformed (describeRefs and lineage name nothing for it). */
   tryParse(ref: string): { segment: S; id: string } | null;
+  /**
+   * Before linking to or acting on a ref the caller named inside a call (`fields.document`, `payload.column`): it
+   * must be of this kind, and (with `where`) covered by the grant that let the call in (ctx.gateRef throws otherwise).
+   */
+  gate(ctx: RealmContext, ref: string, segment: S, where?: string): Promise<void>;
 };
 
 export function nativeRefs<S extends string>(namespace: string, segments: RefSegments<S>): NativeRefs<S> {
   const codec = refCodec<S>(namespace, segments);
+  const idOf = (ref: string, segment: S) => {
+    const parsed = codec.parse(ref);
+    if (parsed.segment !== segment) throw invalidRef(ref, `expected a ${segments[segment].kind} ref (${namespace}:${segment}:…), not a ${parsed.kind}`);
+    return parsed.id;
+  };
   return {
     namespace,
     segments,
     make: codec.make,
     parse: codec.parse,
-    idOf(ref, segment) {
-      const parsed = codec.parse(ref);
-      if (parsed.segment !== segment) throw invalidRef(ref, `expected a ${segments[segment].kind} ref (${namespace}:${segment}:…), not a ${parsed.kind}`);
-      return parsed.id;
+    idOf,
+    async gate(ctx, ref, segment, where) {
+      idOf(ref, segment);
+      if (where) await ctx.gateRef(ref, where);
     },
     tryParse(ref) {
       try {

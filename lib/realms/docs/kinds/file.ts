@@ -11,7 +11,7 @@ import { emailOf, peopleOf, viaActor } from "@/lib/realms/native/people";
 import { exactTime, inTenant } from "@/lib/realms/native/sql";
 import { plural } from "@/lib/realms/native/text";
 import { refs } from "../refs";
-import { aclOf, gateLink, idKey, oneLine, refString, timeKey } from "../shared";
+import { aclOf, idKey, oneLine, refString, timeKey } from "../shared";
 import { loadDocument } from "./document";
 
 /** File names end up in download headers: one line, no control characters. */
@@ -140,7 +140,7 @@ export const fileKind = defineKind({
     if (f.document === null) changes.documentId = null;
     else if (f.document !== undefined) {
       // Attaching shows the file to the document's readers: only someone who may edit the document may do it.
-      await gateLink(ctx, f.document, "document", "fields.document");
+      await refs.gate(ctx, f.document, "document", "fields.document");
       const doc = await loadDocument(ctx, f.document);
       if (!canWrite(aclOf(doc), ctx.principal)) throw notFound(f.document);
       changes.documentId = doc.id;

@@ -9,7 +9,7 @@ import { decide, defineKind, MAX_CHOICES, pageOf } from "@/lib/realms/native/kin
 import { inTenant, likePattern } from "@/lib/realms/native/sql";
 import { cut, plural, squash } from "@/lib/realms/native/text";
 import { refs } from "../refs";
-import { aclOf, charCount, gateLink, idKey, lockDocument, refString, selectorText, title, touchDocument, visibleDocuments } from "../shared";
+import { aclOf, charCount, idKey, lockDocument, refString, selectorText, title, touchDocument, visibleDocuments } from "../shared";
 import { loadDocument } from "./document";
 
 const PREVIEW_CHARS = 280;
@@ -105,7 +105,7 @@ export const tabKind = defineKind({
   },
 
   async create(ctx, f) {
-    await gateLink(ctx, f.document, "document", "fields.document");
+    await refs.gate(ctx, f.document, "document", "fields.document");
     const doc = await loadDocument(ctx, f.document);
     await lockDocument(ctx, doc.id);
     const id = newId("tab");

@@ -12,7 +12,7 @@ import { emailOf, peopleOf, viaActor } from "@/lib/realms/native/people";
 import { inTenant, likePattern } from "@/lib/realms/native/sql";
 import { cut, plural, squash } from "@/lib/realms/native/text";
 import { refs } from "../refs";
-import { aclOf, firstWords, gateLink, refString, searchTerms, selectorText, visibleDocuments } from "../shared";
+import { aclOf, firstWords, refString, searchTerms, selectorText, visibleDocuments } from "../shared";
 import { loadDocument } from "./document";
 import { loadTab } from "./tab";
 
@@ -197,11 +197,11 @@ export const threadKind = defineKind({
   },
 
   async create(ctx, f) {
-    await gateLink(ctx, f.document, "document", "fields.document");
+    await refs.gate(ctx, f.document, "document", "fields.document");
     const doc = await loadDocument(ctx, f.document);
     let tabId: string | null = null;
     if (f.tab !== undefined) {
-      await gateLink(ctx, f.tab, "tab", "fields.tab");
+      await refs.gate(ctx, f.tab, "tab", "fields.tab");
       const { tab } = await loadTab(ctx, f.tab);
       if (tab.documentId !== doc.id) throw new AppError("invalid_input", `Invalid fields: tab: ${f.tab} is not a tab of ${f.document}.`, { details: { field: "tab" } });
       tabId = tab.id;

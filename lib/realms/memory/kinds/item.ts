@@ -16,11 +16,11 @@ const label = z.string().trim().min(1).max(64).transform((s) => s.toLowerCase())
 const fields = z.strictObject({
   text: z.string().trim().min(1).max(10_000).optional(),
   origin: z.string().trim().max(500).nullable().optional(),
+  // Trimmed and lower-cased before the pattern applies: the published JSON Schema must not refuse " Fact".
   kind: z
     .string()
-    .trim()
-    .toLowerCase()
-    .regex(/^[a-z][a-z0-9_-]{0,31}$/, "a kind is a short lower-case word such as fact, preference or note")
+    .transform((s) => s.trim().toLowerCase())
+    .pipe(z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/, "a kind is a short lower-case word such as fact, preference or note"))
     .optional(),
   labels: collectionPatch(label).optional(),
   pinned: z.boolean().optional(),
