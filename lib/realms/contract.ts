@@ -87,9 +87,48 @@ export const kindSchema = z.strictObject({
   operations: z.array(z.enum(["object.list", "object.search", "object.get", "object.upsert", "object.delete"])),
   /** Filters list_objects/search_objects accept for this kind (field names). */
   filters: z.array(z.string()).default([]),
-  schemas: z.strictObject({ create: jsonSchemaObject.optional(), patch: jsonSchemaObject.optional(), filter: jsonSchemaObject.optional(), selector: jsonSchemaObject.optional() }).optional(),
+  /**
+   * Native realms: the JSON Schemas the realm validates with (derived from its zod, never written by hand) for
+   * upsert fields on create and on patch, list/search filters and resolve selectors. When present, `fields`'
+   * `writable`, `filters` and this kind's selectors' `by` must name exactly their properties (checked below).
+   */
+  schemas: z
+    .strictObject({
+      create: jsonSchemaObject.optional(),
+      patch: jsonSchemaObject.optional(),
+      filter: jsonSchemaObject.optional(),
+      selector: jsonSchemaObject.optional(),
+    })
+    .optional(),
 });
 export type KindDef = z.infer<typeof kindSchema>;
+export type KindSchemas = NonNullable<KindDef["schemas"]>;
+
+/** The property names a JSON Schema object declares (through anyOf/allOf/oneOf branches too). */
+export function schemaProperties(schema: Record<string, unknown> | undefined): string[] {
+  if (!schema) return [];
+  const out = new Set<string>(Object.keys((schema.properties as Record<string, unknown> | undefined) ?? {}));
+  for (const key of ["anyOf", "allOf", "oneOf"] as const) {
+    for (const branch of (schema[key] as Record<string, unknown>[] | undefined) ?? []) for (const p of schemaProperties(branch)) out.add(p);
+  }
+  return [...out];
+}
+
+/** Where a kind's declared writable fields, filters or selectors disagree with its `schemas`: one message each. */
+export function kindSchemaDisagreements(kind: Pick<KindDef, "name" | "fields" | "filters" | "schemas">, selectorsBy: string[]): string[] {
+  if (!kind.schemas) return [];
+  const s = kind.schemas;
+  const out: string[] = [];
+  const same = (what: string, declared: string[], derived: string[]) => {
+    const a = [...new Set(declared)].sort();
+    const b = [...new Set(derived)].sort();
+    if (a.join() !== b.join()) out.push(`kind ${kind.name}: ${what} [${a.join(", ")}] disagree with its schemas [${b.join(", ")}]`);
+  };
+  same("writable fields", kind.fields.filter((f) => f.writable).map((f) => f.name), [...schemaProperties(s.create), ...schemaProperties(s.patch)]);
+  same("filters", kind.filters, schemaProperties(s.filter));
+  same("selectors", selectorsBy, schemaProperties(s.selector));
+  return out;
+}
 
 export const selectorSchema = z.strictObject({
   kind: z.string(),
@@ -184,6 +223,8 @@ export const manifestSchema = z
     const kinds = new Set(m.kinds.map((k) => k.name));
     for (const k of m.kinds) {
       if (!k.name.startsWith(`${m.namespace}.`)) ctx.addIssue({ code: "custom", path: ["kinds"], message: `kind ${k.name} is outside namespace ${m.namespace}` });
+      const by = m.selectors.filter((sel) => sel.kind === k.name).map((sel) => sel.by);
+      for (const message of kindSchemaDisagreements(k, by)) ctx.addIssue({ code: "custom", path: ["kinds"], message });
     }
     const names = new Set<string>();
     for (const a of m.actions) {

@@ -1,24 +1,19 @@
-// Shared mechanics of the native realms (memory, docs, board): people named by email or user id, collection
-// fields that take a list or {add, remove}, and safe ILIKE patterns. Realms never import each other; they
-// import this.
-import { and, eq, inArray, or, sql, type SQL } from "drizzle-orm";
+// People in native realms: tenant members named by email or user id (rows store user ids), and collection
+// fields that take a list (replaces) or `{add, remove}` (edits).
+import { and, eq, inArray, or, sql } from "drizzle-orm";
 import { z } from "zod";
 import { memberships, users } from "@/db/schema";
 import { AppError } from "@/lib/errors";
-import type { RealmContext } from "./contract";
+import type { RealmContext } from "@/lib/realms/contract";
 
-/** `%term%` with LIKE's wildcards escaped, for `ilike`. */
-export const likePattern = (term: string) => `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+/** A person as a caller names them: an email or a user id. */
+export const person = z.string().trim().min(1).max(320);
 
-/** A text[] literal built from bound parameters. */
-export function sqlTextArray(values: string[]): SQL {
-  return values.length ? sql`array[${sql.join(values.map((v) => sql`${v}`), sql`, `)}]::text[]` : sql`'{}'::text[]`;
-}
-
-const person = z.string().trim().min(1).max(320);
 /** A collection field: a list replaces; `{add, remove}` edits. */
-export const collectionPatch = (item: z.ZodString = person, max = 50) =>
+export const collectionPatch = <T extends z.ZodType<string>>(item: T, max = 50) =>
   z.union([z.array(item).max(max), z.strictObject({ add: z.array(item).max(max).optional(), remove: z.array(item).max(max).optional() })]);
+/** People (emails or user ids) as a collection field. */
+export const peoplePatch = (max = 50) => collectionPatch(person, max);
 export type CollectionPatch = string[] | { add?: string[]; remove?: string[] };
 
 export function applyCollection(current: string[], patch: CollectionPatch): string[] {
@@ -66,9 +61,26 @@ export async function sharedWithAfter(ctx: RealmContext, current: string[], owne
   return (await peopleAfter(ctx, current, patch, "shared_with")).filter((id) => id !== ownerId);
 }
 
+export type Person = { id: string; name: string; email: string };
+
+/** user id → {id, name, email}, for showing people (nulls skipped). */
+export async function peopleOf(ctx: RealmContext, ids: (string | null)[]): Promise<Map<string, Person>> {
+  const wanted = [...new Set(ids.filter((i): i is string => !!i))];
+  if (!wanted.length) return new Map();
+  const rows = await ctx.tx.select({ id: users.id, name: users.name, email: users.email }).from(users).where(inArray(users.id, wanted));
+  return new Map(rows.map((r) => [r.id, r]));
+}
+
+/** A person's email, or their id when they are gone; null stays null. */
+export const emailOf = (people: Map<string, Person>, id: string | null) => (id ? (people.get(id)?.email ?? id) : null);
+
 /** user id → email, for showing people. */
 export async function emailsOf(ctx: RealmContext, ids: string[]): Promise<Map<string, string>> {
-  if (!ids.length) return new Map();
-  const rows = await ctx.tx.select({ id: users.id, email: users.email }).from(users).where(inArray(users.id, [...new Set(ids)]));
-  return new Map(rows.map((r) => [r.id, r.email]));
+  return new Map([...(await peopleOf(ctx, ids))].map(([id, p]) => [id, p.email]));
 }
+
+/** Emails of stored user ids, in order (an id when the person is gone). */
+export const emailList = (emails: Map<string, string>, ids: string[]) => ids.map((id) => emails.get(id) ?? id);
+
+/** The actor a call runs through, if any (kept on what it writes). */
+export const viaActor = (ctx: RealmContext) => (ctx.principal.type === "actor" ? ctx.principal.actorId : null);

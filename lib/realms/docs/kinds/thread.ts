@@ -1,0 +1,266 @@
+// docs.comment_thread: a discussion on a document, optionally anchored to a tab and a quoted excerpt; open
+// until someone resolves it. Listed in insertion order; searched by quote and comment text.
+import { and, asc, eq, inArray, sql, type SQL } from "drizzle-orm";
+import { z } from "zod";
+import { docsComments, docsDocuments, docsTabs, docsThreads, threadStatuses, users, type DocsDocument, type DocsThread } from "@/db/schema";
+import { AppError } from "@/lib/errors";
+import { newId } from "@/lib/ids";
+import { authorityOf, type RealmContext } from "@/lib/realms/contract";
+import { canRead, readable } from "@/lib/realms/native/acl";
+import { decide, defineKind, MAX_CHOICES, pageOf, type PageOut } from "@/lib/realms/native/kind";
+import { emailOf, peopleOf, viaActor } from "@/lib/realms/native/people";
+import { inTenant, likePattern } from "@/lib/realms/native/sql";
+import { cut, plural, squash } from "@/lib/realms/native/text";
+import { refs } from "../refs";
+import { aclOf, firstWords, refString, searchTerms, selectorText, visibleDocuments } from "../shared";
+import { loadDocument } from "./document";
+import { loadTab } from "./tab";
+
+/** Compact gets stay small: a thread shows this many comments, each cut to this length. */
+const COMPACT_COMMENTS = 50;
+const COMPACT_COMMENT_CHARS = 1_000;
+const FULL_COMMENTS = 500;
+
+export const commentBody = z.string().trim().min(1).max(10_000);
+const create = z.strictObject({ document: refString, tab: refString.optional(), quote: z.string().trim().min(1).max(1_000).optional(), body: commentBody });
+const filter = z.strictObject({ document: refString.optional(), status: z.enum(threadStatuses).optional() });
+const cursor = z.strictObject({ s: z.number().int().min(0) });
+type Cursor = z.infer<typeof cursor>;
+
+export const loadThread = readable(
+  (ref) => refs.idOf(ref, "thread"),
+  async (ctx, id): Promise<{ thread: DocsThread; doc: DocsDocument } | undefined> =>
+    (
+      await ctx.tx
+        .select({ thread: docsThreads, doc: docsDocuments })
+        .from(docsThreads)
+        .innerJoin(docsDocuments, and(eq(docsDocuments.id, docsThreads.documentId), eq(docsDocuments.tenantId, docsThreads.tenantId)))
+        .where(inTenant(ctx, docsThreads, id))
+    )[0],
+  (row) => aclOf(row.doc),
+);
+
+const inThread = sql`${docsComments.tenantId} = ${docsThreads.tenantId} and ${docsComments.threadId} = ${docsThreads.id}`;
+const firstComment = sql<string | null>`(select left(${docsComments.body}, 200) from ${docsComments} where ${inThread} order by ${docsComments.seq} asc limit 1)`;
+
+/** Threads in insertion order, with enough of their comments to tell them apart. */
+async function threadPage(ctx: RealmContext, conditions: SQL[], c: Cursor | null, n: number): Promise<PageOut<Cursor>> {
+  const where = [visibleDocuments(ctx), ...conditions];
+  if (c) where.push(sql`${docsThreads.seq} > ${c.s}`);
+  const rows = await ctx.tx
+    .select({
+      id: docsThreads.id,
+      seq: docsThreads.seq,
+      quote: docsThreads.quote,
+      status: docsThreads.status,
+      updatedAt: docsThreads.updatedAt,
+      documentTitle: docsDocuments.title,
+      tabTitle: docsTabs.title,
+      comments: sql<number>`(select count(*)::int from ${docsComments} where ${inThread})`,
+      first: firstComment,
+      latestBy: sql<string | null>`(select ${users.name} from ${docsComments} join ${users} on ${users.id} = ${docsComments.authorId} where ${inThread} order by ${docsComments.seq} desc limit 1)`,
+    })
+    .from(docsThreads)
+    .innerJoin(docsDocuments, and(eq(docsDocuments.id, docsThreads.documentId), eq(docsDocuments.tenantId, docsThreads.tenantId)))
+    .leftJoin(docsTabs, and(eq(docsTabs.id, docsThreads.tabId), eq(docsTabs.tenantId, docsThreads.tenantId)))
+    .where(and(...where))
+    .orderBy(asc(docsThreads.seq))
+    .limit(n + 1);
+  const lean = (r: (typeof rows)[number]) => {
+    const where = r.tabTitle ? `on “${r.documentTitle}” › ${r.tabTitle}` : `on “${r.documentTitle}”`;
+    return {
+      ref: refs.make("thread", r.id),
+      kind: "docs.comment_thread",
+      label: r.quote ? `“${cut(squash(r.quote), 70)}”` : cut(squash(r.first ?? "(no comments)"), 70),
+      summary: [r.status, plural(r.comments, "comment"), where, r.latestBy ? `latest by ${r.latestBy}` : ""].filter(Boolean).join(" · "),
+      updated_at: r.updatedAt.toISOString(),
+    };
+  };
+  return pageOf(rows, n, lean, (last) => ({ s: last.seq }));
+}
+
+/** Each term appears in the quote or in one of the thread's comments. */
+function matches(terms: string[]): SQL[] {
+  return terms.map((t) => {
+    const p = likePattern(t);
+    return sql`(coalesce(${docsThreads.quote}, '') ilike ${p} or exists (select 1 from ${docsComments} where ${docsComments.tenantId} = ${docsThreads.tenantId} and ${docsComments.threadId} = ${docsThreads.id} and ${docsComments.body} ilike ${p}))`;
+  });
+}
+
+async function conditions(ctx: RealmContext, f: z.infer<typeof filter>): Promise<SQL[]> {
+  const out: SQL[] = [];
+  if (f.document !== undefined) out.push(eq(docsThreads.documentId, (await loadDocument(ctx, f.document)).id));
+  if (f.status) out.push(eq(docsThreads.status, f.status));
+  return out;
+}
+
+async function presentThread(ctx: RealmContext, thread: DocsThread, doc: DocsDocument, full: boolean): Promise<Record<string, unknown>> {
+  const max = full ? FULL_COMMENTS : COMPACT_COMMENTS;
+  const comments = await ctx.tx
+    .select()
+    .from(docsComments)
+    .where(and(eq(docsComments.tenantId, ctx.tenantId), eq(docsComments.threadId, thread.id)))
+    .orderBy(asc(docsComments.seq))
+    .limit(max + 1);
+  const [count] = await ctx.tx
+    .select({ n: sql<number>`count(*)::int` })
+    .from(docsComments)
+    .where(and(eq(docsComments.tenantId, ctx.tenantId), eq(docsComments.threadId, thread.id)));
+  const [tab] = thread.tabId
+    ? await ctx.tx
+        .select({ title: docsTabs.title })
+        .from(docsTabs)
+        .where(inTenant(ctx, docsTabs, thread.tabId))
+    : [];
+  const people = await peopleOf(ctx, [thread.createdBy, thread.resolvedBy, ...comments.map((c) => c.authorId)]);
+  const shown = comments.slice(0, max);
+  return {
+    ref: refs.make("thread", thread.id),
+    kind: "docs.comment_thread",
+    document: refs.make("document", doc.id),
+    document_title: doc.title,
+    tab: thread.tabId ? refs.make("tab", thread.tabId) : null,
+    tab_title: tab?.title ?? null,
+    quote: thread.quote,
+    status: thread.status,
+    started_by: emailOf(people, thread.createdBy),
+    created_at: thread.createdAt.toISOString(),
+    updated_at: thread.updatedAt.toISOString(),
+    resolved_by: emailOf(people, thread.resolvedBy),
+    ...(thread.resolvedViaActor ? { resolved_via_actor: thread.resolvedViaActor } : {}),
+    resolved_at: thread.resolvedAt?.toISOString() ?? null,
+    resolution_note: thread.resolutionNote,
+    comment_count: count?.n ?? 0,
+    comments: shown.map((c) => {
+      const truncated = !full && c.body.length > COMPACT_COMMENT_CHARS;
+      return {
+        ref: refs.make("comment", c.id),
+        author: emailOf(people, c.authorId),
+        author_name: people.get(c.authorId)?.name ?? null,
+        ...(c.viaActor ? { via_actor: c.viaActor } : {}),
+        body: truncated ? cut(c.body, COMPACT_COMMENT_CHARS) : c.body,
+        ...(truncated ? { body_truncated: true } : {}),
+        created_at: c.createdAt.toISOString(),
+      };
+    }),
+    ...(comments.length > max ? { more_comments: `list_objects(kind: "docs.comment", filter: {thread: "${refs.make("thread", thread.id)}"})` } : {}),
+  };
+}
+
+/** The tab a new thread's quote anchors it to: the one given, else the first tab containing the text. */
+async function anchorTab(ctx: RealmContext, doc: DocsDocument, tabId: string | null, quote: string): Promise<string> {
+  // The quote anchors the thread to real text: compare with runs of whitespace folded to one space.
+  const [hit] = await ctx.tx
+    .select({ id: docsTabs.id })
+    .from(docsTabs)
+    .where(
+      and(
+        eq(docsTabs.tenantId, ctx.tenantId),
+        eq(docsTabs.documentId, doc.id),
+        tabId ? eq(docsTabs.id, tabId) : undefined,
+        sql`strpos(regexp_replace(${docsTabs.body}, '\\s+', ' ', 'g'), ${squash(quote)}) > 0`,
+      ),
+    )
+    .orderBy(asc(docsTabs.position), asc(docsTabs.id))
+    .limit(1);
+  if (!hit) {
+    throw new AppError("invalid_input", `Invalid fields: quote: the text does not appear in ${tabId ? "that tab" : "any tab of the document"}.`, {
+      details: { field: "quote" },
+    });
+  }
+  // The quote named the tab: the thread is anchored to it, so the grant must cover it too.
+  if (hit.id !== tabId) await ctx.gateRef(refs.make("tab", hit.id), "fields.quote");
+  return hit.id;
+}
+
+/** Thread id → its document id. */
+export async function threadDocs(ctx: RealmContext, threadIds: string[]): Promise<Map<string, string>> {
+  if (!threadIds.length) return new Map();
+  const rows = await ctx.tx
+    .select({ id: docsThreads.id, doc: docsThreads.documentId })
+    .from(docsThreads)
+    .where(and(eq(docsThreads.tenantId, ctx.tenantId), inArray(docsThreads.id, threadIds)));
+  return new Map(rows.map((r) => [r.id, r.doc]));
+}
+
+export const threadKind = defineKind({
+  noun: "comment thread",
+  schemas: { create, filter, selector: z.strictObject({ quote: selectorText, document: refString.optional() }) },
+  cursor,
+  load: loadThread,
+  present: (ctx, { thread, doc }, full) => presentThread(ctx, thread, doc, full),
+  searchable: true,
+
+  async page(ctx, { filter: f, query, after, limit }) {
+    const extra = query === null ? [] : matches(searchTerms(query));
+    return threadPage(ctx, [...(await conditions(ctx, f)), ...extra], after, limit);
+  },
+
+  async create(ctx, f) {
+    await refs.gate(ctx, f.document, "document", "fields.document");
+    const doc = await loadDocument(ctx, f.document);
+    let tabId: string | null = null;
+    if (f.tab !== undefined) {
+      await refs.gate(ctx, f.tab, "tab", "fields.tab");
+      const { tab } = await loadTab(ctx, f.tab);
+      if (tab.documentId !== doc.id) throw new AppError("invalid_input", `Invalid fields: tab: ${f.tab} is not a tab of ${f.document}.`, { details: { field: "tab" } });
+      tabId = tab.id;
+    }
+    if (f.quote !== undefined) tabId = await anchorTab(ctx, doc, tabId, f.quote);
+    const who = authorityOf(ctx.principal);
+    const id = newId("thr");
+    await ctx.tx.insert(docsThreads).values({ id, tenantId: ctx.tenantId, documentId: doc.id, tabId, quote: f.quote ?? null, status: "open", createdBy: who, createdAt: ctx.now, updatedAt: ctx.now });
+    await ctx.tx.insert(docsComments).values({ id: newId("cmt"), tenantId: ctx.tenantId, threadId: id, authorId: who, viaActor: viaActor(ctx), body: f.body, createdAt: ctx.now });
+    const ref = refs.make("thread", id);
+    const loaded = await loadThread(ctx, ref);
+    return { ref, object: await presentThread(ctx, loaded.thread, loaded.doc, false) };
+  },
+
+  async patch(): Promise<never> {
+    throw new AppError("invalid_input", "A comment thread is not edited in place: reply with reply_comment, settle it with resolve_thread.", {
+      details: { kind: "docs.comment_thread" },
+    });
+  },
+
+  async resolve(ctx, s) {
+    const base = s.document !== undefined ? [eq(docsThreads.documentId, (await loadDocument(ctx, s.document)).id)] : [];
+    const page = (match: SQL) => threadPage(ctx, [...base, match], null, MAX_CHOICES + 1).then((p) => p.items);
+    return decide(
+      () => page(sql`lower(${docsThreads.quote}) = lower(${s.quote})`),
+      () => page(sql`${docsThreads.quote} ilike ${likePattern(s.quote)}`),
+    );
+  },
+
+  async describe(ctx, ids) {
+    const rows = await ctx.tx
+      .select({
+        id: docsThreads.id,
+        quote: docsThreads.quote,
+        status: docsThreads.status,
+        documentId: docsThreads.documentId,
+        documentTitle: docsDocuments.title,
+        ownerId: docsDocuments.ownerId,
+        sharedWith: docsDocuments.sharedWith,
+        first: firstComment,
+      })
+      .from(docsThreads)
+      .innerJoin(docsDocuments, and(eq(docsDocuments.id, docsThreads.documentId), eq(docsDocuments.tenantId, docsThreads.tenantId)))
+      .where(and(eq(docsThreads.tenantId, ctx.tenantId), inArray(docsThreads.id, ids)));
+    return new Map(
+      rows
+        .filter((r) => canRead(r, ctx.principal))
+        .map((r) => [
+          r.id,
+          {
+            label: `“${firstWords(r.first ?? r.quote ?? "(no comments)")}” on ${r.documentTitle}`,
+            summary: `${r.status === "resolved" ? "resolved " : ""}thread on “${r.documentTitle}”`,
+            lineage: [refs.make("document", r.documentId)],
+          },
+        ]),
+    );
+  },
+
+  async lineage(ctx, ids) {
+    return new Map([...(await threadDocs(ctx, ids))].map(([id, doc]) => [id, [refs.make("document", doc)]]));
+  },
+});

@@ -1,0 +1,63 @@
+// What the docs kinds share: a child is visible exactly when its document is; input pieces; links to other
+// objects gated like the call's target; serialising tab renumbering.
+import type { SQL } from "drizzle-orm";
+import { z } from "zod";
+import { docsDocuments, type DocsDocument } from "@/db/schema";
+import { AppError } from "@/lib/errors";
+import type { RealmContext } from "@/lib/realms/contract";
+import { inTenant, ownedOrShared, queryWords } from "@/lib/realms/native/sql";
+import { cut, squash } from "@/lib/realms/native/text";
+
+export const oneLine = (max: number) =>
+  z
+    .string()
+    .trim()
+    .min(1)
+    .max(max)
+    .regex(/^[^\r\n]*$/, "must be one line");
+export const title = oneLine(200);
+export const refString = z.string().min(1).max(512);
+export const selectorText = z.string().trim().min(1).max(1_000);
+export const timeKey = z.string().regex(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+export const idKey = z.string().min(1).max(40);
+
+/** Documents the caller may read: in the tenant, owned by or shared with the call's authority. */
+export const visibleDocuments = (ctx: RealmContext): SQL => ownedOrShared(ctx, docsDocuments);
+export const aclOf = (d: DocsDocument) => ({ ownerId: d.ownerId, sharedWith: d.sharedWith });
+
+/** Serialise writes that renumber a document's tabs. */
+export async function lockDocument(ctx: RealmContext, documentId: string): Promise<void> {
+  await ctx.tx
+    .select({ id: docsDocuments.id })
+    .from(docsDocuments)
+    .where(inTenant(ctx, docsDocuments, documentId))
+    .for("update");
+}
+
+export async function touchDocument(ctx: RealmContext, documentId: string): Promise<void> {
+  await ctx.tx
+    .update(docsDocuments)
+    .set({ updatedAt: ctx.now })
+    .where(inTenant(ctx, docsDocuments, documentId));
+}
+
+/** Characters as Postgres' char_length counts them (code points), so sizes agree everywhere. */
+export const charCount = (s: string) => {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+};
+
+export function searchTerms(query: string): string[] {
+  const terms = queryWords(query);
+  if (!terms.length) throw new AppError("invalid_input", "Say what to search for: the query is empty.", { details: { field: "query" } });
+  return terms.map((t) => t.slice(0, 100));
+}
+
+/** The first few words of a text, as a person would quote it: “Beta in August is tight…”. */
+export function firstWords(text: string, words = 8, max = 60): string {
+  const all = squash(text).split(" ").filter(Boolean);
+  const head = all.slice(0, words).join(" ");
+  const short = cut(head, max);
+  return short.length < squash(text).length && !short.endsWith("…") ? `${short}…` : short;
+}
