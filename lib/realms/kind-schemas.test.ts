@@ -87,6 +87,8 @@ describe("published kind schemas accept what the adapters accept", () => {
     ["board.column", "selector", boardKinds.column, { title: "Done", board: "Launch plan" }],
     ["board.board", "create", boardKinds.board, { title: "Launch plan", shared_with: { add: ["bob@acme.test"] } }],
     ["docs.document", "create", docsKinds.document, { title: "Q3 planning", status: "review", shared_with: ["bob@acme.test"] }],
+    // Trimmed before its one-line check: a trailing newline is accepted by both.
+    ["docs.document", "patch", docsKinds.document, { title: "  Q3 planning\n" }],
     ["docs.document", "filter", docsKinds.document, { author: "me", status: "draft" }],
     ["docs.document", "selector", docsKinds.document, { author: "Alice" }],
     ["docs.tab", "create", docsKinds.tab, { document: doc, title: "Timeline", body: "# Beta\nIn August.", position: 1 }],
@@ -101,5 +103,10 @@ describe("published kind schemas accept what the adapters accept", () => {
     const validate = ajv.compile(published);
     expect(validate(input), JSON.stringify(validate.errors)).toBe(true);
     expect(validate({ ...input, no_such_field: 1 })).toBe(false);
+  });
+  it("a title over two lines is refused by the kind and by its published schema", () => {
+    const published = builtInRealms.docs!.manifest.kinds.find((k) => k.name === "docs.document")!.schemas!.patch!;
+    expect(docsKinds.document.schemas?.patch!.safeParse({ title: "Q3\nplanning" }).success).toBe(false);
+    expect(ajv.compile(published)({ title: "Q3\nplanning" })).toBe(false);
   });
 });

@@ -14,7 +14,9 @@ export const oneLine = (max: number) =>
     .trim()
     .min(1)
     .max(max)
-    .regex(/^[^\r\n]*$/, "must be one line");
+    // Leading and trailing whitespace (a trailing newline included) is trimmed away, so the pattern allows it: the
+    // published JSON Schema sees the raw value, and must accept what this schema accepts.
+    .regex(/^\s*[^\r\n]*\s*$/, "must be one line");
 export const title = oneLine(200);
 export const refString = z.string().min(1).max(512);
 export const selectorText = z.string().trim().min(1).max(1_000);
