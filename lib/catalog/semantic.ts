@@ -17,6 +17,7 @@ import {
   answerFrom,
   capabilityDocs,
   lexicalHits,
+  manifestOf,
   rankCapabilities,
   toMatch,
   type CapabilityAnswer,
@@ -24,6 +25,7 @@ import {
   type CapabilityFilter,
   type RankedHit,
   type RankingMode,
+  type Searchable,
 } from "./search";
 import { dbVectorStore, type StoredVector, type VectorStore } from "./vector-store";
 
@@ -58,10 +60,11 @@ export function embeddingText(d: CapabilityDoc): string {
 type DocSet = { docs: CapabilityDoc[]; texts: string[]; hashes: string[]; position: Map<string, number> };
 const docSets = new WeakMap<RealmManifest, DocSet>();
 
-function docSetOf(m: RealmManifest): DocSet {
+function docSetOf(source: Searchable): DocSet {
+  const m = manifestOf(source);
   let set = docSets.get(m);
   if (!set) {
-    const docs = capabilityDocs(m);
+    const docs = capabilityDocs(source);
     const texts = docs.map(embeddingText);
     set = { docs, texts, hashes: texts.map((t) => createHash("sha256").update(t).digest("hex")), position: new Map(docs.map((d, i) => [d.id, i])) };
     docSets.set(m, set);
@@ -101,7 +104,7 @@ function unitInto(out: Float32Array, at: number, v: Float32Array): void {
  * keep every manifest's vectors in memory. `dims` (the size the query's vector has) marks cached vectors of
  * another size as stale: the model behind the name changed, so they are embedded again and replaced.
  */
-function startJob(ms: RealmManifest[], cfg: EmbeddingsConfig, store: VectorStore, dims?: number): Job {
+function startJob(ms: Searchable[], cfg: EmbeddingsConfig, store: VectorStore, dims?: number): Job {
   const job: Job = { promise: Promise.resolve(), done: 0, total: 0 };
   const run = async () => {
     const sets = ms.map(docSetOf);
@@ -166,28 +169,28 @@ function startJob(ms: RealmManifest[], cfg: EmbeddingsConfig, store: VectorStore
       const { hashes } = sets[k]!;
       const data = new Float32Array(hashes.length * size);
       hashes.forEach((h, i) => unitInto(data, i * size, got.get(h)!));
-      slot(vectors, m).set(cfg.model, { dims: size, data });
+      slot(vectors, manifestOf(m)).set(cfg.model, { dims: size, data });
     });
   };
   job.promise = run().finally(() => {
-    for (const m of ms) if (jobs.get(m)?.get(cfg.model) === job) jobs.get(m)!.delete(cfg.model);
+    for (const m of ms.map(manifestOf)) if (jobs.get(m)?.get(cfg.model) === job) jobs.get(m)!.delete(cfg.model);
   });
   // Searches await the job with a deadline; once they stop waiting, nobody else will see its failure.
   job.promise.catch(() => {});
-  for (const m of ms) slot(jobs, m).set(cfg.model, job);
+  for (const m of ms) slot(jobs, manifestOf(m)).set(cfg.model, job);
   return job;
 }
 
 type Preparation = { pending: boolean; ready: Promise<void>; progress: () => { done: number; total: number } };
 
 /** Make sure these manifests' doc vectors are (being) computed; one job per manifest and model at a time. */
-function prepare(manifests: RealmManifest[], cfg: EmbeddingsConfig, store: VectorStore, dims?: number): Preparation {
+function prepare(manifests: Searchable[], cfg: EmbeddingsConfig, store: VectorStore, dims?: number): Preparation {
   const waiting = new Set<Job>();
-  const start: RealmManifest[] = [];
+  const start: Searchable[] = [];
   for (const m of manifests) {
-    const have = vectors.get(m)?.get(cfg.model);
+    const have = vectors.get(manifestOf(m))?.get(cfg.model);
     if (have && (dims === undefined || have.dims === dims || have.dims === 0)) continue;
-    const running = jobs.get(m)?.get(cfg.model);
+    const running = jobs.get(manifestOf(m))?.get(cfg.model);
     if (running) waiting.add(running);
     else start.push(m);
   }
@@ -250,7 +253,7 @@ type Similarity = { top: RankedHit[]; of: (doc: CapabilityDoc) => Semantic | und
  * (0) and the best one's (1): raw cosines sit in a narrow, model-specific band, and this makes closeness
  * thresholds mean the same for any model.
  */
-function similarities(manifests: RealmManifest[], query: Float32Array, model: string, depth: number, filter?: CapabilityFilter): Similarity {
+function similarities(manifests: Searchable[], query: Float32Array, model: string, depth: number, filter?: CapabilityFilter): Similarity {
   const q = new Float32Array(query.length);
   unitInto(q, 0, query);
   const byNamespace = new Map<string, { set: DocSet; cos: Float64Array }>();
@@ -259,11 +262,11 @@ function similarities(manifests: RealmManifest[], query: Float32Array, model: st
   let sum = 0;
   let count = 0;
   for (const m of manifests) {
-    const v = vectors.get(m)?.get(model);
+    const v = vectors.get(manifestOf(m))?.get(model);
     if (!v || v.dims !== q.length) continue;
     const set = docSetOf(m);
     const cos = new Float64Array(set.docs.length).fill(NaN);
-    byNamespace.set(m.namespace, { set, cos });
+    byNamespace.set(manifestOf(m).namespace, { set, cos });
     set.docs.forEach((doc, i) => {
       if (filter && !filter(toMatch(doc, 1))) return;
       const c = (cos[i] = dot(q, v.data, i * v.dims));
@@ -297,7 +300,7 @@ function similarities(manifests: RealmManifest[], query: Float32Array, model: st
 }
 
 async function semanticHits(
-  manifests: RealmManifest[],
+  manifests: Searchable[],
   query: string,
   cfg: EmbeddingsConfig,
   o: { store: VectorStore; waitMs: number; depth: number; filter?: CapabilityFilter },
@@ -310,7 +313,7 @@ async function semanticHits(
   const [q] = await asking;
   await waitFor(prep, until);
   const stale = manifests.filter((m) => {
-    const v = vectors.get(m)?.get(cfg.model);
+    const v = vectors.get(manifestOf(m))?.get(cfg.model);
     return v && v.dims > 0 && v.dims !== q!.length;
   });
   if (stale.length) {
@@ -356,7 +359,7 @@ export type ModeSearchOptions = {
  * Ranked capability matches in the asked mode. `auto` is hybrid when an embeddings endpoint is configured and
  * lexical otherwise. When the asked mode cannot run, the answer is lexical and `fallback` says why.
  */
-export async function searchCapabilitiesByMode(manifests: RealmManifest[], query: string, opts: ModeSearchOptions = {}): Promise<ModeAnswer> {
+export async function searchCapabilitiesByMode(manifests: Searchable[], query: string, opts: ModeSearchOptions = {}): Promise<ModeAnswer> {
   const asked = opts.mode ?? "auto";
   const limit = opts.limit ?? 10;
   const lexical = (reason?: string): ModeAnswer => ({

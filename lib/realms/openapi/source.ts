@@ -15,7 +15,7 @@ async function load(db: Executor, h: RealmHead): Promise<Realm & { built: BuiltR
   const record = await realmRecord(db, h.tenantId, h.id);
   if (!record) throw new Error(`imported realm ${h.id} vanished while loading`);
   const built = buildRealm(record, await operationRecords(db, h.tenantId, h.id), await curations(db, h.tenantId, h.id));
-  return { manifest: built.manifest, adapter: openApiAdapter(record, built), built };
+  return { manifest: built.manifest, adapter: openApiAdapter(record, built), capabilityDocs: built.capabilityDocs, built };
 }
 
 /** The built realm for a realm row (its version names the exact content). */
