@@ -4,7 +4,7 @@
 // out, HTTP status, unreachable, unusable answer) and never the URL or the API key.
 import { z } from "zod";
 import { env, type Env } from "@/lib/env";
-import { readBoundedBytes } from "@/lib/http/body";
+import { readBoundedBytes } from "@/lib/input/bytes";
 
 export type EmbeddingsConfig = {
   /** The full endpoint, `…/v1/embeddings`. */

@@ -104,7 +104,7 @@ function unitInto(out: Float32Array, at: number, v: Float32Array): void {
  * keep every manifest's vectors in memory. `dims` (the size the query's vector has) marks cached vectors of
  * another size as stale: the model behind the name changed, so they are embedded again and replaced.
  */
-function startJob(ms: Searchable[], cfg: EmbeddingsConfig, store: VectorStore, dims?: number): Job {
+function startJob(ms: Searchable[], cfg: EmbeddingsConfig, store: VectorStore, headStartMs: number, dims?: number): Job {
   const job: Job = { promise: Promise.resolve(), done: 0, total: 0 };
   const run = async () => {
     const sets = ms.map(docSetOf);
@@ -118,7 +118,7 @@ function startJob(ms: Searchable[], cfg: EmbeddingsConfig, store: VectorStore, d
       (found) => void (cache.found = found),
       () => void (cache.found = new Map()),
     );
-    await Promise.race([reading, delay(CACHE_HEADSTART_MS, undefined, { ref: false })]);
+    await Promise.race([reading, delay(headStartMs, undefined, { ref: false })]);
     const got = new Map<string, Float32Array>();
     const fresh: StoredVector[] = [];
     // The vector size: the query's when given, else the endpoint's, else (all cached) the cache's.
@@ -184,7 +184,7 @@ function startJob(ms: Searchable[], cfg: EmbeddingsConfig, store: VectorStore, d
 type Preparation = { pending: boolean; ready: Promise<void>; progress: () => { done: number; total: number } };
 
 /** Make sure these manifests' doc vectors are (being) computed; one job per manifest and model at a time. */
-function prepare(manifests: Searchable[], cfg: EmbeddingsConfig, store: VectorStore, dims?: number): Preparation {
+function prepare(manifests: Searchable[], cfg: EmbeddingsConfig, store: VectorStore, headStartMs: number, dims?: number): Preparation {
   const waiting = new Set<Job>();
   const start: Searchable[] = [];
   for (const m of manifests) {
@@ -194,7 +194,7 @@ function prepare(manifests: Searchable[], cfg: EmbeddingsConfig, store: VectorSt
     if (running) waiting.add(running);
     else start.push(m);
   }
-  if (start.length) waiting.add(startJob(start, cfg, store, dims));
+  if (start.length) waiting.add(startJob(start, cfg, store, headStartMs, dims));
   const all = [...waiting];
   const ready = Promise.all(all.map((j) => j.promise)).then(() => {});
   ready.catch(() => {});
@@ -303,13 +303,13 @@ async function semanticHits(
   manifests: Searchable[],
   query: string,
   cfg: EmbeddingsConfig,
-  o: { store: VectorStore; waitMs: number; depth: number; filter?: CapabilityFilter },
+  o: { store: VectorStore; waitMs: number; cacheHeadStartMs: number; depth: number; filter?: CapabilityFilter },
 ): Promise<Similarity> {
   const until = Date.now() + o.waitMs;
   // The request's vector and the capability texts' are asked for at once.
   const asking = embed(cfg, [query], { timeoutMs: o.waitMs });
   asking.catch(() => {}); // awaited just below; this keeps a failure that arrives first from counting as unhandled
-  let prep = prepare(manifests, cfg, o.store);
+  let prep = prepare(manifests, cfg, o.store, o.cacheHeadStartMs);
   const [q] = await asking;
   await waitFor(prep, until);
   const stale = manifests.filter((m) => {
@@ -317,7 +317,7 @@ async function semanticHits(
     return v && v.dims > 0 && v.dims !== q!.length;
   });
   if (stale.length) {
-    prep = prepare(stale, cfg, o.store, q!.length);
+    prep = prepare(stale, cfg, o.store, o.cacheHeadStartMs, q!.length);
     await waitFor(prep, until);
   }
   return similarities(manifests, q!, cfg.model, o.depth, o.filter);
@@ -353,6 +353,8 @@ export type ModeSearchOptions = {
   store?: VectorStore;
   /** How long to wait for embeddings before answering lexically (default EMBEDDINGS_WAIT_MS). */
   waitMs?: number;
+  /** How long the cache read leads before embedding starts anyway (default CACHE_HEADSTART_MS). */
+  cacheHeadStartMs?: number;
 };
 
 /**
@@ -378,6 +380,7 @@ export async function searchCapabilitiesByMode(manifests: Searchable[], query: s
     semantic = await semanticHits(manifests, query, cfg, {
       store: opts.store ?? dbVectorStore(),
       waitMs: opts.waitMs ?? EMBEDDINGS_WAIT_MS,
+      cacheHeadStartMs: opts.cacheHeadStartMs ?? CACHE_HEADSTART_MS,
       depth: mode === "semantic" ? Math.max(limit, ANSWER_DEPTH) : FUSION_DEPTH,
       filter: opts.filter,
     });

@@ -1,7 +1,7 @@
 // Calls to outside providers: every one bounded in time (AbortSignal) and in size, no redirects followed,
 // failures classified so callers can answer `provider_unavailable` honestly. Nothing here retries.
 import { env } from "@/lib/env";
-import { readBoundedBytes } from "@/lib/http/body";
+import { readBoundedBytes } from "@/lib/input/bytes";
 
 export const MAX_PROVIDER_RESPONSE_BYTES = 8 * 1024 * 1024;
 

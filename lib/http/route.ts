@@ -6,8 +6,8 @@ import { bearerToken, contextForBearer, contextForSessionUser, unauthenticated }
 import type { AuthContext, UserContext } from "@/lib/authz/context";
 import { AppError, toErrorBody } from "@/lib/errors";
 import { assertServedHost, clientRequestIdOf, isOwnOrigin } from "@/lib/http/forwarded";
-import { logServerError } from "@/lib/http/log";
-import { assertCleanText } from "@/lib/http/text";
+import { logServerError } from "@/lib/server-log";
+import { assertCleanText } from "@/lib/input/text";
 import { newId } from "@/lib/ids";
 
 type Params = Record<string, string | string[]>;

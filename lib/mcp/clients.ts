@@ -10,7 +10,7 @@ import { mcpClients, type McpClient } from "@/db/schema";
 import { newId } from "@/lib/ids";
 import { CLIENT_METADATA_MAX_BYTES, CLIENT_METADATA_TIMEOUT_MS, isLoopbackHost, loopbackDeployment } from "./config";
 import { OAuthProtocolError } from "./errors";
-import { readBoundedBytes } from "@/lib/http/body";
+import { readBoundedBytes } from "@/lib/input/bytes";
 
 export type ResolvedClient = { clientId: string; name: string; redirectUris: string[]; registration: "dcr" | "cimd" };
 

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { actors, auditEvents, grants, mcpAuthorizationCodes, mcpRefreshTokens } from "@/db/schema";
-import { makeTenant, type TestTenant } from "@/db/test-fixtures";
+import { makeTenant, type TestTenant } from "@/test-support";
 import { revokeActor } from "@/lib/authz/actors";
 import { registerClient } from "./clients";
 import { mcpResourceUrl, oauthIssuer } from "./config";

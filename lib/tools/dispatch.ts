@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
 import { getDb, type Tx } from "@/db/client";
 import { users } from "@/db/schema";
-import { canonicalJson } from "@/lib/audit/canonical";
+import { canonicalJson } from "@/lib/canonical-json";
 import { recordAudit as writeAudit, type AuditInput } from "@/lib/audit/record";
 import { allowedOperations, grantableOperations } from "@/lib/authz/allowed";
 import { recordConsentRequest } from "@/lib/authz/consent";
@@ -18,7 +18,7 @@ import { decodeCursor, encodeCursor } from "@/lib/delivery/cursors";
 import { deliveryPort, MAX_FILE_BYTES, type DeliveryCaller } from "@/lib/delivery/files";
 import { env } from "@/lib/env";
 import { AppError, isAppError, parseWith } from "@/lib/errors";
-import { assertCleanText } from "@/lib/http/text";
+import { assertCleanText } from "@/lib/input/text";
 import {
   actionNameSchema,
   actionOperationKey,

@@ -3,7 +3,7 @@
 import { randomBytes } from "node:crypto";
 import { decodeProtectedHeader, SignJWT } from "jose";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { makeTenant, type TestTenant } from "@/db/test-fixtures";
+import { makeTenant, type TestTenant } from "@/test-support";
 import { createActor } from "@/lib/authz/actors";
 import { createApiKey } from "@/lib/authz/api-keys";
 import { createGrant } from "@/lib/authz/grants";

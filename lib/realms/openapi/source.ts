@@ -3,7 +3,7 @@
 // re-import or a curation change (which bump the version) is seen by every app instance on its next call.
 import type { Executor } from "@/db/client";
 import type { Realm } from "@/lib/realms/contract";
-import type { TenantRealmSource } from "@/lib/realms/registry";
+import type { TenantRealmSource } from "@/lib/realms/tenant-source";
 import { openApiAdapter } from "./adapter";
 import { buildRealm, type BuiltRealm } from "./manifest";
 import { curations, operationRecords, realmHead, realmHeads, realmRecord, type RealmHead } from "./store";
