@@ -115,3 +115,61 @@ export function readSources(root: string, folders: string[]): SourceFiles {
   for (const f of folders) if (fs.existsSync(path.join(root, f))) walk(f);
   return files;
 }
+
+/**
+ * What one folder (or file) may import. `folder` is a path prefix ending in "/" or one file; the longest that
+ * matches a file is its rule. Imports inside the same folder are always allowed; packages are not checked.
+ */
+export type FolderRule = {
+  folder: string;
+  /** The rule in words (docs/architecture.md shows the same). */
+  rule: string;
+  /** Path prefixes (folders ending in "/", or files) it may import. "*" allows any repository file. */
+  may: string[];
+  /** Prefixes it may import for types only (`import type`). */
+  typesOnly?: string[];
+  /** An extra check for each allowed edge (e.g. realms never import each other): a reason when refused. */
+  refuse?: (edge: Edge) => string | null;
+};
+
+export type Violation = { file: string; imports: string; rule: string; why: string };
+
+const REPO_ROOTS = /^(lib|db|app|components|test-support|dev|scripts|bench|e2e)\//;
+const matches = (path: string, prefix: string) => (prefix.endsWith("/") ? path.startsWith(prefix) : path === prefix);
+
+/** The rule that governs a file: the longest folder (or the file itself) that contains it. */
+export function ruleFor(file: string, rules: FolderRule[]): FolderRule | null {
+  let best: FolderRule | null = null;
+  for (const r of rules) if (matches(file, r.folder) && (!best || r.folder.length > best.folder.length)) best = r;
+  return best;
+}
+
+/** Every import of a governed file that its rule does not allow. */
+export function ruleViolations(edges: Edge[], rules: FolderRule[], governed: (file: string) => boolean): Violation[] {
+  const out: Violation[] = [];
+  for (const e of edges) {
+    if (!governed(e.from)) continue;
+    const rule = ruleFor(e.from, rules);
+    if (!rule) continue; // reported by uncoveredFiles
+    const internal = REPO_ROOTS.test(e.to) || e.specifier.startsWith(".") || e.specifier.startsWith("@/");
+    if (!internal) continue;
+    const ownFolder = rule.folder.endsWith("/") && e.to.startsWith(rule.folder);
+    const allowed =
+      ownFolder ||
+      rule.may.includes("*") ||
+      rule.may.some((p) => matches(e.to, p)) ||
+      (e.typeOnly && (rule.typesOnly ?? []).some((p) => matches(e.to, p)));
+    if (!allowed) {
+      out.push({ file: e.from, imports: e.to, rule: rule.folder, why: `${rule.folder} may import only ${[...rule.may, ...(rule.typesOnly ?? []).map((t) => `${t} (types)`)].join(", ") || "its own folder"}` });
+      continue;
+    }
+    const refused = rule.refuse?.(e);
+    if (refused) out.push({ file: e.from, imports: e.to, rule: rule.folder, why: refused });
+  }
+  return out;
+}
+
+/** Governed files no rule covers (a new folder needs its rule, and a line in docs/architecture.md). */
+export function uncoveredFiles(files: string[], rules: FolderRule[]): string[] {
+  return files.filter((f) => !ruleFor(f, rules));
+}

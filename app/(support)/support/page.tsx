@@ -7,7 +7,7 @@ import { Alert } from "@/components/ui/alert";
 import { PageHeader } from "@/components/ui/card";
 import { requirePageUser } from "@/lib/auth/page-session";
 import { listAuditEvents, listAuditQuery } from "@/lib/audit/query";
-import { auditDirectory, verifyAuditChainAs } from "@/lib/audit/timeline";
+import { auditDirectory, verifyAuditChainAs } from "@/lib/audit/directory";
 import { operationWords } from "@/lib/views/realms";
 
 export const metadata: Metadata = { title: "Support console" };
