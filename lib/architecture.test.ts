@@ -1,6 +1,8 @@
 // The import rules, checked: no import circle in lib/ and db/ (type-only imports included), and each folder
 // imports only what its rule allows (docs/architecture.md, "Layers and the rule for each folder", says the same
 // in words). Imports are read with the TypeScript compiler API (test-support/import-graph.ts).
+import fs from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { cycles, edgesOf, readSources, ruleViolations, uncoveredFiles, type Edge, type FolderRule, type SourceFiles } from "@/test-support/import-graph";
 
@@ -109,6 +111,19 @@ describe("import rules", () => {
   it("nothing but tests imports test-support/", () => {
     const leaks = edgesOf(repo()).filter((e) => !isTestCode(e.from) && e.to.startsWith("test-support/"));
     expect(leaks).toEqual([]);
+  });
+});
+
+describe("docs/architecture.md", () => {
+  it("gives every folder rule a line in \"Layers and the rule for each folder\", and every top-level folder of lib/ a rule", () => {
+    const doc = fs.readFileSync(path.join(root, "docs", "architecture.md"), "utf8");
+    const section = doc.slice(doc.indexOf("## Layers and the rule for each folder"), doc.indexOf("\n## ", doc.indexOf("## Layers and the rule for each folder") + 5));
+    expect(folderRules.map((r) => r.folder).filter((f) => !section.includes(`\`${f}\``))).toEqual([]);
+    const topLevel = fs
+      .readdirSync(path.join(root, "lib"), { withFileTypes: true })
+      .filter((e) => (e.isDirectory() || /\.tsx?$/.test(e.name)) && !/\.test\.tsx?$/.test(e.name))
+      .map((e) => `lib/${e.name}${e.isDirectory() ? "/" : ""}`);
+    expect(topLevel.filter((f) => !folderRules.some((r) => r.folder === f))).toEqual([]);
   });
 });
 
