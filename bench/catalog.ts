@@ -22,7 +22,7 @@ const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
 type Step = { step: string; call: Record<string, unknown>; tool: string; request: number; response: number };
 
 async function main() {
-  const { makeTenant } = await import("@/db/test-fixtures");
+  const { makeTenant } = await import("@/test-support");
   const { closeDb } = await import("@/db/client");
   const { toolCatalogFor } = await import("@/lib/tools/catalog");
   const { toolEntry } = await import("@/lib/tools/catalog");

@@ -292,8 +292,8 @@ async function main() {
   const { reloadEnv } = await import("@/lib/env");
   reloadEnv();
   const { closeDb } = await import("@/db/client");
-  const { makeTenant } = await import("@/db/test-fixtures");
-  const { makeActor, grant, call } = await import("@/db/test-actors");
+  const { makeTenant } = await import("@/test-support");
+  const { makeActor, grant, call } = await import("@/test-support");
   const { dispatch } = await import("@/lib/tools/dispatch");
   const { AppError } = await import("@/lib/errors");
   const { serverErrorLine } = await import("@/lib/server-log");
