@@ -20,6 +20,9 @@ export type Searchable = RealmManifest | Pick<Realm, "manifest" | "capabilityDoc
 
 export const manifestOf = (s: Searchable): RealmManifest => ("manifest" in s ? s.manifest : s);
 
+/** What identifies a searchable for caching: the docs it brings, else its manifest (a realm version either way). */
+export const searchKey = (s: Searchable): object => ("manifest" in s && s.capabilityDocs ? s.capabilityDocs : manifestOf(s));
+
 export type CapabilityMatch = {
   namespace: string;
   catalog_path: string;
@@ -161,16 +164,17 @@ function build(docs: CapabilityDoc[]): LexicalIndex {
 // Indexes are pure functions of the manifests; keep a few built ones (keyed by realm identity).
 const cache = new Map<string, LexicalIndex>();
 const CACHE_MAX = 32;
-const identity = new WeakMap<RealmManifest, string>();
+const identity = new WeakMap<object, string>();
 let counter = 0;
-const idOf = (m: RealmManifest) => {
-  let id = identity.get(m);
-  if (!id) identity.set(m, (id = `${m.namespace}#${++counter}`));
+const idOf = (s: Searchable) => {
+  const key = searchKey(s);
+  let id = identity.get(key);
+  if (!id) identity.set(key, (id = `${manifestOf(s).namespace}#${++counter}`));
   return id;
 };
 
 function indexFor(manifests: Searchable[]): LexicalIndex {
-  const key = manifests.map((s) => idOf(manifestOf(s))).sort().join("|");
+  const key = manifests.map(idOf).sort().join("|");
   let index = cache.get(key);
   if (index) {
     // Least recently used goes first.

@@ -193,7 +193,8 @@ describe("document embeddings", () => {
   const waitMs = 20_000;
 
   // Counts exact HTTP calls: the cache read is given all the time it needs before embedding would start anyway
-  // (cacheHeadStartMs), so a loaded machine cannot turn a cache hit into a second batch.
+  // (cacheHeadStartMs), so a loaded machine cannot turn a cache hit into a second batch; and the fake endpoint
+  // never drops a kept-alive connection under the client (dev/fake-embeddings.ts), which once failed a first call.
   it("are computed once, in batches, stored in the cache table, and reused — even by a new realm version", async () => {
     const db = await getDb();
     const embeddings = config();

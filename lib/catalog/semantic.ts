@@ -10,7 +10,6 @@
 // cache table (plus the candidates' average similarity, for `rel`); nothing else here would change.
 import { createHash } from "node:crypto";
 import { setTimeout as delay } from "node:timers/promises";
-import type { RealmManifest } from "@/lib/realms/contract";
 import { EMBED_BATCH, EmbeddingsFailure, MAX_EMBED_CHARS, embed, embeddingsConfig, type EmbeddingsConfig } from "./embeddings";
 import {
   ANSWER_DEPTH,
@@ -19,6 +18,7 @@ import {
   lexicalHits,
   manifestOf,
   rankCapabilities,
+  searchKey,
   toMatch,
   type CapabilityAnswer,
   type CapabilityDoc,
@@ -58,10 +58,10 @@ export function embeddingText(d: CapabilityDoc): string {
 }
 
 type DocSet = { docs: CapabilityDoc[]; texts: string[]; hashes: string[]; position: Map<string, number> };
-const docSets = new WeakMap<RealmManifest, DocSet>();
+const docSets = new WeakMap<object, DocSet>();
 
 function docSetOf(source: Searchable): DocSet {
-  const m = manifestOf(source);
+  const m = searchKey(source);
   let set = docSets.get(m);
   if (!set) {
     const docs = capabilityDocs(source);
@@ -75,11 +75,11 @@ function docSetOf(source: Searchable): DocSet {
 /** One manifest's doc vectors under one model: row i (unit length) belongs to docSetOf(m).docs[i]. */
 type Vectors = { dims: number; data: Float32Array };
 type Job = { promise: Promise<void>; done: number; total: number };
-// Keyed by manifest identity (a realm version), then by model: dropped with the manifest.
-const vectors = new WeakMap<RealmManifest, Map<string, Vectors>>();
-const jobs = new WeakMap<RealmManifest, Map<string, Job>>();
+// Keyed by the realm version (its capability docs, else its manifest: searchKey), then by model: dropped with it.
+const vectors = new WeakMap<object, Map<string, Vectors>>();
+const jobs = new WeakMap<object, Map<string, Job>>();
 
-function slot<T>(map: WeakMap<RealmManifest, Map<string, T>>, m: RealmManifest): Map<string, T> {
+function slot<T>(map: WeakMap<object, Map<string, T>>, m: object): Map<string, T> {
   let s = map.get(m);
   if (!s) map.set(m, (s = new Map()));
   return s;
@@ -169,15 +169,15 @@ function startJob(ms: Searchable[], cfg: EmbeddingsConfig, store: VectorStore, h
       const { hashes } = sets[k]!;
       const data = new Float32Array(hashes.length * size);
       hashes.forEach((h, i) => unitInto(data, i * size, got.get(h)!));
-      slot(vectors, manifestOf(m)).set(cfg.model, { dims: size, data });
+      slot(vectors, searchKey(m)).set(cfg.model, { dims: size, data });
     });
   };
   job.promise = run().finally(() => {
-    for (const m of ms.map(manifestOf)) if (jobs.get(m)?.get(cfg.model) === job) jobs.get(m)!.delete(cfg.model);
+    for (const m of ms.map(searchKey)) if (jobs.get(m)?.get(cfg.model) === job) jobs.get(m)!.delete(cfg.model);
   });
   // Searches await the job with a deadline; once they stop waiting, nobody else will see its failure.
   job.promise.catch(() => {});
-  for (const m of ms) slot(jobs, manifestOf(m)).set(cfg.model, job);
+  for (const m of ms) slot(jobs, searchKey(m)).set(cfg.model, job);
   return job;
 }
 
@@ -188,9 +188,9 @@ function prepare(manifests: Searchable[], cfg: EmbeddingsConfig, store: VectorSt
   const waiting = new Set<Job>();
   const start: Searchable[] = [];
   for (const m of manifests) {
-    const have = vectors.get(manifestOf(m))?.get(cfg.model);
+    const have = vectors.get(searchKey(m))?.get(cfg.model);
     if (have && (dims === undefined || have.dims === dims || have.dims === 0)) continue;
-    const running = jobs.get(manifestOf(m))?.get(cfg.model);
+    const running = jobs.get(searchKey(m))?.get(cfg.model);
     if (running) waiting.add(running);
     else start.push(m);
   }
@@ -262,7 +262,7 @@ function similarities(manifests: Searchable[], query: Float32Array, model: strin
   let sum = 0;
   let count = 0;
   for (const m of manifests) {
-    const v = vectors.get(manifestOf(m))?.get(model);
+    const v = vectors.get(searchKey(m))?.get(model);
     if (!v || v.dims !== q.length) continue;
     const set = docSetOf(m);
     const cos = new Float64Array(set.docs.length).fill(NaN);
@@ -313,7 +313,7 @@ async function semanticHits(
   const [q] = await asking;
   await waitFor(prep, until);
   const stale = manifests.filter((m) => {
-    const v = vectors.get(manifestOf(m))?.get(cfg.model);
+    const v = vectors.get(searchKey(m))?.get(cfg.model);
     return v && v.dims > 0 && v.dims !== q!.length;
   });
   if (stale.length) {
