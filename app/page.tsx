@@ -6,7 +6,7 @@ import { requirePageUser } from "@/lib/auth/page-session";
 import { listActors } from "@/lib/authz/actors";
 import { listConsentRequests } from "@/lib/authz/consent";
 import { listGrants } from "@/lib/authz/grants";
-import { operationWords, realmCards } from "@/lib/realms/views";
+import { operationWords, realmCards } from "@/lib/views/realms";
 
 const linkClass = "mt-3 inline-flex min-h-10 items-center text-sm font-medium text-brand-700 underline";
 

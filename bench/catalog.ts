@@ -5,7 +5,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
-import { canonicalJson } from "@/lib/audit/canonical";
+import { canonicalJson } from "@/lib/canonical-json";
 import { machineLine, stats, writeSection } from "./report";
 
 process.env.REALMGATE_DATA_DIR = ":memory:";
@@ -22,13 +22,13 @@ const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
 type Step = { step: string; call: Record<string, unknown>; tool: string; request: number; response: number };
 
 async function main() {
-  const { makeTenant } = await import("@/db/test-fixtures");
+  const { makeTenant } = await import("@/test-support");
   const { closeDb } = await import("@/db/client");
   const { toolCatalogFor } = await import("@/lib/tools/catalog");
   const { toolEntry } = await import("@/lib/tools/catalog");
   const { toolNames } = await import("@/lib/tools/schemas");
   const { dispatch } = await import("@/lib/tools/dispatch");
-  const { importRealm } = await import("@/lib/realms/openapi/import");
+  const { importRealm } = await import("@/lib/openapi-admin/import");
   const { compileSpec } = await import("@/lib/realms/openapi/compile");
   const { loadSpec } = await import("@/lib/realms/openapi/spec");
   const { startHelpdeskServer } = await import("@/lib/realms/openapi/fixtures/helpdesk-server");
@@ -79,8 +79,8 @@ async function main() {
     { step: "exact contract", tool: "object_schema", call: { namespace: "github", operation: "object.action.issues/create-comment" } },
   ]);
   // The demo (native realms, seeded as on `npm run dev`), as its owner alice: reply to a comment thread.
-  const { seedDemo } = await import("@/db/seed");
-  const { demoSeedSteps } = await import("@/db/demo-steps");
+  const { seedDemo } = await import("@/lib/demo/seed");
+  const { demoSeedSteps } = await import("@/lib/demo");
   const { getDb } = await import("@/db/client");
   const os = await import("node:os");
   const demo = await seedDemo(await getDb(), { dataDir: fs.mkdtempSync(`${os.tmpdir()}/rg-bench-demo-`), appUrl: "http://localhost:3000", steps: demoSeedSteps });

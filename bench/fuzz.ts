@@ -292,13 +292,13 @@ async function main() {
   const { reloadEnv } = await import("@/lib/env");
   reloadEnv();
   const { closeDb } = await import("@/db/client");
-  const { makeTenant } = await import("@/db/test-fixtures");
-  const { makeActor, grant, call } = await import("@/db/test-actors");
+  const { makeTenant } = await import("@/test-support");
+  const { makeActor, grant, call } = await import("@/test-support");
   const { dispatch } = await import("@/lib/tools/dispatch");
   const { AppError } = await import("@/lib/errors");
-  const { serverErrorLine } = await import("@/lib/http/log");
+  const { serverErrorLine } = await import("@/lib/server-log");
   const { listRealms } = await import("@/lib/realms/registry");
-  const { importRealm } = await import("@/lib/realms/openapi/import");
+  const { importRealm } = await import("@/lib/openapi-admin/import");
   const { startHelpdeskServer } = await import("@/lib/realms/openapi/fixtures/helpdesk-server");
   const { seedDemo: seedMemory } = await import("@/lib/realms/memory/demo");
   const { seedDemo: seedDocs } = await import("@/lib/realms/docs/demo");

@@ -9,8 +9,8 @@ const N = Number(process.env.BENCH_N ?? 2000);
 
 async function run(label: string) {
   const { closeDb, getDb } = await import("@/db/client");
-  const { makeTenant } = await import("@/db/test-fixtures");
-  const { makeActor, grant } = await import("@/db/test-actors");
+  const { makeTenant } = await import("@/test-support");
+  const { makeActor, grant } = await import("@/test-support");
   const { readAndDecideGateOne } = await import("@/lib/authz/gate-read");
   const { recordAudit } = await import("@/lib/audit/record");
   const { timeIt, stats } = await import("./report");

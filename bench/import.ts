@@ -78,9 +78,9 @@ async function docs() {
 /** The imports on one database (the one the environment names). */
 async function runDatabase(label: string, rows: Row[]) {
   const { closeDb } = await import("@/db/client");
-  const { makeTenant } = await import("@/db/test-fixtures");
+  const { makeTenant } = await import("@/test-support");
   const { health } = await import("@/lib/health");
-  const { importRealm } = await import("@/lib/realms/openapi/import");
+  const { importRealm } = await import("@/lib/openapi-admin/import");
   const { compileDocument, setCompileRunner } = await import("@/lib/realms/openapi/compile-runner");
   const t = await makeTenant({ alice: "owner" });
   const alice = t.users.alice!;

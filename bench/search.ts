@@ -10,10 +10,9 @@ import fs from "node:fs";
 import path from "node:path";
 import MiniSearch from "minisearch";
 import { embed, embeddingsConfig, type EmbeddingsConfig } from "@/lib/catalog/embeddings";
-import { rankCapabilities, type CapabilityDoc } from "@/lib/catalog/search";
+import { rankCapabilities, type CapabilityDoc, type Searchable } from "@/lib/catalog/search";
 import { searchCapabilitiesByMode } from "@/lib/catalog/semantic";
 import { memoryVectorStore } from "@/lib/catalog/vector-store";
-import type { RealmManifest } from "@/lib/realms/contract";
 import { compileSpec, type CompiledOperation } from "@/lib/realms/openapi/compile";
 import { buildRealm, type BuiltRealm } from "@/lib/realms/openapi/manifest";
 import { loadSpec } from "@/lib/realms/openapi/spec";
@@ -90,12 +89,12 @@ function endpointFromEnv(): EmbeddingsConfig | null {
 function meaningSearch(cfg: EmbeddingsConfig) {
   // The bench has no database: vectors are kept in process memory.
   const store = memoryVectorStore();
-  return (manifests: RealmManifest[], query: string, mode: "semantic" | "hybrid", limit: number, waitMs?: number) =>
+  return (manifests: Searchable[], query: string, mode: "semantic" | "hybrid", limit: number, waitMs?: number) =>
     searchCapabilitiesByMode(manifests, query, { embeddings: cfg, store, mode, limit, ...(waitMs ? { waitMs } : {}) });
 }
 
 /** The first search by meaning embeds every operation card of these realms; give it all the time it needs. */
-async function embedCards(search: ReturnType<typeof meaningSearch>, manifests: RealmManifest[]): Promise<number> {
+async function embedCards(search: ReturnType<typeof meaningSearch>, manifests: Searchable[]): Promise<number> {
   const t0 = performance.now();
   const warm = await search(manifests, "warm up", "semantic", 1, 30 * 60_000);
   if (warm.mode_ran !== "semantic") throw new Error(`semantic search could not run: ${warm.fallback?.reason ?? "unknown"}`);
@@ -103,7 +102,7 @@ async function embedCards(search: ReturnType<typeof meaningSearch>, manifests: R
 }
 
 /** Semantic and hybrid quality on the one realm, per split; and how many answers fell back to lexical. */
-async function meaningQuality(search: ReturnType<typeof meaningSearch>, github: RealmManifest, splits: Record<string, Query[]>) {
+async function meaningQuality(search: ReturnType<typeof meaningSearch>, github: Searchable, splits: Record<string, Query[]>) {
   const rows: { mode: string; split: string; m: Metrics; fellBack: number }[] = [];
   for (const mode of ["semantic", "hybrid"] as const) {
     for (const [split, qs] of Object.entries(splits)) {
@@ -125,8 +124,8 @@ async function main() {
   const ops = compiled.operations.length;
 
   // Quality, on the one imported realm.
-  const ours = (q: string) => rankCapabilities([github.manifest], q, { limit: K });
-  const base = baseline(github.docs);
+  const ours = (q: string) => rankCapabilities([github], q, { limit: K });
+  const base = baseline(github.capabilityDocs);
   const splits = { dev: queries.filter((q) => q.split === "dev"), test: queries.filter((q) => q.split === "test"), all: queries };
   const rows: { split: string; ours: Metrics; base: Metrics; lowShare: number; highPrecision: number; lowPrecision: number }[] = [];
   const misses: string[] = [];
@@ -161,8 +160,8 @@ async function main() {
     if (!cfg) console.log("semantic and hybrid: not measured (no embeddings endpoint configured)");
     else {
       const search = meaningSearch(cfg);
-      await embedCards(search, [github.manifest]);
-      for (const r of await meaningQuality(search, github.manifest, splits)) console.log(r.mode, r.split, JSON.stringify(r.m), "fell back", r.fellBack);
+      await embedCards(search, [github]);
+      for (const r of await meaningQuality(search, github, splits)) console.log(r.mode, r.split, JSON.stringify(r.m), "fell back", r.fellBack);
     }
     return;
   }
@@ -170,14 +169,14 @@ async function main() {
   // Latency over 10,000+ operations: the GitHub cards under several namespaces, one index.
   const copies = Math.ceil(LATENCY_OPS / ops);
   const realms = [github, ...Array.from({ length: copies - 1 }, (_, i) => realmFrom(compiled.operations, `github${i + 2}`))];
-  const manifests = realms.map((r) => r.manifest);
-  const total = manifests.reduce((n, m) => n + m.actions.length, 0);
+  const manifests: Searchable[] = realms;
+  const total = realms.reduce((n, r) => n + r.manifest.actions.length, 0);
   const b0 = performance.now();
   rankCapabilities(manifests, "warm the index");
   const buildMs = performance.now() - b0;
   const texts = queries.map((q) => q.query);
   const oursMs = timeEach(texts, LATENCY_ROUNDS, (q) => rankCapabilities(manifests, q, { limit: 8 }));
-  const baseBig = baseline(realms.flatMap((r) => r.docs));
+  const baseBig = baseline(realms.flatMap((r) => r.capabilityDocs));
   const baseMs = timeEach(texts, LATENCY_ROUNDS, (q) => baseBig(q).slice(0, 8));
   const heapMb = process.memoryUsage().heapUsed / 1024 / 1024;
 
@@ -209,8 +208,8 @@ async function main() {
       "Semantic and hybrid modes were not measured: no embeddings endpoint was configured. Set `REALMGATE_EMBEDDINGS_URL` and `REALMGATE_EMBEDDINGS_MODEL` (and `REALMGATE_EMBEDDINGS_API_KEY` if it needs one) to an OpenAI-compatible API and rerun.";
   } else {
     const search = meaningSearch(cfg);
-    const embedMs = await embedCards(search, [github.manifest]);
-    const quality = await meaningQuality(search, github.manifest, splits);
+    const embedMs = await embedCards(search, [github]);
+    const quality = await meaningQuality(search, github, splits);
     await embedCards(search, manifests);
     const endpointMs = stats(await timeIt(texts.length, (i) => embed(cfg, [texts[i]!], { timeoutMs: 10_000 }), 5));
     const semanticMs = stats(await timeIt(texts.length, (i) => search(manifests, texts[i]!, "semantic", 8), 5));

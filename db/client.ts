@@ -23,18 +23,30 @@ const g = globalThis as unknown as { __realmgateDb?: Promise<Handle> };
 
 export const migrationsFolder = () => path.join(process.cwd(), "db", "migrations");
 
+/** Row changes that run right after the SQL migrations, on the migrating connection (under the migration lock on PostgreSQL). */
+export type AfterMigrate = (db: Db) => Promise<void>;
+
 /** The process's database, opened and migrated on first call. */
 export async function getDb(): Promise<Db> {
   return (await handle()).db;
+}
+
+/**
+ * Open the process's database and run `afterMigrate` right after its migrations: start-up and the scripts pass
+ * the data steps (db/data-steps.ts), which use realm code this module must not import. Already open: the
+ * database as it is (its opener ran them).
+ */
+export async function openDb(afterMigrate: AfterMigrate): Promise<Db> {
+  return (await handle(afterMigrate)).db;
 }
 
 export async function dbKind(): Promise<"pglite" | "postgres"> {
   return (await handle()).kind;
 }
 
-function handle(): Promise<Handle> {
+function handle(afterMigrate?: AfterMigrate): Promise<Handle> {
   if (!g.__realmgateDb) {
-    g.__realmgateDb = open().catch((err) => {
+    g.__realmgateDb = open(afterMigrate).catch((err) => {
       g.__realmgateDb = undefined;
       throw err;
     });
@@ -55,11 +67,11 @@ export async function closeDb(): Promise<void> {
   if (h) await (await h).close();
 }
 
-async function open(): Promise<Handle> {
+async function open(afterMigrate: AfterMigrate = async () => {}): Promise<Handle> {
   const cfg = env();
   return cfg.DATABASE_URL
-    ? openPostgres(cfg.DATABASE_URL, cfg.DB_CONNECT_TIMEOUT_MS, cfg.DB_STATEMENT_TIMEOUT_MS)
-    : openPglite(cfg.REALMGATE_DATA_DIR === ":memory:" ? null : cfg.dataDir);
+    ? openPostgres(cfg.DATABASE_URL, cfg.DB_CONNECT_TIMEOUT_MS, cfg.DB_STATEMENT_TIMEOUT_MS, afterMigrate)
+    : openPglite(cfg.REALMGATE_DATA_DIR === ":memory:" ? null : cfg.dataDir, afterMigrate);
 }
 
 /** A lost connection is logged at most once every 10 s: an outage must not flood the log. */
@@ -124,7 +136,7 @@ function idempotentReleases(pool: import("pg").Pool): void {
     cb ? connect((err, client, done) => (client ? cb(err, once(client), client.release as Done) : cb(err, client, done))) : connect()!.then(once);
 }
 
-async function openPostgres(url: string, timeoutMs: number, statementTimeoutMs: number): Promise<Handle> {
+async function openPostgres(url: string, timeoutMs: number, statementTimeoutMs: number, afterMigrate: AfterMigrate): Promise<Handle> {
   const { default: pg } = await import("pg");
   const { drizzle } = await import("drizzle-orm/node-postgres");
   const { migrate } = await import("drizzle-orm/node-postgres/migrator");
@@ -143,7 +155,7 @@ async function openPostgres(url: string, timeoutMs: number, statementTimeoutMs: 
     await migrator.query("select pg_advisory_lock(7417001)");
     const migrating = drizzle(migrator, { schema }) as unknown as Db;
     await migrate(migrating as never, { migrationsFolder: migrationsFolder() });
-    await (await import("./data-steps")).runDataSteps(migrating);
+    await afterMigrate(migrating);
   } finally {
     await migrator.query("select pg_advisory_unlock(7417001)").catch(() => {});
     await migrator.end().catch(() => {});
@@ -175,7 +187,7 @@ async function openPostgres(url: string, timeoutMs: number, statementTimeoutMs: 
   return { db, kind: "postgres", close: () => pool.end(), stats };
 }
 
-async function openPglite(dataDir: string | null): Promise<Handle> {
+async function openPglite(dataDir: string | null, afterMigrate: AfterMigrate): Promise<Handle> {
   const { PGlite } = await import("@electric-sql/pglite");
   const { drizzle } = await import("drizzle-orm/pglite");
   const { migrate } = await import("drizzle-orm/pglite/migrator");
@@ -192,7 +204,7 @@ async function openPglite(dataDir: string | null): Promise<Handle> {
     await client.waitReady;
     const db = drizzle(client, { schema });
     await migrate(db, { migrationsFolder: migrationsFolder() });
-    await (await import("./data-steps")).runDataSteps(db as unknown as Db);
+    await afterMigrate(db as unknown as Db);
     return {
       db: db as unknown as Db,
       kind: "pglite",

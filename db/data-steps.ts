@@ -1,6 +1,7 @@
 // Start-up data steps: changes to existing rows that need TypeScript (a realm's ref parser), run after the SQL
 // migrations, each exactly once (recorded in `data_steps`), under the migration lock on PostgreSQL. A step is
-// idempotent on its own too: running it again changes nothing.
+// idempotent on its own too: running it again changes nothing. Whoever opens the database for a process passes
+// them: `openDb(runDataSteps)` (lib/startup.ts, scripts/*); db/client.ts never imports them.
 import { eq } from "drizzle-orm";
 import type { Db } from "./client";
 import { dataSteps } from "./schema";

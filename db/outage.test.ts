@@ -13,14 +13,13 @@ import { createActor } from "@/lib/authz/actors";
 import { createGrant } from "@/lib/authz/grants";
 import { toErrorBody } from "@/lib/errors";
 import { health } from "@/lib/health";
-import { callerBucket, enforceRateLimit } from "@/lib/http/rate-limit";
+import { callerBucket, enforceRateLimit } from "@/lib/limits/rate-limit";
 import { param, route, withCaller } from "@/lib/http/route";
 import { rateLimits } from "@/lib/mcp/config";
 import { handleMcpPost } from "@/lib/mcp/handler";
 import { dispatch } from "@/lib/tools/dispatch";
 import { closeDb, getDb, poolStats } from "./client";
-import { envOverride } from "./test-env";
-import { makeTenant } from "./test-fixtures";
+import { envOverride, makeTenant } from "@/test-support";
 
 const run = promisify(execFile);
 

@@ -132,6 +132,9 @@ export async function startFakeEmbeddings(opts: { port?: number; dims?: number; 
       if (!res.headersSent) send(res, 500, openAiError("Fake failed.", "server_error"));
     });
   });
+  // Idle connections stay open until the client lets them go (or close()): a server closing a kept-alive socket
+  // just as the client reuses it is an ECONNRESET no test means to provoke.
+  server.keepAliveTimeout = 0;
   await new Promise<void>((resolve) => server.listen(opts.port ?? 0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {

@@ -1,6 +1,10 @@
+import fs from "node:fs";
+import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { AppError, parseWith, toErrorBody } from "./errors";
+import { ERRORS_DOC, renderErrorTable, TABLE_END, TABLE_START, withErrorTable } from "@/scripts/docs-errors";
+import { readSources } from "@/test-support/import-graph";
+import { AppError, errorTable, parseWith, toErrorBody, type ErrorCode } from "./errors";
 
 describe("toErrorBody", () => {
   it("shapes an AppError with its code, status and details", () => {
@@ -28,5 +32,52 @@ describe("toErrorBody", () => {
     expect(out.body.error.code).toBe("internal_error");
     expect(JSON.stringify(out.body)).not.toContain("hunter2");
     expect(out.body.error.message).toContain("req_3");
+  });
+});
+
+/** The codes written as the first argument of `new AppError(…)` in these sources (newlines and all). */
+function codesRaised(files: Record<string, string>): Set<string> {
+  const used = new Set<string>();
+  for (const [name, text] of Object.entries(files)) {
+    const visit = (n: ts.Node) => {
+      if (ts.isNewExpression(n) && ts.isIdentifier(n.expression) && n.expression.text === "AppError") {
+        const first = n.arguments?.[0];
+        if (first && ts.isStringLiteralLike(first)) used.add(first.text);
+      }
+      ts.forEachChild(n, visit);
+    };
+    visit(ts.createSourceFile(name, text, ts.ScriptTarget.Latest, true));
+  }
+  return used;
+}
+const missingFromTable = (codes: Set<string>) => [...codes].filter((c) => !Object.hasOwn(errorTable, c)).sort();
+
+describe("the table of error codes", () => {
+  it("gives every AppError its status", () => {
+    for (const [code, info] of Object.entries(errorTable)) expect(new AppError(code as ErrorCode, "x").status).toBe(info.status);
+  });
+
+  it("holds every code the code raises with new AppError(\"<code>\", …)", () => {
+    const used = codesRaised(readSources(process.cwd(), ["lib", "app", "db", "components", "scripts", "dev", "bench"]));
+    expect(used.size).toBeGreaterThan(15);
+    expect(missingFromTable(used)).toEqual([]);
+  });
+
+  it("matches docs/errors.md (npm run docs:errors rewrites it)", () => {
+    const doc = fs.readFileSync(ERRORS_DOC, "utf8");
+    expect(doc).toBe(withErrorTable(doc));
+    for (const code of Object.keys(errorTable)) expect(doc).toContain(`**\`${code}\`**`);
+  });
+
+  it("notices a drifted table, a missing code and missing markers (the check itself)", () => {
+    const doc = withErrorTable(`# Errors\n\n${TABLE_START}\n${TABLE_END}\n\nhand-written\n`);
+    expect(withErrorTable(doc)).toBe(doc);
+    const drifted = doc.replace("| 404 |", "| 410 |");
+    expect(withErrorTable(drifted)).not.toBe(drifted);
+    expect(renderErrorTable({ only: { status: 400, retry: null, when: "Only." } })).not.toContain("not_found");
+    const raised = codesRaised({ "lib/x.ts": 'throw new AppError(\n  "made_up_code",\n  "x");\nnew AppError("not_found", "y");' });
+    expect([...raised].sort()).toEqual(["made_up_code", "not_found"]);
+    expect(missingFromTable(raised)).toEqual(["made_up_code"]);
+    expect(() => withErrorTable("# Errors\n")).toThrow(/markers/);
   });
 });

@@ -1,36 +1,70 @@
-// The one error type of Realmgate and its wire shape (documented in docs/errors.md).
+// The one error type of Realmgate, the table of its codes, and its wire shape (documented in docs/errors.md).
 import { z } from "zod";
 import { databaseUnavailableReason } from "@/db/errors";
 
-export const errorCodes = {
-  invalid_input: 400,
-  invalid_ref: 400,
-  invalid_cursor: 400,
-  unauthenticated: 401,
-  forbidden: 403,
-  insufficient_scope: 403,
-  operation_disabled: 403,
-  consent_required: 403,
-  grant_expired: 403,
-  grant_revoked: 403,
-  needs_connected_account_consent: 403,
-  realm_denied: 403,
-  url_expired: 403,
-  bad_signature: 403,
-  not_found: 404,
-  method_not_allowed: 405,
-  conflict: 409,
-  ambiguous_selector: 409,
-  payload_too_large: 413,
-  unsupported_media_type: 415,
-  idempotency_conflict: 422,
-  rate_limited: 429,
-  internal_error: 500,
-  provider_unavailable: 502,
-  service_unavailable: 503,
-} as const;
+/** The `details.retry_hint` values a denial carries (docs/errors.md explains each). */
+export const retryHints = [
+  "do_not_retry",
+  "do_not_retry_until_changed",
+  "retry_after_approval",
+  "do_not_retry_unless_approved_again",
+  "retry_after_connect",
+  "retry_after_upgrade",
+  "retry_after_reconnect",
+  "retry_with_a_listed_account_or_after_connect",
+  "retry_later",
+] as const;
+export type RetryHint = (typeof retryHints)[number];
 
-export type ErrorCode = keyof typeof errorCodes;
+export type ErrorCodeInfo = {
+  /** The HTTP status it answers with (a few raise another on purpose; `when` says so). */
+  status: number;
+  /** The `details.retry_hint` values it carries, if any (free text where a hint is an instruction). */
+  retry: readonly string[] | null;
+  /** When it happens, in one sentence. */
+  when: string;
+};
+
+/**
+ * Every error code: its HTTP status, the retry hints it carries and when it happens. The status of an AppError
+ * comes from here; docs/errors.md's table is generated from it (`npm run docs:errors`).
+ */
+export const errorTable = {
+  invalid_input: { status: 400, retry: null, when: "The call is malformed or does not fit its operation: an unknown field, a value out of bounds, bad JSON, or a payload that breaks the action's schema." },
+  invalid_ref: { status: 400, retry: null, when: "A ref does not parse (half-typed, unknown kind, malformed id, another namespace, wrong kind for its field); checked before gate one." },
+  invalid_cursor: { status: 400, retry: null, when: "A cursor was altered, truncated, not issued by Realmgate, or belongs to another listing, caller or tenant." },
+  unauthenticated: { status: 401, retry: null, when: "No credential, a malformed Authorization header, or a token that is unknown, expired or revoked." },
+  forbidden: { status: 403, retry: ["do_not_retry"], when: "The caller's role or kind may never do this: support staff writing, non-owners administering, a cross-origin cookie write, a signed URL no longer valid." },
+  insufficient_scope: { status: 403, retry: null, when: "An OAuth-connected MCP client called a tool or action that needs more scope than it was granted." },
+  operation_disabled: { status: 403, retry: ["do_not_retry_until_changed"], when: "Gate one: the owner's ceiling or the grantor's own choice turns this operation off for agents." },
+  consent_required: { status: 403, retry: ["retry_after_approval"], when: "Gate one: no live grant covers this call (no grant, a scope that does not reach it, or a suspended operation); a consent request is recorded." },
+  grant_expired: { status: 403, retry: ["retry_after_approval"], when: "Gate one: the grant that covered this call has passed its expiry; a new consent request is recorded." },
+  grant_revoked: { status: 403, retry: ["do_not_retry_unless_approved_again"], when: "Gate one: the grant that covered this call was revoked." },
+  needs_connected_account_consent: {
+    status: 403,
+    retry: ["retry_after_connect", "retry_after_upgrade", "retry_after_reconnect", "retry_with_a_listed_account_or_after_connect"],
+    when: "Gate two of a connected realm: the person's connected accounts cannot serve the call (none, a missing claim, a refused refresh, or an unknown account).",
+  },
+  realm_denied: { status: 403, retry: ["do_not_retry"], when: "Gate two: the realm's own rule refuses (only the owner may do this, or the provider or service answered 401/403)." },
+  url_expired: { status: 403, retry: ["call get_object again for a new URL"], when: "A signed download URL is past its expiry (at most 15 minutes after it was minted)." },
+  bad_signature: { status: 403, retry: null, when: "A signed URL is incomplete, altered, or was not issued by Realmgate." },
+  not_found: { status: 404, retry: null, when: "Nothing by that name, or something the caller may not know exists (missing, another tenant's, not shared, outside the grant)." },
+  method_not_allowed: { status: 405, retry: null, when: "Declared for an HTTP method a route does not serve; nothing raises it today." },
+  conflict: { status: 409, retry: null, when: "Already decided or taken: a consent request already decided or expired, a revoked actor, a namespace in use, or a service answering 409." },
+  ambiguous_selector: { status: 409, retry: null, when: "A selector, a name or the account to use matched several candidates; the choices are listed." },
+  payload_too_large: { status: 413, retry: null, when: "A request body over 1 MiB, a file over 512 KiB, or an OpenAPI document over 50 MB." },
+  unsupported_media_type: { status: 415, retry: null, when: "Declared for a body of the wrong content type; nothing raises it today." },
+  idempotency_conflict: { status: 422, retry: null, when: "This idempotency_key was already used by this caller for this tool with a different body." },
+  rate_limited: { status: 429, retry: null, when: "The actor exceeded MCP_RATE_LIMIT_PER_MINUTE (REST and MCP together), or an imported service answered 429; Retry-After says when to try again." },
+  internal_error: { status: 500, retry: null, when: "An unexpected failure on our side; the message quotes the request id." },
+  provider_unavailable: { status: 502, retry: null, when: "An outside provider or imported service failed: 502 unreachable or upstream 5xx, 503 upstream 429/503, 504 timeout; never retried for you." },
+  service_unavailable: { status: 503, retry: ["retry_later"], when: "Realmgate cannot answer now: its database is unreachable or too slow, an MCP call ran past its time, or a stored credential cannot be opened." },
+} as const satisfies Record<string, ErrorCodeInfo>;
+
+export type ErrorCode = keyof typeof errorTable;
+
+/** Code → HTTP status (from errorTable). */
+export const errorCodes = Object.fromEntries(Object.entries(errorTable).map(([code, e]) => [code, e.status])) as { [C in ErrorCode]: (typeof errorTable)[C]["status"] };
 
 export type ErrorDetails = Record<string, unknown>;
 

@@ -18,18 +18,18 @@ export async function startUp(): Promise<void> {
     } catch (err) {
       throw new ConfigError(`Invalid configuration: ${(err as Error).message}`);
     }
-    const { getDb, DatabaseUnavailableError } = await import("@/db/client");
+    const { openDb, DatabaseUnavailableError } = await import("@/db/client");
+    const { runDataSteps } = await import("@/db/data-steps");
     let db;
     try {
-      db = await getDb();
+      db = await openDb(runDataSteps);
     } catch (err) {
       if (err instanceof DatabaseUnavailableError) throw new ConfigError(err.message);
       throw err;
     }
     if (cfg.REALMGATE_SEED_DEMO) {
-      const { seedDemo } = await import("@/db/seed");
-      const { demoSeedSteps } = await import("@/db/demo-steps");
-      const demo = await seedDemo(db, { dataDir: cfg.dataDir, appUrl: cfg.appUrl, steps: demoSeedSteps });
+      const { seedDemoTenant } = await import("@/lib/demo");
+      const demo = await seedDemoTenant(db, { dataDir: cfg.dataDir, appUrl: cfg.appUrl });
       console.log(`Realmgate demo tenant "${demo.tenant.slug}" ready; sign-in details and API keys in ${cfg.dataDir}/demo.json`);
     }
     // Audit checkpoints: an interval in this server process (one node writes, under an advisory lock).

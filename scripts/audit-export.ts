@@ -4,7 +4,8 @@
 // system) and included. Without --out the lines go to standard output.
 import fs from "node:fs";
 import { once } from "node:events";
-import { closeDb, getDb } from "@/db/client";
+import { closeDb, openDb } from "@/db/client";
+import { runDataSteps } from "@/db/data-steps";
 import { exportAuditLines, resolveTenant } from "@/lib/audit/export";
 import { ConfigError, env } from "@/lib/env";
 
@@ -22,7 +23,7 @@ async function main(): Promise<number> {
     console.error("Usage: npm run audit:export -- --tenant <slug|id> [--out <file>]");
     return 2;
   }
-  const db = await getDb();
+  const db = await openDb(runDataSteps);
   const tenant = await resolveTenant(db, slugOrId);
   const outFile = arg("--out");
   const out = outFile ? fs.createWriteStream(outFile, { flags: "wx", mode: 0o600 }) : process.stdout;

@@ -2,7 +2,8 @@
 // REALMGATE_VAULT_KEYS). Run it after putting a new key first and keeping the old ones after it; once it
 // reports nothing unreadable, the old keys can be removed. Records that do not open are left untouched and
 // listed, and the command exits non-zero.
-import { closeDb, getDb } from "@/db/client";
+import { closeDb, openDb } from "@/db/client";
+import { runDataSteps } from "@/db/data-steps";
 import { rotateVault } from "@/lib/connections/rotate";
 import { keyring } from "@/lib/connections/vault";
 import { ConfigError, env } from "@/lib/env";
@@ -13,7 +14,7 @@ async function main(): Promise<number> {
   if (ring.source === "auth_secret") {
     console.error("REALMGATE_VAULT_KEYS is not set: tokens are sealed with the development key derived from AUTH_SECRET. Set REALMGATE_VAULT_KEYS=\"<new kid>:<base64 key>\" to rotate onto a real key.");
   }
-  const report = await rotateVault(await getDb(), ring);
+  const report = await rotateVault(await openDb(runDataSteps), ring);
   console.log(`Vault key in use: ${report.current_kid}. Re-sealed ${report.rewrapped} record(s); ${report.already_current} already current.`);
   for (const u of report.unreadable) console.error(`Unreadable: account ${u.account_id} (key ${u.kid ?? "none"}): ${u.reason}`);
   if (report.unreadable.length) {

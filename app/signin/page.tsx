@@ -6,7 +6,7 @@ import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { DEV_PROVIDER_ID, signIn, signInMethods } from "@/lib/auth/next-auth";
 import { optionalPageUser } from "@/lib/auth/page-session";
-import { safeReturnPath } from "@/lib/http/return-to";
+import { safeReturnPath } from "@/lib/input/return-to";
 
 export const metadata: Metadata = { title: "Sign in" };
 

@@ -7,7 +7,7 @@ import { Alert } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
 import { Spinner } from "@/components/ui/spinner";
 import { Time } from "@/components/ui/time";
-import type { GrantTimeline as Timeline, TimelineEntry } from "@/lib/audit/timeline";
+import type { GrantTimeline as Timeline, TimelineEntry } from "@/lib/views/timeline";
 import { stageWords } from "./words";
 
 const expiryWords: Record<string, string> = { "1h": " for 1 hour", "1d": " for 1 day", "30d": " for 30 days", never: " with no expiry" };

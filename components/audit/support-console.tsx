@@ -15,7 +15,7 @@ import { Field, Input, Select } from "@/components/ui/input";
 import { Spinner } from "@/components/ui/spinner";
 import { Time } from "@/components/ui/time";
 import type { AuditEventView } from "@/lib/audit/query";
-import type { Directory } from "@/lib/audit/timeline";
+import type { Directory } from "@/lib/audit/directory";
 import type { VerifyResult } from "@/lib/audit/verify";
 import { queryString, sameFilters, type Filters } from "./filters";
 import { GrantTimelineView } from "./grant-timeline";

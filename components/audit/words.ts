@@ -1,6 +1,6 @@
 // Audit events and outcomes in words a support person (or a user) reads without a manual.
 import type { BadgeTone } from "@/components/ui/badge";
-import type { TimelineStage } from "@/lib/audit/timeline";
+import type { TimelineStage } from "@/lib/views/timeline";
 
 export const eventWords: Record<string, string> = {
   "tool.call": "Tool call",

@@ -12,7 +12,7 @@ import { EmptyState } from "@/components/ui/empty-state";
 import { Field, Input, Select } from "@/components/ui/input";
 import { Spinner } from "@/components/ui/spinner";
 import type { AccountView } from "@/lib/connections/accounts";
-import type { ProviderChoice } from "@/lib/connections/views";
+import type { ProviderChoice } from "@/lib/views/connections";
 import { currentPath, useStartConnection } from "./use-start-connection";
 import { errorText, resultWords, statusWords } from "./words";
 

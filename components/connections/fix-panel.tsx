@@ -9,7 +9,7 @@ import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { Field, Input, Select } from "@/components/ui/input";
 import type { AccountView } from "@/lib/connections/accounts";
-import type { FixView } from "@/lib/connections/views";
+import type { FixView } from "@/lib/views/connections";
 import { currentPath, useStartConnection } from "./use-start-connection";
 import { errorText, resultWords, statusWords } from "./words";
 

@@ -13,7 +13,7 @@ import { Button } from "@/components/ui/button";
 import { Time } from "@/components/ui/time";
 import type { ConsentRequestView, NamedRef } from "@/lib/authz/consent";
 import type { GrantView } from "@/lib/authz/grants";
-import type { OperationView } from "@/lib/realms/views";
+import type { OperationView } from "@/lib/views/realms";
 
 const expiries = [
   { value: "1h", label: "1 hour" },

@@ -15,7 +15,7 @@ import { Field, Input, Select } from "@/components/ui/input";
 import { Switch } from "@/components/ui/switch";
 import type { OperationState } from "@/lib/authz/policy";
 import type { Risk } from "@/lib/realms/contract";
-import type { OperationView, RealmDetailView } from "@/lib/realms/views";
+import type { OperationView, RealmDetailView } from "@/lib/views/realms";
 import { RiskBadge, riskWords } from "./risk-badge";
 
 export type Mode = "ceiling" | "choice";

@@ -3,7 +3,7 @@
 // for the namespaces it saw; a namespace that shows up later (a new grant) is fetched once from its realm.
 import { useQueries } from "@tanstack/react-query";
 import { api } from "@/components/api-client";
-import type { RealmDetailView } from "@/lib/realms/views";
+import type { RealmDetailView } from "@/lib/views/realms";
 import type { Words } from "./words";
 
 export function useOperationWords(initial: Words, namespaces: string[]): Words {

@@ -3,7 +3,7 @@
 import Link from "next/link";
 import type { ReactNode } from "react";
 import { Badge } from "@/components/ui/badge";
-import type { RealmCardView, RealmType } from "@/lib/realms/views";
+import type { RealmCardView, RealmType } from "@/lib/views/realms";
 
 export const realmTypeWords: Record<RealmType, string> = {
   native: "Built in",

@@ -8,7 +8,7 @@ import { api } from "@/components/api-client";
 import { Alert } from "@/components/ui/alert";
 import { EmptyState } from "@/components/ui/empty-state";
 import { Field, Input } from "@/components/ui/input";
-import type { RealmCardView } from "@/lib/realms/views";
+import type { RealmCardView } from "@/lib/views/realms";
 import { RealmCard } from "./realm-card";
 
 const norm = (s: string) => s.toLowerCase().normalize("NFKD");

@@ -1,6 +1,6 @@
 // Human words for operation keys (pure helpers, usable on the server and in the browser).
 import type { Risk } from "@/lib/realms/contract";
-import type { OperationWords } from "@/lib/realms/views";
+import type { OperationWords } from "@/lib/views/realms";
 
 export type Words = Record<string, OperationWords>;
 

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { makeTenant } from "@/db/test-fixtures";
+import { makeTenant } from "@/test-support";
 import { recordAudit } from "./record";
 import { verifyAuditChain } from "./verify";
 

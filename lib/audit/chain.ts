@@ -18,8 +18,8 @@
 //   unknown_key        a record MAC'd with a key id that is not configured (not a finding of tampering)
 import { createHash, createHmac, sign, timingSafeEqual, verify as verifySig, type KeyObject } from "node:crypto";
 import type { AuditEventRow } from "@/db/schema";
-import { canonicalJson } from "./canonical";
-import type { AuditEventView } from "./query";
+import { canonicalJson } from "@/lib/canonical-json";
+import type { AuditEventView } from "./view";
 
 export type Finding = "edited_row" | "deleted_row" | "cut_tail" | "rewritten_history" | "forged_insert" | "unknown_key";
 /** The older `reason` vocabulary, kept in answers for existing readers. */

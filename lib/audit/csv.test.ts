@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { auditEvents } from "@/db/schema";
-import { makeTenant, type TestTenant } from "@/db/test-fixtures";
+import { makeTenant, type TestTenant } from "@/test-support";
 import { createActor, revokeActor } from "@/lib/authz/actors";
 import { auditCsvColumns, auditCsvStream, exportAuditQuery, neutraliseFormula } from "./csv";
 import { recordAudit } from "./record";

@@ -6,7 +6,7 @@ import type { Db } from "@/db/client";
 import type { Role } from "@/db/schema";
 import { assertAuditReader, listAuditEvents, listAuditQuery, type AuditEventView } from "./query";
 import { recordAudit } from "./record";
-import { auditDirectory } from "./timeline";
+import { auditDirectory } from "./directory";
 
 export const exportAuditQuery = listAuditQuery.omit({ before_seq: true, limit: true }).extend({
   max_rows: z.coerce.number().int().min(1).max(100_000).default(10_000),

@@ -3,9 +3,10 @@
 import { and, desc, eq, gte, lt, lte, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/db/client";
-import { auditEvents, type AuditEventRow } from "@/db/schema";
+import { auditEvents } from "@/db/schema";
 import { AppError } from "@/lib/errors";
 import { recordAudit } from "./record";
+import { auditView, type AuditEventView } from "./view";
 
 export const listAuditQuery = z.strictObject({
   user_id: z.string().max(64).optional(),
@@ -22,43 +23,7 @@ export const listAuditQuery = z.strictObject({
 });
 export type ListAuditQuery = z.infer<typeof listAuditQuery>;
 
-export type AuditEventView = {
-  id: string;
-  seq: number;
-  at: string;
-  event: string;
-  request_id: string | null;
-  principal_type: string;
-  user_id: string | null;
-  actor_id: string | null;
-  namespace: string | null;
-  operation: string | null;
-  ref: string | null;
-  outcome: string;
-  gate: string | null;
-  reason: string | null;
-  subject_id: string | null;
-  details: Record<string, unknown>;
-};
-
-export const auditView = (r: AuditEventRow): AuditEventView => ({
-  id: r.id,
-  seq: r.seq,
-  at: r.at.toISOString(),
-  event: r.event,
-  request_id: r.requestId,
-  principal_type: r.principalType,
-  user_id: r.userId,
-  actor_id: r.actorId,
-  namespace: r.namespace,
-  operation: r.operation,
-  ref: r.ref,
-  outcome: r.outcome,
-  gate: r.gate,
-  reason: r.reason,
-  subject_id: r.subjectId,
-  details: r.details,
-});
+export { auditView, type AuditEventView };
 
 type Viewer = { tenantId: string; userId: string; role: string; requestId: string };
 

@@ -1,7 +1,7 @@
 // Auth.js's URLs (sign-in, callback: the OIDC redirect_uri) come from APP_URL unless a trusted proxy forwards the
 // host: a client's Host or X-Forwarded-Host never reaches them.
 import { afterEach, describe, expect, it } from "vitest";
-import { envOverride } from "@/db/test-env";
+import { envOverride } from "@/test-support";
 import { authOrigin, pinAuthUrl } from "./auth-url";
 
 const overrides = envOverride();

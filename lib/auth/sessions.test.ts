@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { makeTenant } from "@/db/test-fixtures";
+import { makeTenant } from "@/test-support";
 import { endAllSessions, endSession, newSessionId, sessionIsLive, sessionVersionOf } from "./sessions";
 
 describe("server-side session state", () => {

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { makeTenant, type TestTenant } from "@/db/test-fixtures";
+import { makeTenant, type TestTenant } from "@/test-support";
 import { AppError } from "@/lib/errors";
 import { createApiKey, listApiKeys, revokeApiKey, userForApiKey } from "./api-keys";
 

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { call, codeOf, makeActor } from "@/db/test-actors";
-import { makeTenant } from "@/db/test-fixtures";
+import { call, codeOf, makeActor, makeTenant } from "@/test-support";
 import { actorForToken, createActor, issueActorToken, revokeActor, revokeActorToken } from "./actors";
 import { createGrant, listGrants, revokeGrant } from "./grants";
 import { changeCeiling, changeChoices, operationStates } from "./policy";

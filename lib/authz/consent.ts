@@ -174,7 +174,7 @@ export async function namedRefsOf(db: Executor, who: Pick<UserContext, "tenantId
   const refs = [...(req.ref ? [req.ref] : []), ...req.named_refs];
   if (refs.length === 0) return [];
   const realm = await findRealm(db, who.tenantId, req.namespace);
-  const described = realm ? await describeRefsAs(db, { tenantId: who.tenantId, userId: who.userId, realm, refs }) : {};
+  const described = realm ? await describeRefsAs(db, { tenantId: who.tenantId, userId: who.userId, realm, refs, appUrl: env().appUrl }) : {};
   return refs.map((ref) => {
     const d = described[ref] ?? null;
     return { ref, label: d?.label ?? null, summary: d?.summary ?? null, kind: d?.kind ?? null, visible: d !== null };

@@ -5,6 +5,7 @@ import { z } from "zod";
 import type { Db, Executor } from "@/db/client";
 import { actors, connectedAccounts, grants, type Grant, type GrantSuspension, type ResourceScope } from "@/db/schema";
 import { recordChange } from "@/lib/audit/record";
+import { env } from "@/lib/env";
 import { AppError, isAppError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
 import { isOperationKey, operationKeysOf, type Realm } from "@/lib/realms/contract";
@@ -113,7 +114,7 @@ export async function validateResourceScope(db: Executor, who: { tenantId: strin
       }
     }
     // A person scopes an agent only to what they can see themselves (resolved with their own authority).
-    const seen = await describeRefsAs(db, { tenantId: who.tenantId, userId: grantorId, realm, refs });
+    const seen = await describeRefsAs(db, { tenantId: who.tenantId, userId: grantorId, realm, refs, appUrl: env().appUrl });
     const hidden = refs.filter((r) => !seen[r]);
     if (hidden.length) {
       throw new AppError("not_found", `You cannot see ${hidden[0]!.slice(0, 80)}${hidden.length > 1 ? ` (and ${hidden.length - 1} more)` : ""}, so you cannot scope a grant to it.`, {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/db/client";
-import { makeTenant } from "@/db/test-fixtures";
+import { makeTenant } from "@/test-support";
 import { newId } from "@/lib/ids";
 import { hashPassword } from "./secrets";
 import { primaryMembership, userForDevSignIn, userForOidcSignIn } from "./users";

@@ -1,8 +1,7 @@
 // object_schema(query, search_mode) end to end, through the dispatcher: the embeddings endpoint comes from the
 // environment, exactly as a deployment configures it.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { call, grant, makeActor } from "@/db/test-actors";
-import { makeTenant, type TestTenant } from "@/db/test-fixtures";
+import { call, grant, makeActor, makeTenant, type TestTenant } from "@/test-support";
 import { startFakeEmbeddings, type FakeEmbeddings } from "@/dev/fake-embeddings";
 import type { ActorContext } from "@/lib/authz/context";
 import { reloadEnv } from "@/lib/env";

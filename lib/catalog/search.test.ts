@@ -32,20 +32,20 @@ describe("terms", () => {
 
 describe("capability search over imported operation cards", () => {
   it("finds operations by intent and shows their endpoint", () => {
-    const [top] = searchCapabilities([desk.manifest], "look up a person by email", { limit: 3 });
+    const [top] = searchCapabilities([desk], "look up a person by email", { limit: 3 });
     expect(top).toMatchObject({ namespace: "desk", operation: "object.action.GET/search/person", endpoint: "GET /search/person", score: 1 });
-    expect(searchCapabilities([desk.manifest], "remove a ticket for good", { limit: 1 })[0]!.operation).toBe("object.action.tickets/delete");
+    expect(searchCapabilities([desk], "remove a ticket for good", { limit: 1 })[0]!.operation).toBe("object.action.tickets/delete");
   });
 
   it("is sure when one operation clearly fits", () => {
-    const answer = rankCapabilities([desk.manifest], "download an attachment of a ticket");
+    const answer = rankCapabilities([desk], "download an attachment of a ticket");
     expect(answer.confidence).toBe("high");
     expect(answer.matches[0]!.endpoint).toBe("GET /tickets/{ticket_id}/attachments/{attachment_id}/content");
     expect(answer.alternatives).toBeUndefined();
   });
 
   it("flags a toss-up as low confidence and says how the near alternatives differ (update vs replace)", () => {
-    const answer = rankCapabilities([desk.manifest], "ticket fields");
+    const answer = rankCapabilities([desk], "ticket fields");
     expect(answer).toMatchObject({ confidence: "low", reason: expect.stringMatching(/almost equally/) });
     expect(answer.matches[0]).toMatchObject({ operation: "object.action.tickets/replace", endpoint: "PUT /tickets/{ticket_id}" });
     expect(answer.alternatives).toContainEqual(
@@ -55,12 +55,12 @@ describe("capability search over imported operation cards", () => {
   });
 
   it("says so when nothing matches, or when the best match covers few of the words", () => {
-    expect(rankCapabilities([desk.manifest], "zzyzx qwerty")).toMatchObject({ confidence: "low", matches: [], reason: expect.stringMatching(/Nothing/) });
-    expect(rankCapabilities([desk.manifest], "ticket invoices payroll spreadsheet export").confidence).toBe("low");
+    expect(rankCapabilities([desk], "zzyzx qwerty")).toMatchObject({ confidence: "low", matches: [], reason: expect.stringMatching(/Nothing/) });
+    expect(rankCapabilities([desk], "ticket invoices payroll spreadsheet export").confidence).toBe("low");
   });
 
   it("applies a caller filter before ranking and confidence", () => {
-    const answer = rankCapabilities([desk.manifest], "delete a ticket", { filter: (m) => !m.operation.endsWith("tickets/delete") });
+    const answer = rankCapabilities([desk], "delete a ticket", { filter: (m) => !m.operation.endsWith("tickets/delete") });
     expect(answer.matches.map((m) => m.operation)).not.toContain("object.action.tickets/delete");
     expect(answer.matches[0]!.score).toBe(1);
   });
@@ -74,7 +74,7 @@ describe("words that are also Object.prototype's names", () => {
       const p = processTerm(variant);
       expect(p === null || typeof p === "string" || (Array.isArray(p) && p.every((x) => typeof x === "string"))).toBe(true);
       expect(queryTerms(`${variant} a ticket`).every((x) => typeof x === "string")).toBe(true);
-      expect(rankCapabilities([desk.manifest], variant).matches).toEqual(expect.any(Array));
+      expect(rankCapabilities([desk], variant).matches).toEqual(expect.any(Array));
     }
   });
 
@@ -96,7 +96,7 @@ describe("words that are also Object.prototype's names", () => {
       spec.operations.map((o) => ({ action: o.card.action, card: o.card, contract: o.contract })),
       new Map(),
     );
-    const both = [desk.manifest, odd.manifest];
+    const both = [desk, odd];
     expect(searchCapabilities(both, "remove a ticket for good", { limit: 1 })[0]!.operation).toBe("object.action.tickets/delete");
     const found = searchCapabilities(both, "constructor", { limit: 5 }).map((m) => m.operation);
     expect(found).toContain("object.action.constructor");

@@ -8,29 +8,20 @@
 // hybrid) is in semantic.ts.
 import MiniSearch, { type SearchResult } from "minisearch";
 import { stemmer } from "stemmer";
-import type { CatalogNode, RealmManifest } from "@/lib/realms/contract";
+import type { CapabilityDoc, CatalogNode, Realm, RealmManifest } from "@/lib/realms/contract";
 
-export type CapabilityDoc = {
-  id: string;
-  namespace: string;
-  catalog_path: string;
-  kind: string | null;
-  operation: string;
-  label: string;
-  description: string;
-  keywords: string;
-  ids: string;
-  /** `GET /search/person` for imported operations. */
-  endpoint?: string;
-  /** The operation's group words (tag, vendor category). */
-  group?: string;
-  /** Words for what the HTTP method does (`DELETE` → delete remove). */
-  verbs?: string;
-  /** Required input fields, space-separated (to say how near alternatives differ). */
-  required?: string;
-  risk?: string;
-  deprecated?: boolean;
-};
+export type { CapabilityDoc };
+
+/**
+ * What capability search ranks: a realm (its manifest, and the capability docs it brings, if any) or a bare
+ * manifest, whose catalog is walked.
+ */
+export type Searchable = RealmManifest | Pick<Realm, "manifest" | "capabilityDocs">;
+
+export const manifestOf = (s: Searchable): RealmManifest => ("manifest" in s ? s.manifest : s);
+
+/** What identifies a searchable for caching: the docs it brings, else its manifest (a realm version either way). */
+export const searchKey = (s: Searchable): object => ("manifest" in s && s.capabilityDocs ? s.capabilityDocs : manifestOf(s));
 
 export type CapabilityMatch = {
   namespace: string;
@@ -102,28 +93,13 @@ export function processTerm(term: string): string | string[] | null {
   return canon.get(s) ?? s;
 }
 
-/** Words for what each HTTP method does, so "remove" finds DELETE and "list" finds GET. */
-export const METHOD_VERBS: Record<string, string> = {
-  GET: "get list read view",
-  HEAD: "check exists",
-  POST: "create add send run",
-  PUT: "set replace update",
-  PATCH: "update edit modify",
-  DELETE: "delete remove",
-};
-
-/** Docs registered for a manifest (imported realms build theirs from operation cards). */
-const registered = new WeakMap<RealmManifest, CapabilityDoc[]>();
-
-/** Let capability search index these docs for this manifest instead of walking its catalog. */
-export function registerCapabilityDocs(m: RealmManifest, docs: CapabilityDoc[]): void {
-  registered.set(m, docs);
-}
-
-/** One document per (catalog node, operation) pair, with the node's ancestry folded into its keywords. */
-export function capabilityDocs(m: RealmManifest): CapabilityDoc[] {
-  const own = registered.get(m);
-  if (own) return own;
+/**
+ * The realm's own capability docs when it brings them; otherwise one document per (catalog node, operation)
+ * pair of its manifest, with the node's ancestry folded into its keywords.
+ */
+export function capabilityDocs(s: Searchable): CapabilityDoc[] {
+  if ("manifest" in s && s.capabilityDocs) return s.capabilityDocs;
+  const m = manifestOf(s);
   const docs: CapabilityDoc[] = [];
   const labels = m.service_card.operation_labels;
   const walk = (n: CatalogNode, trail: string[]) => {
@@ -188,15 +164,16 @@ function build(docs: CapabilityDoc[]): LexicalIndex {
 // Indexes are pure functions of the manifests; keep a few built ones (keyed by realm identity).
 const cache = new Map<string, LexicalIndex>();
 const CACHE_MAX = 32;
-const identity = new WeakMap<RealmManifest, string>();
+const identity = new WeakMap<object, string>();
 let counter = 0;
-const idOf = (m: RealmManifest) => {
-  let id = identity.get(m);
-  if (!id) identity.set(m, (id = `${m.namespace}#${++counter}`));
+const idOf = (s: Searchable) => {
+  const key = searchKey(s);
+  let id = identity.get(key);
+  if (!id) identity.set(key, (id = `${manifestOf(s).namespace}#${++counter}`));
   return id;
 };
 
-function indexFor(manifests: RealmManifest[]): LexicalIndex {
+function indexFor(manifests: Searchable[]): LexicalIndex {
   const key = manifests.map(idOf).sort().join("|");
   let index = cache.get(key);
   if (index) {
@@ -253,7 +230,7 @@ export function toMatch(doc: CapabilityDoc, score: number): CapabilityMatch {
 export type CapabilityFilter = (m: CapabilityMatch) => boolean;
 
 /** Lexical ranking: BM25 with the lead-verb bonus, the caller's filter applied before the first `limit` are kept. */
-export function lexicalHits(manifests: RealmManifest[], query: string, opts: { limit: number; filter?: CapabilityFilter }): RankedHit[] {
+export function lexicalHits(manifests: Searchable[], query: string, opts: { limit: number; filter?: CapabilityFilter }): RankedHit[] {
   const index = indexFor(manifests);
   const found = index.ms.search(query, searchOptions());
   // A request usually leads with what to do ("star a gist"): capabilities whose label leads with the same
@@ -274,7 +251,7 @@ export function lexicalHits(manifests: RealmManifest[], query: string, opts: { l
   return kept.map(({ doc, hit }) => ({ doc, score: hit.score / top, lexical: { rel: hit.score / top, terms: hit.queryTerms } }));
 }
 
-export function searchCapabilities(manifests: RealmManifest[], query: string, opts: { limit?: number } = {}): CapabilityMatch[] {
+export function searchCapabilities(manifests: Searchable[], query: string, opts: { limit?: number } = {}): CapabilityMatch[] {
   return lexicalHits(manifests, query, { limit: opts.limit ?? 10 }).map((h) => toMatch(h.doc, h.score));
 }
 
@@ -366,7 +343,7 @@ export function answerFrom(hits: RankedHit[], query: string, limit: number, mode
 }
 
 /** Lexical ranking with a confidence flag; a low-confidence answer lists near alternatives and how they differ. */
-export function rankCapabilities(manifests: RealmManifest[], query: string, opts: { limit?: number; filter?: CapabilityFilter } = {}): CapabilityAnswer {
+export function rankCapabilities(manifests: Searchable[], query: string, opts: { limit?: number; filter?: CapabilityFilter } = {}): CapabilityAnswer {
   const limit = opts.limit ?? 10;
   // A few more than asked, for the alternatives of a low-confidence answer.
   return answerFrom(lexicalHits(manifests, query, { limit: Math.max(limit, ANSWER_DEPTH), filter: opts.filter }), query, limit, "lexical");

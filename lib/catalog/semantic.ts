@@ -10,20 +10,22 @@
 // cache table (plus the candidates' average similarity, for `rel`); nothing else here would change.
 import { createHash } from "node:crypto";
 import { setTimeout as delay } from "node:timers/promises";
-import type { RealmManifest } from "@/lib/realms/contract";
 import { EMBED_BATCH, EmbeddingsFailure, MAX_EMBED_CHARS, embed, embeddingsConfig, type EmbeddingsConfig } from "./embeddings";
 import {
   ANSWER_DEPTH,
   answerFrom,
   capabilityDocs,
   lexicalHits,
+  manifestOf,
   rankCapabilities,
+  searchKey,
   toMatch,
   type CapabilityAnswer,
   type CapabilityDoc,
   type CapabilityFilter,
   type RankedHit,
   type RankingMode,
+  type Searchable,
 } from "./search";
 import { dbVectorStore, type StoredVector, type VectorStore } from "./vector-store";
 
@@ -56,12 +58,13 @@ export function embeddingText(d: CapabilityDoc): string {
 }
 
 type DocSet = { docs: CapabilityDoc[]; texts: string[]; hashes: string[]; position: Map<string, number> };
-const docSets = new WeakMap<RealmManifest, DocSet>();
+const docSets = new WeakMap<object, DocSet>();
 
-function docSetOf(m: RealmManifest): DocSet {
+function docSetOf(source: Searchable): DocSet {
+  const m = searchKey(source);
   let set = docSets.get(m);
   if (!set) {
-    const docs = capabilityDocs(m);
+    const docs = capabilityDocs(source);
     const texts = docs.map(embeddingText);
     set = { docs, texts, hashes: texts.map((t) => createHash("sha256").update(t).digest("hex")), position: new Map(docs.map((d, i) => [d.id, i])) };
     docSets.set(m, set);
@@ -72,11 +75,11 @@ function docSetOf(m: RealmManifest): DocSet {
 /** One manifest's doc vectors under one model: row i (unit length) belongs to docSetOf(m).docs[i]. */
 type Vectors = { dims: number; data: Float32Array };
 type Job = { promise: Promise<void>; done: number; total: number };
-// Keyed by manifest identity (a realm version), then by model: dropped with the manifest.
-const vectors = new WeakMap<RealmManifest, Map<string, Vectors>>();
-const jobs = new WeakMap<RealmManifest, Map<string, Job>>();
+// Keyed by the realm version (its capability docs, else its manifest: searchKey), then by model: dropped with it.
+const vectors = new WeakMap<object, Map<string, Vectors>>();
+const jobs = new WeakMap<object, Map<string, Job>>();
 
-function slot<T>(map: WeakMap<RealmManifest, Map<string, T>>, m: RealmManifest): Map<string, T> {
+function slot<T>(map: WeakMap<object, Map<string, T>>, m: object): Map<string, T> {
   let s = map.get(m);
   if (!s) map.set(m, (s = new Map()));
   return s;
@@ -101,7 +104,7 @@ function unitInto(out: Float32Array, at: number, v: Float32Array): void {
  * keep every manifest's vectors in memory. `dims` (the size the query's vector has) marks cached vectors of
  * another size as stale: the model behind the name changed, so they are embedded again and replaced.
  */
-function startJob(ms: RealmManifest[], cfg: EmbeddingsConfig, store: VectorStore, dims?: number): Job {
+function startJob(ms: Searchable[], cfg: EmbeddingsConfig, store: VectorStore, headStartMs: number, dims?: number): Job {
   const job: Job = { promise: Promise.resolve(), done: 0, total: 0 };
   const run = async () => {
     const sets = ms.map(docSetOf);
@@ -115,7 +118,7 @@ function startJob(ms: RealmManifest[], cfg: EmbeddingsConfig, store: VectorStore
       (found) => void (cache.found = found),
       () => void (cache.found = new Map()),
     );
-    await Promise.race([reading, delay(CACHE_HEADSTART_MS, undefined, { ref: false })]);
+    await Promise.race([reading, delay(headStartMs, undefined, { ref: false })]);
     const got = new Map<string, Float32Array>();
     const fresh: StoredVector[] = [];
     // The vector size: the query's when given, else the endpoint's, else (all cached) the cache's.
@@ -166,32 +169,32 @@ function startJob(ms: RealmManifest[], cfg: EmbeddingsConfig, store: VectorStore
       const { hashes } = sets[k]!;
       const data = new Float32Array(hashes.length * size);
       hashes.forEach((h, i) => unitInto(data, i * size, got.get(h)!));
-      slot(vectors, m).set(cfg.model, { dims: size, data });
+      slot(vectors, searchKey(m)).set(cfg.model, { dims: size, data });
     });
   };
   job.promise = run().finally(() => {
-    for (const m of ms) if (jobs.get(m)?.get(cfg.model) === job) jobs.get(m)!.delete(cfg.model);
+    for (const m of ms.map(searchKey)) if (jobs.get(m)?.get(cfg.model) === job) jobs.get(m)!.delete(cfg.model);
   });
   // Searches await the job with a deadline; once they stop waiting, nobody else will see its failure.
   job.promise.catch(() => {});
-  for (const m of ms) slot(jobs, m).set(cfg.model, job);
+  for (const m of ms) slot(jobs, searchKey(m)).set(cfg.model, job);
   return job;
 }
 
 type Preparation = { pending: boolean; ready: Promise<void>; progress: () => { done: number; total: number } };
 
 /** Make sure these manifests' doc vectors are (being) computed; one job per manifest and model at a time. */
-function prepare(manifests: RealmManifest[], cfg: EmbeddingsConfig, store: VectorStore, dims?: number): Preparation {
+function prepare(manifests: Searchable[], cfg: EmbeddingsConfig, store: VectorStore, headStartMs: number, dims?: number): Preparation {
   const waiting = new Set<Job>();
-  const start: RealmManifest[] = [];
+  const start: Searchable[] = [];
   for (const m of manifests) {
-    const have = vectors.get(m)?.get(cfg.model);
+    const have = vectors.get(searchKey(m))?.get(cfg.model);
     if (have && (dims === undefined || have.dims === dims || have.dims === 0)) continue;
-    const running = jobs.get(m)?.get(cfg.model);
+    const running = jobs.get(searchKey(m))?.get(cfg.model);
     if (running) waiting.add(running);
     else start.push(m);
   }
-  if (start.length) waiting.add(startJob(start, cfg, store, dims));
+  if (start.length) waiting.add(startJob(start, cfg, store, headStartMs, dims));
   const all = [...waiting];
   const ready = Promise.all(all.map((j) => j.promise)).then(() => {});
   ready.catch(() => {});
@@ -250,7 +253,7 @@ type Similarity = { top: RankedHit[]; of: (doc: CapabilityDoc) => Semantic | und
  * (0) and the best one's (1): raw cosines sit in a narrow, model-specific band, and this makes closeness
  * thresholds mean the same for any model.
  */
-function similarities(manifests: RealmManifest[], query: Float32Array, model: string, depth: number, filter?: CapabilityFilter): Similarity {
+function similarities(manifests: Searchable[], query: Float32Array, model: string, depth: number, filter?: CapabilityFilter): Similarity {
   const q = new Float32Array(query.length);
   unitInto(q, 0, query);
   const byNamespace = new Map<string, { set: DocSet; cos: Float64Array }>();
@@ -259,11 +262,11 @@ function similarities(manifests: RealmManifest[], query: Float32Array, model: st
   let sum = 0;
   let count = 0;
   for (const m of manifests) {
-    const v = vectors.get(m)?.get(model);
+    const v = vectors.get(searchKey(m))?.get(model);
     if (!v || v.dims !== q.length) continue;
     const set = docSetOf(m);
     const cos = new Float64Array(set.docs.length).fill(NaN);
-    byNamespace.set(m.namespace, { set, cos });
+    byNamespace.set(manifestOf(m).namespace, { set, cos });
     set.docs.forEach((doc, i) => {
       if (filter && !filter(toMatch(doc, 1))) return;
       const c = (cos[i] = dot(q, v.data, i * v.dims));
@@ -297,24 +300,24 @@ function similarities(manifests: RealmManifest[], query: Float32Array, model: st
 }
 
 async function semanticHits(
-  manifests: RealmManifest[],
+  manifests: Searchable[],
   query: string,
   cfg: EmbeddingsConfig,
-  o: { store: VectorStore; waitMs: number; depth: number; filter?: CapabilityFilter },
+  o: { store: VectorStore; waitMs: number; cacheHeadStartMs: number; depth: number; filter?: CapabilityFilter },
 ): Promise<Similarity> {
   const until = Date.now() + o.waitMs;
   // The request's vector and the capability texts' are asked for at once.
   const asking = embed(cfg, [query], { timeoutMs: o.waitMs });
   asking.catch(() => {}); // awaited just below; this keeps a failure that arrives first from counting as unhandled
-  let prep = prepare(manifests, cfg, o.store);
+  let prep = prepare(manifests, cfg, o.store, o.cacheHeadStartMs);
   const [q] = await asking;
   await waitFor(prep, until);
   const stale = manifests.filter((m) => {
-    const v = vectors.get(m)?.get(cfg.model);
+    const v = vectors.get(searchKey(m))?.get(cfg.model);
     return v && v.dims > 0 && v.dims !== q!.length;
   });
   if (stale.length) {
-    prep = prepare(stale, cfg, o.store, q!.length);
+    prep = prepare(stale, cfg, o.store, o.cacheHeadStartMs, q!.length);
     await waitFor(prep, until);
   }
   return similarities(manifests, q!, cfg.model, o.depth, o.filter);
@@ -350,13 +353,15 @@ export type ModeSearchOptions = {
   store?: VectorStore;
   /** How long to wait for embeddings before answering lexically (default EMBEDDINGS_WAIT_MS). */
   waitMs?: number;
+  /** How long the cache read leads before embedding starts anyway (default CACHE_HEADSTART_MS). */
+  cacheHeadStartMs?: number;
 };
 
 /**
  * Ranked capability matches in the asked mode. `auto` is hybrid when an embeddings endpoint is configured and
  * lexical otherwise. When the asked mode cannot run, the answer is lexical and `fallback` says why.
  */
-export async function searchCapabilitiesByMode(manifests: RealmManifest[], query: string, opts: ModeSearchOptions = {}): Promise<ModeAnswer> {
+export async function searchCapabilitiesByMode(manifests: Searchable[], query: string, opts: ModeSearchOptions = {}): Promise<ModeAnswer> {
   const asked = opts.mode ?? "auto";
   const limit = opts.limit ?? 10;
   const lexical = (reason?: string): ModeAnswer => ({
@@ -375,6 +380,7 @@ export async function searchCapabilitiesByMode(manifests: RealmManifest[], query
     semantic = await semanticHits(manifests, query, cfg, {
       store: opts.store ?? dbVectorStore(),
       waitMs: opts.waitMs ?? EMBEDDINGS_WAIT_MS,
+      cacheHeadStartMs: opts.cacheHeadStartMs ?? CACHE_HEADSTART_MS,
       depth: mode === "semantic" ? Math.max(limit, ANSWER_DEPTH) : FUSION_DEPTH,
       filter: opts.filter,
     });

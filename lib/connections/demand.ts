@@ -2,7 +2,7 @@
 // claim, a broken connection, an unknown account), who can open it, a deep link straight to the fix in the
 // Connection Hub, and whether retrying the same call will then succeed.
 import { AppError } from "@/lib/errors";
-import { safeReturnPath } from "@/lib/http/return-to";
+import { safeReturnPath } from "@/lib/input/return-to";
 import type { AccountFacts, DemandReason } from "./gate-two";
 import { claimLabel, type ApiFamily } from "./providers";
 

@@ -8,7 +8,7 @@ import type { Db, Tx } from "@/db/client";
 import { connectedAccounts, connectionFlows, connectionIntents, type ConnectedAccount, type ConnectionFlow, type ConnectionIntent } from "@/db/schema";
 import { recordAudit, type AuditEventName } from "@/lib/audit/record";
 import { AppError } from "@/lib/errors";
-import { safeReturnPath } from "@/lib/http/return-to";
+import { safeReturnPath } from "@/lib/input/return-to";
 import { newId } from "@/lib/ids";
 import { accountView, openTokens, ownAccount, sealTokens, type AccountView, type Who } from "./accounts";
 import { authorizationUrl, exchangeCode, fetchUserinfo, randomToken, TokenGrantError, verifyIdToken, type TokenResponse } from "./oauth";

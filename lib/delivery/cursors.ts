@@ -3,7 +3,7 @@
 import { createHash } from "node:crypto";
 import { AppError } from "@/lib/errors";
 import type { CursorState } from "@/lib/realms/contract";
-import { canonicalJson } from "@/lib/audit/canonical";
+import { canonicalJson } from "@/lib/canonical-json";
 import { deriveKey, hmac, safeEqual } from "./keys";
 
 export type CursorBinding = { tenantId: string; principalId: string; tool: string; listing: unknown };

@@ -7,9 +7,10 @@ import { recordAudit, type AuditPrincipal } from "@/lib/audit/record";
 import { AppError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
 import type { DeliveryPort } from "@/lib/realms/contract";
+import { MAX_FILE_BYTES } from "./port";
 import { signUrl } from "./signed-urls";
 
-export const MAX_FILE_BYTES = 512 * 1024;
+export { MAX_FILE_BYTES };
 
 export type DeliveryCaller = {
   tenantId: string;

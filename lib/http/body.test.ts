@@ -1,18 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { AppError } from "@/lib/errors";
-import { jsonDepth, MAX_BODY_BYTES, parseBody, readJson } from "./body";
+import { codeOf } from "@/test-support";
+import { jsonDepth } from "@/lib/input/json";
+import { MAX_BODY_BYTES, parseBody, readJson } from "./body";
 
 const post = (body: BodyInit | null, headers: Record<string, string> = {}) =>
   new Request("http://x/api", { method: "POST", body, headers, duplex: "half" } as RequestInit);
-
-async function codeOf(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-    return "ok";
-  } catch (err) {
-    return err instanceof AppError ? err.code : "other";
-  }
-}
 
 describe("readJson", () => {
   it("parses a JSON object, and an empty body as {}", async () => {

@@ -1,6 +1,6 @@
 // Forwarded headers are the client's own words unless a trusted proxy overwrote them: ignored by default.
 import { afterEach, describe, expect, it } from "vitest";
-import { envOverride } from "@/db/test-env";
+import { envOverride } from "@/test-support";
 import { clientAddress, clientRequestIdOf, isServedHost, isServedOrigin, requestHost, requestProto } from "./forwarded";
 
 const overrides = envOverride();

@@ -2,8 +2,7 @@
 import { and, eq } from "drizzle-orm";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { auditEvents } from "@/db/schema";
-import { makeTenant } from "@/db/test-fixtures";
-import { envOverride } from "@/db/test-env";
+import { envOverride, makeTenant } from "@/test-support";
 import { createActor } from "@/lib/authz/actors";
 import { createGrant } from "@/lib/authz/grants";
 import { isAppError } from "@/lib/errors";

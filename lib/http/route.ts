@@ -6,8 +6,8 @@ import { bearerToken, contextForBearer, contextForSessionUser, unauthenticated }
 import type { AuthContext, UserContext } from "@/lib/authz/context";
 import { AppError, toErrorBody } from "@/lib/errors";
 import { assertServedHost, clientRequestIdOf, isOwnOrigin } from "@/lib/http/forwarded";
-import { logServerError } from "@/lib/http/log";
-import { assertCleanText } from "@/lib/http/text";
+import { logServerError } from "@/lib/server-log";
+import { assertCleanText } from "@/lib/input/text";
 import { newId } from "@/lib/ids";
 
 type Params = Record<string, string | string[]>;
@@ -22,7 +22,7 @@ export function requestIdOf(_req: Request): string {
 
 export function errorResponse(err: unknown, requestId: string): Response {
   const { status, body, headers } = toErrorBody(err, requestId);
-  // One sanitized line: a failed query's message is its SQL and parameters (lib/http/log.ts).
+  // One sanitized line: a failed query's message is its SQL and parameters (lib/server-log.ts).
   if (status >= 500) logServerError(err, requestId);
   return Response.json(body, { status, headers: { ...headers, "x-request-id": requestId, "cache-control": "no-store" } });
 }

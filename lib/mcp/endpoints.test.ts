@@ -2,14 +2,22 @@
 // so a client cannot mint itself fresh budgets with made-up X-Forwarded-For values.
 import { randomBytes } from "node:crypto";
 import { eq } from "drizzle-orm";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { getDb } from "@/db/client";
 import { rateLimitCounters } from "@/db/schema";
-import { envOverride } from "@/db/test-env";
+import { envOverride, frozenClock } from "@/test-support";
 import { registrationBuckets, registrationEndpoint } from "./endpoints";
 
 const overrides = envOverride();
-afterEach(() => overrides.restore());
+// The clock stands still in each test: counting and registering never straddle an hour's window.
+let clock: ReturnType<typeof frozenClock>;
+beforeEach(() => {
+  clock = frozenClock();
+});
+afterEach(() => {
+  clock.restore();
+  overrides.restore();
+});
 
 const randomIp = () => `198.51.${randomBytes(1)[0]}.${randomBytes(1)[0]}`;
 const register = (headers: Record<string, string>) =>

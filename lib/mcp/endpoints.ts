@@ -9,7 +9,7 @@ import { registerClient } from "./clients";
 import { corsHeaders, OAuthProtocolError, oauthErrorResponse } from "./errors";
 import { consentForm, decideAuthorization, revokeToken, tokenRequest } from "./oauth";
 import { clientAddress } from "@/lib/http/forwarded";
-import { enforceRateLimit, type Limit } from "@/lib/http/rate-limit";
+import { enforceRateLimit, type Limit } from "@/lib/limits/rate-limit";
 import { TokenRejected, verifyConsentRequest } from "./tokens";
 
 const FORM_MAX_BYTES = 64 * 1024;

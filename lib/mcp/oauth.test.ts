@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { and, eq } from "drizzle-orm";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { actors, auditEvents, grants, mcpAuthorizationCodes, mcpRefreshTokens } from "@/db/schema";
-import { makeTenant, type TestTenant } from "@/db/test-fixtures";
+import { frozenClock, makeTenant, type TestTenant } from "@/test-support";
 import { revokeActor } from "@/lib/authz/actors";
 import { registerClient } from "./clients";
 import { mcpResourceUrl, oauthIssuer } from "./config";
@@ -116,6 +116,8 @@ describe("authorization requests", () => {
 describe("consent", () => {
   it("approving creates an mcp_client actor with exactly the chosen grants, and a code for the redirect URI", async () => {
     const req = await consentRequest();
+    const clock = frozenClock();
+    onTestFinished(() => clock.restore());
     const outcome = await decideAuthorization(t.db, t.users.alice!, req, { decision: "approve", operations: ["docs object.search", "board object.get"], expires: "1d" });
     const u = new URL((outcome as { redirect: string }).redirect);
     expect(u.searchParams.get("code")).toMatch(/^rgc_/);
@@ -124,7 +126,7 @@ describe("consent", () => {
     expect(actor).toMatchObject({ kind: "mcp_client", name: "Test Agent", grantorId: t.users.alice!.userId });
     const gs = await t.db.select().from(grants).where(eq(grants.actorId, actor!.id));
     expect(gs.map((g) => [g.namespace, g.operations]).sort()).toEqual([["board", ["object.get"]], ["docs", ["object.search"]]]);
-    expect(gs.every((g) => g.expiresAt && Math.abs(g.expiresAt.getTime() - Date.now() - 86_400_000) < 60_000)).toBe(true);
+    expect(gs.map((g) => g.expiresAt?.getTime())).toEqual(gs.map(() => clock.now().getTime() + 86_400_000));
   });
 
   it("refuses operations that were not offered (writes without realms:write), and asks again when nothing is chosen", async () => {

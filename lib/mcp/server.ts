@@ -6,7 +6,7 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, typ
 import { getDb } from "@/db/client";
 import type { AuthContext } from "@/lib/authz/context";
 import { AppError, toErrorBody } from "@/lib/errors";
-import { logServerError } from "@/lib/http/log";
+import { logServerError } from "@/lib/server-log";
 import { toolCatalogFor, type ToolEntry } from "@/lib/tools/catalog";
 import { dispatch } from "@/lib/tools/dispatch";
 import { isToolName, toolDef } from "@/lib/tools/schemas";

@@ -1,7 +1,6 @@
 // Refs as a person reads them: a realm's describeRefs, run with one user's authority (the consent page runs it as
 // the person deciding). Names never leave more than that person may see: an invisible ref is null.
 import type { Executor, Tx } from "@/db/client";
-import { env } from "@/lib/env";
 import { isAppError } from "@/lib/errors";
 import type { DeliveryPort, Realm, RealmContext, RefDescription } from "./contract";
 import { settledWrites } from "./settled";
@@ -14,7 +13,7 @@ const noDelivery: DeliveryPort = {
 
 export async function describeRefsAs(
   db: Executor,
-  input: { tenantId: string; userId: string; realm: Realm; refs: string[]; requestId?: string; now?: Date },
+  input: { tenantId: string; userId: string; realm: Realm; refs: string[]; appUrl: string; requestId?: string; now?: Date },
 ): Promise<Record<string, RefDescription | null>> {
   const refs = [...new Set(input.refs)];
   const out: Record<string, RefDescription | null> = Object.fromEntries(refs.map((r) => [r, null]));
@@ -27,7 +26,7 @@ export async function describeRefsAs(
     requestId: input.requestId ?? "describe",
     now: input.now ?? new Date(),
     delivery: noDelivery,
-    appUrl: env().appUrl,
+    appUrl: input.appUrl,
     grantScope: null,
     gateRef: async () => {},
     settled: settled.add,

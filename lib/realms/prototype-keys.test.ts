@@ -1,9 +1,7 @@
 // Lookup tables indexed by a caller's text find only their own keys: `constructor`, `__proto__`, `toString`… are
 // names like any other, never Object.prototype's (which answered 500s: a realm "found" for namespace `constructor`).
 import { beforeAll, describe, expect, it } from "vitest";
-import { makeTenant, type TestTenant } from "@/db/test-fixtures";
-import { inCall, refusingDelivery, userPrincipal } from "@/db/test-realm";
-import { AppError } from "@/lib/errors";
+import { errorOf, inCall, makeTenant, refusingDelivery, type TestTenant, userPrincipal } from "@/test-support";
 import { adapter as boardAdapter } from "./board/adapter";
 import { riskOf } from "./contract";
 import { manifest as docsManifest } from "./docs/manifest";
@@ -19,20 +17,10 @@ beforeAll(async () => {
   t = await makeTenant({ alice: "owner" });
 });
 
-async function failure(run: () => unknown): Promise<AppError> {
-  try {
-    await run();
-  } catch (e) {
-    if (e instanceof AppError) return e;
-    throw e;
-  }
-  throw new Error("expected a refusal");
-}
-
 describe("the realm registry", () => {
   it.each(WORDS)("namespace %s is no realm: null, and not_found", async (ns) => {
     expect(await findRealm(t.db, t.tenantId, ns)).toBeNull();
-    expect((await failure(() => requireRealm(t.db, t.tenantId, ns))).code).toBe("not_found");
+    expect((await errorOf(() => requireRealm(t.db, t.tenantId, ns))).code).toBe("not_found");
   });
 
   it("lists the same realms as ever", async () => {
@@ -48,11 +36,11 @@ describe("riskOf", () => {
 
 describe("adapters' kind tables", () => {
   it.each(WORDS)("board and mail refuse kind %s as invalid_input", async (kind) => {
-    const board = await failure(() =>
+    const board = await errorOf(() =>
       inCall(t, userPrincipal(t, "alice"), refusingDelivery("board"), (ctx) => boardAdapter.list(ctx, { kind, filter: {}, after: null, limit: 5 })),
     );
     expect(board.code).toBe("invalid_input");
-    const mail = await failure(() => inCall(t, userPrincipal(t, "alice"), refusingDelivery("mail"), async (ctx) => mailAdapter.list(ctx, { kind, filter: {}, after: null, limit: 5 })));
+    const mail = await errorOf(() => inCall(t, userPrincipal(t, "alice"), refusingDelivery("mail"), async (ctx) => mailAdapter.list(ctx, { kind, filter: {}, after: null, limit: 5 })));
     expect(mail.code).toBe("invalid_input");
   });
 });

@@ -12,6 +12,7 @@ import { manifest as mailManifest } from "./mail/manifest";
 import { adapter as memoryAdapter } from "./memory/adapter";
 import { manifest as memoryManifest } from "./memory/manifest";
 import { openApiRealmSource } from "./openapi/source";
+import type { TenantRealmSource } from "./tenant-source";
 
 export const builtInRealms: Record<string, Realm> = {
   memory: { manifest: memoryManifest, adapter: memoryAdapter },
@@ -20,11 +21,7 @@ export const builtInRealms: Record<string, Realm> = {
   mail: { manifest: mailManifest, adapter: mailAdapter },
 };
 
-/** Sources of per-tenant realms (e.g. imported OpenAPI services), consulted after the built-in ones. */
-export type TenantRealmSource = {
-  list(db: Executor, tenantId: string): Promise<Realm[]>;
-  get(db: Executor, tenantId: string, namespace: string): Promise<Realm | null>;
-};
+export type { TenantRealmSource };
 export const tenantRealmSources: TenantRealmSource[] = [openApiRealmSource];
 
 export async function listRealms(db: Executor, tenantId: string): Promise<Realm[]> {

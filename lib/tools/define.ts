@@ -3,6 +3,7 @@
 // The dispatcher (./dispatch.ts) owns everything around `run`: the transaction, gate one, consent, audit.
 import type { z } from "zod";
 import type { Tx } from "@/db/client";
+import type { AppError } from "@/lib/errors";
 import type { AuthContext } from "@/lib/authz/context";
 import type { BaseOperationKey, KindDef, OperationKey, Realm, RealmContext, RealmManifest } from "@/lib/realms/contract";
 
@@ -82,3 +83,8 @@ export type ToolDef<N extends string = string, S extends z.ZodType = z.ZodType, 
 export function defineTool<const N extends string, S extends z.ZodType, P = undefined>(def: ToolDef<N, S, P>): ToolDef<N, S, P> {
   return def;
 }
+
+/** `namespace` is null for a call over every realm (provider_about, object_schema without a namespace). */
+export type ResolvedOperation = { namespace: string | null; ref: string | null; operation: OperationKey };
+/** What could not be resolved; `operation` when the tool alone names it. */
+export type UnresolvedOperation = { error: AppError; operation: OperationKey | null };

@@ -121,8 +121,8 @@ export async function schemaQuery(
   // Realms the caller may search (it holds object.schema there); within them, every operation it could be
   // granted, the ungranted ones marked, so the right operation is never silently missing.
   const grantable = opts.grantable ?? allowed;
-  const manifests = realms.filter((r) => allowed.has(r.manifest.namespace)).map((r) => r.manifest);
-  const answer = await searchCapabilitiesByMode(manifests, query, {
+  const searchable = realms.filter((r) => allowed.has(r.manifest.namespace));
+  const answer = await searchCapabilitiesByMode(searchable, query, {
     mode: opts.asked,
     limit: opts.limit ?? 8,
     filter: (mt) => grantable.get(mt.namespace)?.has(mt.operation as OperationKey) ?? false,

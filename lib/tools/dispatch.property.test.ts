@@ -12,7 +12,7 @@ import { envOverride } from "@/db/test-env";
 import { makeTenant, type TestTenant } from "@/db/test-fixtures";
 import type { ActorContext } from "@/lib/authz/context";
 import { AppError, errorCodes } from "@/lib/errors";
-import { importRealm } from "@/lib/realms/openapi/import";
+import { importRealm } from "@/lib/openapi-admin/import";
 import { dispatch } from "./dispatch";
 import { toolNames } from "./schemas";
 

@@ -6,7 +6,7 @@ import { getDb, type Tx } from "@/db/client";
 import { allowedOperations } from "@/lib/authz/allowed";
 import { auditPrincipalOf, principalOf, type AuthContext } from "@/lib/authz/context";
 import { AppError, isAppError, parseWith } from "@/lib/errors";
-import { assertCleanText } from "@/lib/http/text";
+import { assertCleanText } from "@/lib/input/text";
 import { actionOperationKey, riskOf, type OperationKey } from "@/lib/realms/contract";
 import { listRealms } from "@/lib/realms/registry";
 import { openCall, OutsideScope, runContext } from "./call";

@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
 import { and, eq, sql } from "drizzle-orm";
 import type { Tx } from "@/db/client";
 import { idempotencyRecords } from "@/db/schema";
-import { canonicalJson } from "@/lib/audit/canonical";
+import { canonicalJson } from "@/lib/canonical-json";
 import { AppError } from "@/lib/errors";
 
 export type Idem = { key: string; bodyHash: string };

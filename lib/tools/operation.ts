@@ -5,10 +5,9 @@ import type { OperationKey } from "@/lib/realms/contract";
 import { namespaceOfRef } from "@/lib/realms/refs";
 import { isToolName, toolDef, toolNames } from "./schemas";
 
-/** `namespace` is null for a call over every realm (provider_about, object_schema without a namespace). */
-export type ResolvedOperation = { namespace: string | null; ref: string | null; operation: OperationKey };
-/** What could not be resolved; `operation` when the tool alone names it. */
-export type UnresolvedOperation = { error: AppError; operation: OperationKey | null };
+import type { ResolvedOperation, UnresolvedOperation } from "./define";
+
+export type { ResolvedOperation, UnresolvedOperation };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 

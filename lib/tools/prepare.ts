@@ -5,8 +5,7 @@ import type { AuthContext } from "@/lib/authz/context";
 import { AppError, isAppError } from "@/lib/errors";
 import { actionNameSchema, actionOperationKey, operationKeysOf, type KindDef, type OperationKey, type ParsedRef, type Realm } from "@/lib/realms/contract";
 import { requireRealm } from "@/lib/realms/registry";
-import type { PrepareCtx, ToolDef } from "./define";
-import type { ResolvedOperation, UnresolvedOperation } from "./operation";
+import type { PrepareCtx, ResolvedOperation, ToolDef, UnresolvedOperation } from "./define";
 import { checkKindSchema } from "./payload";
 
 /** A ref a call names besides its target, and where (`fields.document`, `payload.attachments[0]`). */

@@ -11,7 +11,7 @@ import { changeCeiling, changeChoices } from "@/lib/authz/policy";
 import { migratePrefixScopes } from "@/lib/authz/scope-migration";
 import { newId } from "@/lib/ids";
 import { ACTION_NAME_PATTERN } from "@/lib/realms/contract";
-import { importRealm } from "@/lib/realms/openapi/import";
+import { importRealm } from "@/lib/openapi-admin/import";
 import { dispatch } from "./dispatch";
 import { redeemSignedUrl } from "./files";
 

@@ -6,7 +6,7 @@ import { requirePageUser } from "@/lib/auth/page-session";
 import { listActors } from "@/lib/authz/actors";
 import { listConsentRequests } from "@/lib/authz/consent";
 import { listGrants } from "@/lib/authz/grants";
-import { operationWords } from "@/lib/realms/views";
+import { operationWords } from "@/lib/views/realms";
 
 export const metadata: Metadata = { title: "Agents" };
 

@@ -3,7 +3,7 @@ import { getDb } from "@/db/client";
 import { RealmPicker } from "@/components/realms/realm-picker";
 import { PageHeader } from "@/components/ui/card";
 import { requirePageUser } from "@/lib/auth/page-session";
-import { realmCards } from "@/lib/realms/views";
+import { realmCards } from "@/lib/views/realms";
 
 export const metadata: Metadata = { title: "Realms" };
 

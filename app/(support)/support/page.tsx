@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { textProblem } from "@/lib/http/text";
+import { textProblem } from "@/lib/input/text";
 import { getDb } from "@/db/client";
 import { filterKeys, type Filters } from "@/components/audit/filters";
 import { SupportConsole } from "@/components/audit/support-console";
@@ -7,8 +7,8 @@ import { Alert } from "@/components/ui/alert";
 import { PageHeader } from "@/components/ui/card";
 import { requirePageUser } from "@/lib/auth/page-session";
 import { listAuditEvents, listAuditQuery } from "@/lib/audit/query";
-import { auditDirectory, verifyAuditChainAs } from "@/lib/audit/timeline";
-import { operationWords } from "@/lib/realms/views";
+import { auditDirectory, verifyAuditChainAs } from "@/lib/audit/directory";
+import { operationWords } from "@/lib/views/realms";
 
 export const metadata: Metadata = { title: "Support console" };
 

@@ -2,8 +2,7 @@
 // one of ours; X-Forwarded-* count only behind a trusted proxy. The first case is exactly the official MCP
 // conformance suite's `dns-rebinding-protection` request.
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { makeTenant } from "@/db/test-fixtures";
-import { envOverride } from "@/db/test-env";
+import { envOverride, makeTenant } from "@/test-support";
 import { createActor } from "@/lib/authz/actors";
 import { createGrant } from "@/lib/authz/grants";
 import { POST } from "./route";

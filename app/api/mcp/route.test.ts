@@ -2,8 +2,8 @@
 // limits, scopes, and the JSON-RPC answers.
 import { randomBytes } from "node:crypto";
 import { decodeProtectedHeader, SignJWT } from "jose";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { makeTenant, type TestTenant } from "@/db/test-fixtures";
+import { afterEach, beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { frozenClock, makeTenant, type TestTenant } from "@/test-support";
 import { createActor } from "@/lib/authz/actors";
 import { createApiKey } from "@/lib/authz/api-keys";
 import { createGrant } from "@/lib/authz/grants";
@@ -160,12 +160,15 @@ describe("limits", () => {
     const busy = await agent("Busy agent");
     process.env.MCP_RATE_LIMIT_PER_MINUTE = "2";
     reloadEnv();
-    // Two requests fit in a window; keep going until the limit shows (a minute boundary may reset it once).
-    let last: Response | null = null;
-    for (let i = 0; i < 5 && last?.status !== 429; i++) last = await POST(rpc("tools/list", undefined, bearer(busy)));
-    expect(last!.status).toBe(429);
-    expect(Number(last!.headers.get("retry-after"))).toBeGreaterThan(0);
-    expect((await last!.json()).error).toMatchObject({ code: "rate_limited", details: { limit: 2, window_seconds: 60 } });
+    // The clock stands still: two requests fit in the window, the third is refused.
+    const clock = frozenClock();
+    onTestFinished(() => clock.restore());
+    const statuses = [];
+    for (let i = 0; i < 2; i++) statuses.push((await POST(rpc("tools/list", undefined, bearer(busy)))).status);
+    const last = await POST(rpc("tools/list", undefined, bearer(busy)));
+    expect([...statuses, last.status]).toEqual([200, 200, 429]);
+    expect(Number(last.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect((await last.json()).error).toMatchObject({ code: "rate_limited", details: { limit: 2, window_seconds: 60 } });
     // Another actor counts on its own.
     expect((await POST(rpc("tools/list", undefined, bearer(await agent("Quiet agent"))))).status).toBe(200);
   });

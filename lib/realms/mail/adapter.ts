@@ -3,7 +3,7 @@
 // lib/connections (openAccount), so this file only speaks Gmail.
 import { z } from "zod";
 import { AppError, isAppError, parseWith } from "@/lib/errors";
-import { MAX_FILE_BYTES } from "@/lib/delivery/files";
+import { MAX_FILE_BYTES } from "@/lib/delivery/port";
 import { openAccount, type AccountSession } from "@/lib/connections/session";
 import {
   authorityOf,

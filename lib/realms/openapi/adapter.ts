@@ -5,7 +5,7 @@
 import { AppError } from "@/lib/errors";
 import { authorityOf, type RealmAdapter } from "@/lib/realms/contract";
 import { invalidRef, namespaceOfRef } from "@/lib/realms/refs";
-import { MAX_FILE_BYTES } from "@/lib/delivery/files";
+import { MAX_FILE_BYTES } from "@/lib/delivery/port";
 import { openCredential } from "./credentials";
 import { compileRequest, execute } from "./execute";
 import type { BuiltRealm, RealmRecord } from "./manifest";

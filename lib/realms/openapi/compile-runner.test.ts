@@ -7,7 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { canonicalJson } from "@/lib/audit/canonical";
+import { canonicalJson } from "@/lib/canonical-json";
 import { AppError } from "@/lib/errors";
 import { CompileBudget, DEFAULT_LIMITS } from "./budget";
 import { compileSpec, contractJson } from "./compile";

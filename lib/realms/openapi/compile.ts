@@ -7,7 +7,7 @@
 // every operation's contract lists the `$defs` it reaches — so 1,000 operations sharing a 200-schema chain
 // convert 200 schemas, not 200,000. All the work counts against a CompileBudget when one is given.
 import { createHash } from "node:crypto";
-import { canonicalJson } from "@/lib/audit/canonical";
+import { canonicalJson } from "@/lib/canonical-json";
 import { actionNameSchema, type Risk } from "@/lib/realms/contract";
 import type { CompileBudget } from "./budget";
 import { isHeaderName, specHeaderRefusal } from "./headers";

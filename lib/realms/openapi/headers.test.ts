@@ -3,7 +3,7 @@
 // compileRequest and again by egress), and values checked at call time — every refusal an `invalid_input`
 // naming the parameter, never a 500. A local service proves what actually went over the wire.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeTenant } from "@/db/test-fixtures";
+import { makeTenant } from "@/test-support";
 import { AppError } from "@/lib/errors";
 import type { DeliveryPort } from "@/lib/realms/contract";
 import { dispatch } from "@/lib/tools/dispatch";
@@ -14,7 +14,7 @@ import { NetError } from "@/lib/net";
 import { compileRequest, execute } from "./execute";
 import { startHelpdeskServer, type HelpdeskServer } from "./fixtures/helpdesk-server";
 import { fieldValueProblem, isHeaderName, specHeaderRefusal } from "./headers";
-import { importRealm } from "./import";
+import { importRealm } from "@/lib/openapi-admin/import";
 import { loadSpec } from "./spec";
 
 let server: HelpdeskServer;

@@ -2,8 +2,7 @@
 // actions = operations (name = operationId, payload = the operation's real input schema, risk, claims =
 // auth scopes), the capability catalog from the operations' groups, service card labels from summaries or
 // curated labels. Also the capability-search documents, built from the cards rather than the catalog.
-import { METHOD_VERBS, registerCapabilityDocs, type CapabilityDoc } from "@/lib/catalog/search";
-import { actionOperationKey, manifestSchema, type ActionDef, type CatalogNode, type RealmManifest, type Risk } from "@/lib/realms/contract";
+import { actionOperationKey, manifestSchema, type ActionDef, type CapabilityDoc, type CatalogNode, type RealmManifest, type Risk } from "@/lib/realms/contract";
 import type { OperationCard, OperationContract } from "./compile";
 
 export type RealmRecord = {
@@ -62,7 +61,18 @@ export function groupOf(card: OperationCard): { path: string; trail: string[] } 
 
 const resultKind = (ns: string) => `${ns}.operation_result`;
 
-export type BuiltRealm = { manifest: RealmManifest; docs: CapabilityDoc[]; contracts: Map<string, OperationContract> };
+/** Words for what each HTTP method does, so "remove" finds DELETE and "list" finds GET (capability search). */
+export const METHOD_VERBS: Record<string, string> = {
+  GET: "get list read view",
+  HEAD: "check exists",
+  POST: "create add send run",
+  PUT: "set replace update",
+  PATCH: "update edit modify",
+  DELETE: "delete remove",
+};
+
+/** The realm's manifest, its capability docs (capability search ranks imported operations by their cards, not by walking the catalog) and its contracts. */
+export type BuiltRealm = { manifest: RealmManifest; capabilityDocs: CapabilityDoc[]; contracts: Map<string, OperationContract> };
 
 export function buildRealm(realm: RealmRecord, ops: OperationRecord[], curations: Map<string, Curation>): BuiltRealm {
   const visible = curate(ops, curations).filter((o) => !o.hidden);
@@ -184,7 +194,7 @@ export function buildRealm(realm: RealmRecord, ops: OperationRecord[], curations
   });
 
   const realmWords = [...realm.keywords, realm.title].join(" ");
-  const docs: CapabilityDoc[] = visible.map((o) => {
+  const capabilityDocs: CapabilityDoc[] = visible.map((o) => {
     const pathWords = o.card.path
       .split("/")
       .filter((s) => s && !s.startsWith("{"))
@@ -207,9 +217,7 @@ export function buildRealm(realm: RealmRecord, ops: OperationRecord[], curations
       deprecated: o.card.deprecated,
     };
   });
-  // Capability search ranks imported operations by their cards, not by walking the catalog.
-  registerCapabilityDocs(manifest, docs);
-  return { manifest, docs, contracts };
+  return { manifest, capabilityDocs, contracts };
 }
 
 function safeHost(url: string): string {

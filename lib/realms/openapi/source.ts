@@ -3,7 +3,7 @@
 // re-import or a curation change (which bump the version) is seen by every app instance on its next call.
 import type { Executor } from "@/db/client";
 import type { Realm } from "@/lib/realms/contract";
-import type { TenantRealmSource } from "@/lib/realms/registry";
+import type { TenantRealmSource } from "@/lib/realms/tenant-source";
 import { openApiAdapter } from "./adapter";
 import { buildRealm, type BuiltRealm } from "./manifest";
 import { curations, operationRecords, realmHead, realmHeads, realmRecord, type RealmHead } from "./store";
@@ -15,7 +15,7 @@ async function load(db: Executor, h: RealmHead): Promise<Realm & { built: BuiltR
   const record = await realmRecord(db, h.tenantId, h.id);
   if (!record) throw new Error(`imported realm ${h.id} vanished while loading`);
   const built = buildRealm(record, await operationRecords(db, h.tenantId, h.id), await curations(db, h.tenantId, h.id));
-  return { manifest: built.manifest, adapter: openApiAdapter(record, built), built };
+  return { manifest: built.manifest, adapter: openApiAdapter(record, built), capabilityDocs: built.capabilityDocs, built };
 }
 
 /** The built realm for a realm row (its version names the exact content). */

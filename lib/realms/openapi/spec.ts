@@ -4,7 +4,7 @@
 import { createHash } from "node:crypto";
 import $RefParser from "@apidevtools/json-schema-ref-parser";
 import { parseDocument } from "yaml";
-import { canonicalJson } from "@/lib/audit/canonical";
+import { canonicalJson } from "@/lib/canonical-json";
 import { AppError } from "@/lib/errors";
 import type { CompileBudget } from "./budget";
 

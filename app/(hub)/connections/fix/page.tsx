@@ -1,12 +1,12 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { textProblem } from "@/lib/http/text";
+import { textProblem } from "@/lib/input/text";
 import { getDb } from "@/db/client";
 import { FixPanel } from "@/components/connections/fix-panel";
 import { Alert } from "@/components/ui/alert";
 import { PageHeader } from "@/components/ui/card";
 import { requirePageUser } from "@/lib/auth/page-session";
-import { fixView, type DescribeOperation } from "@/lib/connections/views";
+import { fixView, type DescribeOperation } from "@/lib/views/connections";
 import { findRealm } from "@/lib/realms/registry";
 
 export const metadata: Metadata = { title: "Fix a connection" };

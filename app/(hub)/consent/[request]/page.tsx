@@ -7,7 +7,7 @@ import { PageHeader } from "@/components/ui/card";
 import { requirePageUser } from "@/lib/auth/page-session";
 import { getConsentRequest, namedRefsOf, type ConsentRequestView } from "@/lib/authz/consent";
 import { isAppError } from "@/lib/errors";
-import { realmDetail, type RealmDetailView } from "@/lib/realms/views";
+import { realmDetail, type RealmDetailView } from "@/lib/views/realms";
 
 export const metadata: Metadata = { title: "Approve an agent's request" };
 

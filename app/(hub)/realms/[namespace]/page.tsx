@@ -6,7 +6,7 @@ import { OperationList } from "@/components/realms/operation-list";
 import { RealmCard } from "@/components/realms/realm-card";
 import { requirePageUser } from "@/lib/auth/page-session";
 import { isAppError } from "@/lib/errors";
-import { realmDetail, type RealmDetailView } from "@/lib/realms/views";
+import { realmDetail, type RealmDetailView } from "@/lib/views/realms";
 
 type Props = { params: Promise<{ namespace: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
 

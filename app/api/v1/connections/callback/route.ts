@@ -4,7 +4,7 @@ import { getDb } from "@/db/client";
 import { completeConnection, callbackQuery } from "@/lib/connections/flows";
 import { env } from "@/lib/env";
 import { isAppError, parseWith } from "@/lib/errors";
-import { safeReturnPath } from "@/lib/http/return-to";
+import { safeReturnPath } from "@/lib/input/return-to";
 import { authenticate, queryOf, route } from "@/lib/http/route";
 
 /** Same-origin path plus outcome parameters, as an absolute URL for the redirect. */

@@ -2,7 +2,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { makeTenant, type TestTenant } from "@/db/test-fixtures";
+import { makeTenant, type TestTenant } from "@/test-support";
 import { createApiKey } from "@/lib/authz/api-keys";
 import { GET as listOps, PATCH as curate } from "../[namespace]/operations/route";
 import { GET, POST } from "./route";

@@ -4,7 +4,7 @@
 import { getDb } from "@/db/client";
 import { parseBody } from "@/lib/http/body";
 import { withRole } from "@/lib/http/route";
-import { importBody, importRealm, listImportedRealms, MAX_IMPORT_BODY_BYTES } from "@/lib/realms/openapi/import";
+import { importBody, importRealm, listImportedRealms, MAX_IMPORT_BODY_BYTES } from "@/lib/openapi-admin/import";
 
 export const GET = withRole(["owner"], async (_req, { user }) => Response.json({ realms: await listImportedRealms(await getDb(), user) }));
 

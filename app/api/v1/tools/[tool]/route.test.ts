@@ -1,6 +1,6 @@
 // The REST tool route in-process: an actor's calls share one rate budget with its MCP calls.
-import { afterEach, describe, expect, it } from "vitest";
-import { makeTenant } from "@/db/test-fixtures";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { frozenClock, makeTenant } from "@/test-support";
 import { createActor } from "@/lib/authz/actors";
 import { createGrant } from "@/lib/authz/grants";
 import { reloadEnv } from "@/lib/env";
@@ -9,6 +9,7 @@ import { mcpResourceUrl } from "@/lib/mcp/config";
 import { POST } from "./route";
 
 afterEach(() => {
+  vi.useRealTimers();
   delete process.env.MCP_RATE_LIMIT_PER_MINUTE;
   reloadEnv();
 });
@@ -33,18 +34,13 @@ describe("POST /api/v1/tools/:tool", () => {
     await createGrant(t.db, t.users.alice!, { actor_id: actor.id, namespace: "docs", operations: ["provider.about"], resource_scope: null, expires: "1d" });
     process.env.MCP_RATE_LIMIT_PER_MINUTE = "3";
     reloadEnv();
-    const minute = () => Math.floor(Date.now() / 60_000);
-    for (let attempt = 0; attempt < 2; attempt++) {
-      const started = minute();
-      const statuses = [(await restCall(token!.token)).status, (await restCall(token!.token)).status, (await mcpCall(token!.token)).status];
-      const fourth = await mcpCall(token!.token);
-      if (minute() !== started) continue; // a window boundary reset the count: try once more
-      // Separate budgets would let the MCP calls through; one shared budget of 3 refuses the fourth call.
-      expect([...statuses, fourth.status]).toEqual([200, 200, 200, 429]);
-      expect(Number(fourth.headers.get("retry-after"))).toBeGreaterThan(0);
-      return;
-    }
-    throw new Error("crossed two minute boundaries");
+    // The clock stands still: all four calls land in the same one-minute window.
+    frozenClock();
+    const statuses = [(await restCall(token!.token)).status, (await restCall(token!.token)).status, (await mcpCall(token!.token)).status];
+    const fourth = await mcpCall(token!.token);
+    // Separate budgets would let the MCP calls through; one shared budget of 3 refuses the fourth call.
+    expect([...statuses, fourth.status]).toEqual([200, 200, 200, 429]);
+    expect(Number(fourth.headers.get("retry-after"))).toBeGreaterThan(0);
   });
 
   it("answers a person's API key without counting against any actor", async () => {

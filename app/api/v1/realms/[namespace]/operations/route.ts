@@ -4,7 +4,7 @@ import { getDb } from "@/db/client";
 import { parseWith } from "@/lib/errors";
 import { parseBody } from "@/lib/http/body";
 import { param, queryOf, withRole } from "@/lib/http/route";
-import { curateOperations, curationBody, listOperations, listOperationsQuery } from "@/lib/realms/openapi/curation";
+import { curateOperations, curationBody, listOperations, listOperationsQuery } from "@/lib/openapi-admin/curation";
 
 export const GET = withRole(["owner"], async (req, ctx) =>
   Response.json(await listOperations(await getDb(), ctx.user, param(ctx, "namespace"), parseWith(listOperationsQuery, queryOf(req), "query"))),

@@ -1,10 +1,10 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { connectedAccounts } from "@/db/schema";
-import { makeTenant, type TestTenant } from "@/db/test-fixtures";
+import { makeTenant, type TestTenant } from "@/test-support";
 import { createActor } from "@/lib/authz/actors";
 import { newId } from "@/lib/ids";
 import { manifest } from "@/lib/realms/mail/manifest";
-import { fixView, type DescribeOperation } from "./views";
+import { fixView, type DescribeOperation } from "./connections";
 
 const words: DescribeOperation = async (ns, op) => (ns === "mail" ? { title: manifest.service_card.title, operationLabel: manifest.service_card.operation_labels[op] ?? op } : null);
 const view = (...args: [Parameters<typeof fixView>[0], Parameters<typeof fixView>[1], Parameters<typeof fixView>[2]]) => fixView(...args, words);

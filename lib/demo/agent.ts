@@ -5,9 +5,9 @@ import type { Db } from "@/db/client";
 import { actors, actorTokens, grants } from "@/db/schema";
 import type { DemoSeedStep } from "@/db/seed";
 import { newId } from "@/lib/ids";
-import { createActor, issueActorToken } from "./actors";
-import { createGrantTx } from "./grants";
-import { hashSecret } from "./secrets";
+import { createActor, issueActorToken } from "@/lib/authz/actors";
+import { createGrantTx } from "@/lib/authz/grants";
+import { hashSecret } from "@/lib/authz/secrets";
 
 const READS = ["provider.about", "object.schema", "object.list", "object.search", "object.get"];
 

@@ -4,8 +4,8 @@ import type { Executor } from "@/db/client";
 import type { Role } from "@/db/schema";
 import { operationStates, readCeiling, readChoices } from "@/lib/authz/policy";
 import { listAccounts, type AccountView } from "@/lib/connections/accounts";
-import { operationKeysOf, riskOf, type OperationKey, type Realm, type RealmManifest, type Risk } from "./contract";
-import { listRealms, requireRealm } from "./registry";
+import { operationKeysOf, riskOf, type OperationKey, type Realm, type RealmManifest, type Risk } from "@/lib/realms/contract";
+import { listRealms, requireRealm } from "@/lib/realms/registry";
 
 type Viewer = { tenantId: string; userId: string; role: Role };
 

@@ -19,15 +19,15 @@ import { AppError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
 import { namespaceSchema, type Risk } from "@/lib/realms/contract";
 import { builtInRealms, findRealm } from "@/lib/realms/registry";
-import type { OperationCard } from "./compile";
-import { contractText, type CompileJobResult } from "./compile-job";
-import { compileDocument } from "./compile-runner";
-import { credentialSchema, describeCredential, sealCredential } from "./credentials";
-import { checkTarget, egress, failureKind } from "./egress";
+import type { OperationCard } from "@/lib/realms/openapi/compile";
+import { contractText, type CompileJobResult } from "@/lib/realms/openapi/compile-job";
+import { compileDocument } from "@/lib/realms/openapi/compile-runner";
+import { credentialSchema, describeCredential, sealCredential } from "@/lib/realms/openapi/credentials";
+import { checkTarget, egress, failureKind } from "@/lib/realms/openapi/egress";
 import { NetError } from "@/lib/net";
-import { MAX_SPEC_BYTES, type JsonObject } from "./spec";
+import { MAX_SPEC_BYTES, type JsonObject } from "@/lib/realms/openapi/spec";
 import { AFFECTED_LIST_CAP, grantCount, meaningChanges } from "./meaning";
-import { curations, operationCards, realmHead } from "./store";
+import { curations, operationCards, realmHead } from "@/lib/realms/openapi/store";
 
 /** The import route reads bodies up to this size (a 50 MB document, JSON-escaped, plus the other fields). */
 export const MAX_IMPORT_BODY_BYTES = MAX_SPEC_BYTES + 8 * 1024 * 1024;

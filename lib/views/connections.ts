@@ -6,10 +6,10 @@ import { z } from "zod";
 import type { Executor } from "@/db/client";
 import { actors, connectedAccounts } from "@/db/schema";
 import type { UserContext } from "@/lib/authz/context";
-import { safeReturnPath } from "@/lib/http/return-to";
-import { accountView, type AccountView } from "./accounts";
-import { gateTwo, type DemandReason } from "./gate-two";
-import { apiFamilies, claimLabel, configuredProviders } from "./providers";
+import { safeReturnPath } from "@/lib/input/return-to";
+import { accountView, type AccountView } from "@/lib/connections/accounts";
+import { gateTwo, type DemandReason } from "@/lib/connections/gate-two";
+import { apiFamilies, claimLabel, configuredProviders } from "@/lib/connections/providers";
 
 export type ClaimView = { name: string; label: string };
 export type ProviderChoice = { id: string; label: string; api: string; api_label: string; claims: ClaimView[] };

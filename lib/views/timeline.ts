@@ -1,14 +1,13 @@
-// The support console's reads beyond the plain audit list: one grant's life as a timeline (requested →
-// approved → created → used → denied → revoked), the names behind the ids in the trail, and the chain check.
-// A support person's views are themselves audited, in the same transaction as the read.
+// One grant's life as the support console shows it: a timeline (requested → approved → created → used → denied →
+// revoked), read from the audit trail and the grant itself. The names behind the ids and the chain check are in
+// lib/audit/directory.ts.
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
-import type { Db, Executor } from "@/db/client";
-import { actors, auditEvents, grants, memberships, users, type Role } from "@/db/schema";
+import type { Db } from "@/db/client";
+import { actors, auditEvents, grants, users, type Role } from "@/db/schema";
 import { grantView, type GrantView } from "@/lib/authz/grants";
 import { AppError } from "@/lib/errors";
-import { assertAuditReader, auditView, type AuditEventView } from "./query";
-import { recordAudit } from "./record";
-import { verifyAuditChain, type VerifyResult } from "./verify";
+import { auditView, type AuditEventView } from "@/lib/audit/query";
+import { recordAudit } from "@/lib/audit/record";
 
 type Viewer = { tenantId: string; userId: string; role: Role; requestId: string };
 
@@ -47,33 +46,6 @@ export function stageOf(e: Pick<AuditEventView, "event" | "outcome">): TimelineS
     default:
       return "other";
   }
-}
-
-export type Directory = {
-  users: { id: string; name: string; email: string; role: Role }[];
-  actors: { id: string; name: string; kind: string; grantor_id: string; revoked: boolean }[];
-};
-
-/** The people and actors of a workspace, to put names on the ids in the audit trail (owners and support). */
-export async function auditDirectory(db: Executor, who: Viewer): Promise<Directory> {
-  assertAuditReader(who);
-  const [people, agents] = await Promise.all([
-    db
-      .select({ id: users.id, name: users.name, email: users.email, role: memberships.role })
-      .from(memberships)
-      .innerJoin(users, eq(users.id, memberships.userId))
-      .where(eq(memberships.tenantId, who.tenantId))
-      .orderBy(users.name),
-    db
-      .select({ id: actors.id, name: actors.name, kind: actors.kind, grantorId: actors.grantorId, revokedAt: actors.revokedAt })
-      .from(actors)
-      .where(eq(actors.tenantId, who.tenantId))
-      .orderBy(actors.name),
-  ]);
-  return {
-    users: people,
-    actors: agents.map((a) => ({ id: a.id, name: a.name, kind: a.kind, grantor_id: a.grantorId, revoked: a.revokedAt !== null })),
-  };
 }
 
 /**
@@ -167,26 +139,4 @@ export async function grantTimeline(db: Db, who: Viewer, grantId: string, opts: 
       truncated: rows.length > limit,
     };
   });
-}
-
-/**
- * Walk the chain and record that it was checked (by whom, with what result), after the walk so the
- * record is not part of what it reports on. Owners and support staff only.
- */
-export async function verifyAuditChainAs(db: Db, who: Viewer): Promise<VerifyResult & { verified_at: string }> {
-  assertAuditReader(who);
-  const result = await verifyAuditChain(db, who.tenantId);
-  const verifiedAt = new Date();
-  await db.transaction((tx) =>
-    recordAudit(tx, {
-      tenantId: who.tenantId,
-      event: "audit.verified",
-      principal: { type: "user", userId: who.userId },
-      requestId: who.requestId,
-      outcome: "ok",
-      at: verifiedAt,
-      details: { ok: result.ok, checked: result.checked, ...(result.ok ? {} : { first_broken: result.first_broken }), viewer_role: who.role },
-    }),
-  );
-  return { ...result, verified_at: verifiedAt.toISOString() };
 }

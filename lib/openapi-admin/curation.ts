@@ -10,9 +10,9 @@ import type { UserContext } from "@/lib/authz/context";
 import { suspendChangedOperations, type MeaningChange } from "@/lib/authz/suspensions";
 import { AppError } from "@/lib/errors";
 import { riskSchema } from "@/lib/realms/contract";
-import { groupOf, curate, type CuratedOperation } from "./manifest";
+import { groupOf, curate, type CuratedOperation } from "@/lib/realms/openapi/manifest";
 import { AFFECTED_LIST_CAP, curationMeaningChange, grantCount } from "./meaning";
-import { curations, operationRecords, realmHead } from "./store";
+import { curations, operationRecords, realmHead } from "@/lib/realms/openapi/store";
 
 export const curationBody = z.strictObject({
   changes: z

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectedAccounts } from "@/db/schema";
-import { makeTenant, type TestTenant } from "@/db/test-fixtures";
+import { makeTenant, type TestTenant } from "@/test-support";
 import { newId } from "@/lib/ids";
 import { changeCeiling, changeChoices } from "@/lib/authz/policy";
 import { AppError } from "@/lib/errors";
-import { manifestSchema, type Realm, type RealmAdapter } from "./contract";
-import { tenantRealmSources, type TenantRealmSource } from "./registry";
-import { operationWords, realmCards, realmDetail } from "./views";
+import { manifestSchema, type Realm, type RealmAdapter } from "@/lib/realms/contract";
+import { tenantRealmSources, type TenantRealmSource } from "@/lib/realms/registry";
+import { operationWords, realmCards, realmDetail } from "./realms";
 
 /** An imported-API-sized realm (1,200 actions), visible only to the tenants this test creates. */
 function bigRealm(actions: number): Realm {

@@ -2,16 +2,15 @@
 // the dispatcher itself — with 400 invalid_input naming the field, and never reach the database.
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, grant, makeActor } from "@/db/test-actors";
-import { makeTenant, type TestTenant } from "@/db/test-fixtures";
+import { call, grant, makeActor, makeTenant, type TestTenant } from "@/test-support";
 import { createApiKey } from "@/lib/authz/api-keys";
 import type { ActorContext } from "@/lib/authz/context";
 import { AppError } from "@/lib/errors";
 import { mcpResourceUrl } from "@/lib/mcp/config";
 import { handleMcpPost } from "@/lib/mcp/handler";
 import { dispatch } from "@/lib/tools/dispatch";
-import { readJson } from "./body";
-import { param, queryOf, route, withCaller } from "./route";
+import { readJson } from "@/lib/http/body";
+import { param, queryOf, route, withCaller } from "@/lib/http/route";
 import { assertCleanText, findTextIssue, textProblem } from "./text";
 
 type Issue = { path: string; message: string; code: string };

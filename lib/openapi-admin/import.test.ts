@@ -4,7 +4,7 @@ import { and, eq } from "drizzle-orm";
 import { parse as parseYaml } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { auditEvents, openapiOperations, openapiRealms } from "@/db/schema";
-import { makeTenant, type TestTenant } from "@/db/test-fixtures";
+import { makeTenant, type TestTenant } from "@/test-support";
 import { createActor } from "@/lib/authz/actors";
 import type { ActorContext } from "@/lib/authz/context";
 import { createGrant } from "@/lib/authz/grants";
@@ -14,10 +14,10 @@ import { manifestSchema } from "@/lib/realms/contract";
 import { findRealm, listRealms } from "@/lib/realms/registry";
 import { dispatch } from "@/lib/tools/dispatch";
 import { curateOperations, listOperations } from "./curation";
-import { startHelpdeskServer, type HelpdeskServer } from "./fixtures/helpdesk-server";
+import { startHelpdeskServer, type HelpdeskServer } from "@/lib/realms/openapi/fixtures/helpdesk-server";
 import { importRealm, listImportedRealms } from "./import";
 
-const yamlText = fs.readFileSync(path.join(import.meta.dirname, "fixtures", "helpdesk.yaml"), "utf8");
+const yamlText = fs.readFileSync(path.join(import.meta.dirname, "../realms/openapi/fixtures/helpdesk.yaml"), "utf8");
 const helpdesk = () => parseYaml(yamlText) as Record<string, unknown>;
 
 let t: TestTenant;

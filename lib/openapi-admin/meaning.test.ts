@@ -3,8 +3,7 @@
 import { and, eq } from "drizzle-orm";
 import { beforeEach, describe, expect, it } from "vitest";
 import { auditEvents, grants, openapiRealms, type Grant } from "@/db/schema";
-import { makeActor } from "@/db/test-actors";
-import { makeTenant, type TestTenant } from "@/db/test-fixtures";
+import { makeActor, makeTenant, type TestTenant } from "@/test-support";
 import { newId } from "@/lib/ids";
 import { ACTION_NAME_PATTERN } from "@/lib/realms/contract";
 import { findRealm } from "@/lib/realms/registry";

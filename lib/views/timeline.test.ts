@@ -1,14 +1,15 @@
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { auditEvents } from "@/db/schema";
-import { makeTenant, type TestTenant } from "@/db/test-fixtures";
+import { makeTenant, type TestTenant } from "@/test-support";
 import { createActor } from "@/lib/authz/actors";
 import { decideConsentRequest, listConsentRequests } from "@/lib/authz/consent";
 import type { ActorContext } from "@/lib/authz/context";
 import { createGrant, createGrantTx, revokeGrant } from "@/lib/authz/grants";
 import { newId } from "@/lib/ids";
 import { dispatch } from "@/lib/tools/dispatch";
-import { auditDirectory, grantTimeline, stageOf, verifyAuditChainAs } from "./timeline";
+import { auditDirectory, verifyAuditChainAs } from "@/lib/audit/directory";
+import { grantTimeline, stageOf } from "./timeline";
 
 async function bobsAgent(t: TestTenant) {
   const { actor } = await createActor(t.db, t.users.bob!, { name: "Helper bot", kind: "hosted_agent", issue_token: false, token_expires_in_days: null });

@@ -44,7 +44,7 @@ describe("demo seed", () => {
 
 describe("demo agent", () => {
   it("acts for alice with the read operations, board actions, and no docs actions", async () => {
-    const { demoSeedSteps } = await import("./demo-steps");
+    const { demoSeedSteps } = await import("./index");
     const { dispatch } = await import("@/lib/tools/dispatch");
     const { actorForToken } = await import("@/lib/authz/actors");
     const db = await getDb();

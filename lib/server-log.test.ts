@@ -2,8 +2,8 @@
 import { DrizzleQueryError, sql } from "drizzle-orm";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { getDb } from "@/db/client";
-import { errorResponse } from "./route";
-import { serverErrorLine } from "./log";
+import { errorResponse } from "@/lib/http/route";
+import { serverErrorLine } from "./server-log";
 
 const SECRET = "rgk_secret_4f9a1c0d2e";
 const HASH = "9b1f0e6a77c04b2d8e3f5a6b7c8d9e0f";

@@ -1,0 +1,42 @@
+// One audit record as the API, the support console and the chain's export line show it (snake_case, ISO times).
+// Below both query.ts (which records the reads it serves) and chain.ts (which MACs these fields), so neither
+// imports the other.
+import type { AuditEventRow } from "@/db/schema";
+
+export type AuditEventView = {
+  id: string;
+  seq: number;
+  at: string;
+  event: string;
+  request_id: string | null;
+  principal_type: string;
+  user_id: string | null;
+  actor_id: string | null;
+  namespace: string | null;
+  operation: string | null;
+  ref: string | null;
+  outcome: string;
+  gate: string | null;
+  reason: string | null;
+  subject_id: string | null;
+  details: Record<string, unknown>;
+};
+
+export const auditView = (r: AuditEventRow): AuditEventView => ({
+  id: r.id,
+  seq: r.seq,
+  at: r.at.toISOString(),
+  event: r.event,
+  request_id: r.requestId,
+  principal_type: r.principalType,
+  user_id: r.userId,
+  actor_id: r.actorId,
+  namespace: r.namespace,
+  operation: r.operation,
+  ref: r.ref,
+  outcome: r.outcome,
+  gate: r.gate,
+  reason: r.reason,
+  subject_id: r.subjectId,
+  details: r.details,
+});

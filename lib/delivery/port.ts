@@ -1,0 +1,5 @@
+// What a realm may know of delivery besides the DeliveryPort it is handed (that type is in lib/realms/contract.ts):
+// the port's limits. Nothing here reaches the database.
+
+/** The largest file the DeliveryPort stores (host_file, attachments, large results). */
+export const MAX_FILE_BYTES = 512 * 1024;
