@@ -19,7 +19,7 @@
 import { createHash, createHmac, sign, timingSafeEqual, verify as verifySig, type KeyObject } from "node:crypto";
 import type { AuditEventRow } from "@/db/schema";
 import { canonicalJson } from "@/lib/canonical-json";
-import type { AuditEventView } from "./view";
+import { auditView, type AuditEventView } from "./view";
 
 export type Finding = "edited_row" | "deleted_row" | "cut_tail" | "rewritten_history" | "forged_insert" | "unknown_key";
 /** The older `reason` vocabulary, kept in answers for existing readers. */
@@ -234,29 +234,7 @@ export async function walkChain(rows: AsyncIterable<AuditEventRow> | Iterable<Au
 export type ExportLine = AuditEventView & { tenant_id: string; prev_hash: string; hash: string; kid: string | null; mac: string | null };
 
 export function exportLine(r: AuditEventRow): ExportLine {
-  return {
-    tenant_id: r.tenantId,
-    seq: r.seq,
-    id: r.id,
-    at: r.at.toISOString(),
-    event: r.event,
-    request_id: r.requestId,
-    principal_type: r.principalType,
-    user_id: r.userId,
-    actor_id: r.actorId,
-    namespace: r.namespace,
-    operation: r.operation,
-    ref: r.ref,
-    outcome: r.outcome,
-    gate: r.gate,
-    reason: r.reason,
-    subject_id: r.subjectId,
-    details: r.details,
-    prev_hash: r.prevHash,
-    hash: r.hash,
-    kid: r.kid,
-    mac: r.mac,
-  };
+  return { tenant_id: r.tenantId, seq: r.seq, ...auditView(r), prev_hash: r.prevHash, hash: r.hash, kid: r.kid, mac: r.mac };
 }
 
 const str = (v: unknown): string => (typeof v === "string" ? v : "");

@@ -5,7 +5,7 @@ import { z } from "zod";
 import type { Db } from "@/db/client";
 import type { Role } from "@/db/schema";
 import { assertAuditReader, listAuditEvents, listAuditQuery, type AuditEventView } from "./query";
-import { recordAudit } from "./record";
+import { recordChange } from "./record";
 import { auditDirectory } from "./directory";
 
 export const exportAuditQuery = listAuditQuery.omit({ before_seq: true, limit: true }).extend({
@@ -78,12 +78,7 @@ export async function auditCsvStream(db: Db, who: Viewer, q: ExportAuditQuery): 
   assertAuditReader(who);
   const { max_rows: maxRows, ...filters } = q;
   await db.transaction((tx) =>
-    recordAudit(tx, {
-      tenantId: who.tenantId,
-      event: "audit.exported",
-      principal: { type: "user", userId: who.userId },
-      requestId: who.requestId,
-      outcome: "ok",
+    recordChange(tx, who, "audit.exported", {
       details: { filters, max_rows: maxRows, viewer_role: who.role },
     }),
   );

@@ -4,7 +4,7 @@ import { eq } from "drizzle-orm";
 import type { Db, Executor } from "@/db/client";
 import { actors, memberships, users, type Role } from "@/db/schema";
 import { assertAuditReader } from "./query";
-import { recordAudit } from "./record";
+import { recordChange } from "./record";
 import { verifyAuditChain, type VerifyResult } from "./verify";
 
 type Viewer = { tenantId: string; userId: string; role: Role; requestId: string };
@@ -45,12 +45,7 @@ export async function verifyAuditChainAs(db: Db, who: Viewer): Promise<VerifyRes
   const result = await verifyAuditChain(db, who.tenantId);
   const verifiedAt = new Date();
   await db.transaction((tx) =>
-    recordAudit(tx, {
-      tenantId: who.tenantId,
-      event: "audit.verified",
-      principal: { type: "user", userId: who.userId },
-      requestId: who.requestId,
-      outcome: "ok",
+    recordChange(tx, who, "audit.verified", {
       at: verifiedAt,
       details: { ok: result.ok, checked: result.checked, ...(result.ok ? {} : { first_broken: result.first_broken }), viewer_role: who.role },
     }),

@@ -5,7 +5,7 @@ import { z } from "zod";
 import type { Db } from "@/db/client";
 import { auditEvents } from "@/db/schema";
 import { AppError } from "@/lib/errors";
-import { recordAudit } from "./record";
+import { recordChange } from "./record";
 import { auditView, type AuditEventView } from "./view";
 
 export const listAuditQuery = z.strictObject({
@@ -47,12 +47,7 @@ export async function listAuditEvents(db: Db, who: Viewer, q: ListAuditQuery, vi
   return db.transaction(async (tx) => {
     const rows = await tx.select().from(auditEvents).where(and(...conds)).orderBy(desc(auditEvents.seq)).limit(q.limit);
     if (who.role === "support") {
-      await recordAudit(tx, {
-        tenantId: who.tenantId,
-        event: "support.viewed",
-        principal: { type: "user", userId: who.userId },
-        requestId: who.requestId,
-        outcome: "ok",
+      await recordChange(tx, who, "support.viewed", {
         details: { view, filters: q },
       });
     }

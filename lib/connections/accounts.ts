@@ -4,7 +4,7 @@ import { and, asc, eq, ne, sql } from "drizzle-orm";
 import type { Db, Executor } from "@/db/client";
 import { connectedAccounts, type ConnectedAccount } from "@/db/schema";
 import type { UserContext } from "@/lib/authz/context";
-import { recordAudit } from "@/lib/audit/record";
+import { recordChange } from "@/lib/audit/record";
 import { AppError } from "@/lib/errors";
 import { revokeToken } from "./oauth";
 import { apiFamilies, claimLabel, findProvider } from "./providers";
@@ -113,12 +113,7 @@ export async function disconnectAccount(db: Db, who: Who, id: string): Promise<D
       .where(and(eq(connectedAccounts.id, row.id), eq(connectedAccounts.tenantId, who.tenantId), eq(connectedAccounts.userId, who.userId), ne(connectedAccounts.status, "revoked")))
       .returning();
     if (!updated) throw new AppError("not_found", "That account is not connected.", { details: { account_id: id } });
-    await recordAudit(tx, {
-      tenantId: who.tenantId,
-      event: "account.disconnected",
-      principal: { type: "user", userId: who.userId },
-      requestId: who.requestId,
-      outcome: "ok",
+    await recordChange(tx, who, "account.disconnected", {
       subjectId: row.id,
       details: { provider: row.provider, label: row.label, provider_revocation: revocation },
     });

@@ -6,7 +6,7 @@ import { and, eq, gt, isNull, lt, ne, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, Tx } from "@/db/client";
 import { connectedAccounts, connectionFlows, connectionIntents, type ConnectedAccount, type ConnectionFlow, type ConnectionIntent } from "@/db/schema";
-import { recordAudit, type AuditEventName } from "@/lib/audit/record";
+import { recordChange, type AuditEventName } from "@/lib/audit/record";
 import { AppError } from "@/lib/errors";
 import { safeReturnPath } from "@/lib/input/return-to";
 import { newId } from "@/lib/ids";
@@ -244,12 +244,7 @@ export async function completeConnection(db: Db, who: Who, q: CallbackQuery, now
         })
         .returning() as [ConnectedAccount];
     }
-    await recordAudit(tx, {
-      tenantId: who.tenantId,
-      event,
-      principal: { type: "user", userId: who.userId },
-      requestId: who.requestId,
-      outcome: "ok",
+    await recordChange(tx, who, event, {
       subjectId: row.id,
       details: { provider: provider.id, label: row.label, claims, intent: flow.intent },
     });

@@ -6,7 +6,7 @@ import { and, eq, isNull, lt, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, Executor, Tx } from "@/db/client";
 import { actors, grants, memberships, mcpAuthorizationCodes, mcpRefreshTokens } from "@/db/schema";
-import { recordAudit } from "@/lib/audit/record";
+import { recordAudit, recordChange } from "@/lib/audit/record";
 import { createActor } from "@/lib/authz/actors";
 import type { ActorContext, UserContext } from "@/lib/authz/context";
 import { createGrantTx, expiresAtFor, expiryChoices, type ExpiryChoice } from "@/lib/authz/grants";
@@ -260,12 +260,7 @@ export async function decideAuthorization(
   const back = (params: Record<string, string | null>) => redirectWith(req.redirect_uri, { ...params, state: req.state, iss: oauthIssuer() });
   if (input.decision === "deny") {
     await db.transaction((tx) =>
-      recordAudit(tx, {
-        tenantId: who.tenantId,
-        event: "oauth.denied",
-        principal: { type: "user", userId: who.userId },
-        requestId: who.requestId,
-        outcome: "ok",
+      recordChange(tx, who, "oauth.denied", {
         details: { client_id: req.client_id, client_name: req.client_name },
       }),
     );
@@ -331,12 +326,7 @@ export async function decideAuthorization(
       expiresAt: new Date(now.getTime() + AUTHORIZATION_CODE_TTL_SECONDS * 1000),
       createdAt: now,
     });
-    await recordAudit(tx, {
-      tenantId: who.tenantId,
-      event: "oauth.authorized",
-      principal: { type: "user", userId: who.userId },
-      requestId: who.requestId,
-      outcome: "ok",
+    await recordChange(tx, who, "oauth.authorized", {
       subjectId: actor.id,
       details: { client_id: req.client_id, client_name: req.client_name, grants: grantIds, scope: scopes.join(" "), expires_at: expiresAt?.toISOString() ?? null, extended: existing !== null },
     });

@@ -5,7 +5,7 @@ import { and, eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, Executor } from "@/db/client";
 import { openapiCurations, openapiRealms } from "@/db/schema";
-import { recordAudit } from "@/lib/audit/record";
+import { recordChange } from "@/lib/audit/record";
 import type { UserContext } from "@/lib/authz/context";
 import { suspendChangedOperations, type MeaningChange } from "@/lib/authz/suspensions";
 import { AppError } from "@/lib/errors";
@@ -134,13 +134,8 @@ export async function curateOperations(db: Db, who: UserContext, namespace: stri
       .set({ version: sql`${openapiRealms.version} + 1`, updatedAt: new Date() })
       .where(and(eq(openapiRealms.tenantId, who.tenantId), eq(openapiRealms.id, head.id)))
       .returning({ version: openapiRealms.version });
-    await recordAudit(tx, {
-      tenantId: who.tenantId,
-      event: "realm.curated",
-      principal: { type: "user", userId: who.userId },
-      requestId: who.requestId,
+    await recordChange(tx, who, "realm.curated", {
       namespace,
-      outcome: "ok",
       subjectId: head.id,
       details: { version: bumped?.version, changes: body.changes.slice(0, 50), change_count: body.changes.length, suspended_grants: grantCount(suspended) },
     });

@@ -12,7 +12,7 @@ import { and, eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, Executor } from "@/db/client";
 import { openapiOperations, openapiRealms } from "@/db/schema";
-import { recordAudit } from "@/lib/audit/record";
+import { recordChange } from "@/lib/audit/record";
 import type { UserContext } from "@/lib/authz/context";
 import { grantsAffectedBy, suspendChangedOperations } from "@/lib/authz/suspensions";
 import { AppError } from "@/lib/errors";
@@ -285,13 +285,8 @@ export async function importRealm(db: Db, who: UserContext, body: ImportBody) {
       .select({ kind: openapiRealms.credentialKind, sealed: openapiRealms.credentialSealed })
       .from(openapiRealms)
       .where(and(eq(openapiRealms.tenantId, who.tenantId), eq(openapiRealms.id, realmId)));
-    await recordAudit(tx, {
-      tenantId: who.tenantId,
-      event: "realm.imported",
-      principal: { type: "user", userId: who.userId },
-      requestId: who.requestId,
+    await recordChange(tx, who, "realm.imported", {
       namespace: body.namespace,
-      outcome: "ok",
       subjectId: realmId,
       details: {
         version,

@@ -7,7 +7,7 @@ import { actors, auditEvents, grants, users, type Role } from "@/db/schema";
 import { grantView, type GrantView } from "@/lib/authz/grants";
 import { AppError } from "@/lib/errors";
 import { auditView, type AuditEventView } from "@/lib/audit/query";
-import { recordAudit } from "@/lib/audit/record";
+import { recordChange } from "@/lib/audit/record";
 
 type Viewer = { tenantId: string; userId: string; role: Role; requestId: string };
 
@@ -107,13 +107,8 @@ export async function grantTimeline(db: Db, who: Viewer, grantId: string, opts: 
     }
 
     if (who.role === "support") {
-      await recordAudit(tx, {
-        tenantId: who.tenantId,
-        event: "support.viewed",
-        principal: { type: "user", userId: who.userId },
-        requestId: who.requestId,
+      await recordChange(tx, who, "support.viewed", {
         namespace: g.namespace,
-        outcome: "ok",
         subjectId: g.id,
         details: { view: "grant.timeline", grant_id: g.id },
       });
