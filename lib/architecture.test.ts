@@ -60,7 +60,7 @@ export const folderRules: FolderRule[] = [
     typesOnly: ["lib/authz/context.ts"],
   },
   { folder: "lib/authz/", rule: "credentials, actors, grants, ceiling and choices, gate one, consent", may: [...BASE, ...DB, "lib/audit/", "lib/realms/"] },
-  { folder: "lib/auth/", rule: "people's sign-in and sessions", may: [...BASE, ...DB, "lib/audit/", "lib/authz/", "lib/http/forwarded.ts"] },
+  { folder: "lib/auth/", rule: "people's sign-in and sessions", may: [...BASE, ...DB, "lib/net/", "lib/audit/", "lib/authz/", "lib/http/forwarded.ts"] },
   { folder: "lib/openapi-admin/", rule: "importing and curating OpenAPI services (audited, suspends grants)", may: [...BASE, ...DB, "lib/net/", "lib/audit/", "lib/authz/", "lib/realms/"] },
   { folder: "lib/demo/", rule: "demo seeding: the tenant, then each realm's demo.ts and the demo agent", may: [...BASE, ...DB, "lib/authz/", "lib/realms/"] },
   { folder: "lib/views/", rule: "page view-models: what the pages and their APIs show", may: [...BASE, ...DB, "lib/input/", "lib/audit/", "lib/authz/", "lib/connections/", "lib/realms/"] },

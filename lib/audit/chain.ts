@@ -234,7 +234,8 @@ export async function walkChain(rows: AsyncIterable<AuditEventRow> | Iterable<Au
 export type ExportLine = AuditEventView & { tenant_id: string; prev_hash: string; hash: string; kid: string | null; mac: string | null };
 
 export function exportLine(r: AuditEventRow): ExportLine {
-  return { tenant_id: r.tenantId, seq: r.seq, ...auditView(r), prev_hash: r.prevHash, hash: r.hash, kid: r.kid, mac: r.mac };
+  const { id, seq, ...view } = auditView(r);
+  return { tenant_id: r.tenantId, seq, id, ...view, prev_hash: r.prevHash, hash: r.hash, kid: r.kid, mac: r.mac };
 }
 
 const str = (v: unknown): string => (typeof v === "string" ? v : "");

@@ -2,17 +2,20 @@
 // exists only when REALMGATE_DEV_LOGIN is set. Sessions are JWTs carrying our user id only; role and
 // tenant are read from the database on every request.
 import type { NextRequest } from "next/server";
-import NextAuth, { type NextAuthConfig } from "next-auth";
+import NextAuth, { customFetch, type NextAuthConfig } from "next-auth";
 import Credentials from "next-auth/providers/credentials";
 import type { Provider } from "next-auth/providers";
 import { getDb } from "@/db/client";
 import { userForDevSignIn, userForOidcSignIn } from "@/lib/authz/users";
 import { env } from "@/lib/env";
+import { netFetch } from "@/lib/net";
 import { authOrigin, authTrustsHost, pinAuthUrl } from "./auth-url";
 import { endSession, newSessionId, SESSION_MAX_AGE_SECONDS, sessionIsLive, sessionVersionOf } from "./sessions";
 
 export const OIDC_PROVIDER_ID = "oidc";
 export const DEV_PROVIDER_ID = "dev";
+
+const signInFetch = netFetch({ timeoutMs: () => env().REALMGATE_PROVIDER_TIMEOUT_MS, maxBytes: 1024 * 1024, allowPrivate: true });
 
 function providers(): Provider[] {
   const cfg = env();
@@ -27,6 +30,9 @@ function providers(): Provider[] {
       clientSecret: cfg.AUTH_OIDC_CLIENT_SECRET,
       checks: ["pkce", "state", "nonce"],
       authorization: { params: { scope: "openid email profile" } },
+      // Discovery, the token exchange and userinfo go out through lib/net like every other outbound call: bounded
+      // in time and size. The issuer is the operator's own configuration, so a private address is allowed.
+      [customFetch]: signInFetch,
     });
   }
   if (cfg.REALMGATE_DEV_LOGIN) {

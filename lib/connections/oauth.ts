@@ -5,7 +5,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { createRemoteJWKSet, customFetch, errors as joseErrors, jwtVerify } from "jose";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
-import { NetError, textOf } from "@/lib/net";
+import { NetError, netFetch } from "@/lib/net";
 import { jsonOf, providerFailure, providerFetch } from "./http";
 import { endpointsOf, type Identity, type ProviderConfig } from "./providers";
 import type { TokenResponse } from "./providers/tokens";
@@ -129,15 +129,7 @@ export async function revokeToken(p: ProviderConfig, token: string, hint: "refre
 const jwksSets = new Map<string, ReturnType<typeof createRemoteJWKSet>>();
 
 /** jose fetches signing keys through lib/net too; a timeout is reported the way jose expects (TimeoutError). */
-const jwksFetch = async (url: string, init: { headers?: HeadersInit; method?: string }): Promise<Response> => {
-  try {
-    const res = await providerFetch(url, { method: init.method ?? "GET", headers: Object.fromEntries(new Headers(init.headers).entries()), maxBytes: 512 * 1024 });
-    return new Response(textOf(res), { status: res.status, headers: { "content-type": String(res.headers["content-type"] ?? "application/json") } });
-  } catch (err) {
-    if (err instanceof NetError && err.reason === "timeout") throw Object.assign(new Error(err.message, { cause: err }), { name: "TimeoutError" });
-    throw err;
-  }
-};
+const jwksFetch = netFetch({ timeoutMs: () => env().REALMGATE_PROVIDER_TIMEOUT_MS, maxBytes: 512 * 1024, allowPrivate: true });
 
 /** Verify an ID token: signature (the provider's JWKS), issuer, audience, expiry and our nonce. */
 export async function verifyIdToken(p: ProviderConfig, idToken: string, nonce: string): Promise<Identity> {

@@ -11,11 +11,11 @@ export { assertDestroyable, assertReadable, canRead, canWrite, notFound, type Ac
  */
 export function readable<Row>(
   idOf: (ref: string) => string,
-  fetch: (ctx: RealmContext, id: string) => Promise<Row | undefined>,
+  select: (ctx: RealmContext, id: string) => Promise<Row | undefined>,
   aclOf: (row: Row) => AclFields,
 ): (ctx: RealmContext, ref: string) => Promise<Row> {
   return async (ctx, ref) => {
-    const row = await fetch(ctx, idOf(ref));
+    const row = await select(ctx, idOf(ref));
     assertReadable(row && aclOf(row), ref, ctx.principal);
     return row!;
   };

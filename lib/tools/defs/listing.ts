@@ -7,10 +7,10 @@ import type { RunCtx } from "../define";
 type Listing = { kind: string | null; filter?: Filter; cursor?: string; limit?: number; query?: string };
 type Fetch = (ctx: RealmContext, q: { filter: Filter; after: CursorState | null; limit: number }) => Promise<{ items: LeanItem[]; next: CursorState | null }>;
 
-export async function listPage(r: RunCtx<unknown>, tool: "list_objects" | "search_objects", s: Listing, fetch: Fetch) {
+export async function listPage(r: RunCtx<unknown>, tool: "list_objects" | "search_objects", s: Listing, readPage: Fetch) {
   const binding = { tenantId: r.ctx.tenantId, principalId: r.principalId, tool, listing: { ns: r.manifest.namespace, kind: s.kind, filter: s.filter ?? {}, q: s.query ?? null } };
   const after = s.cursor ? decodeCursor(s.cursor, binding) : null;
-  const page = await fetch(r.ctx, { filter: s.filter ?? {}, after, limit: r.pageSize(s.limit) });
+  const page = await readPage(r.ctx, { filter: s.filter ?? {}, after, limit: r.pageSize(s.limit) });
   const covered = await r.inScope(page.items.map((i) => i.ref));
   return { items: page.items.filter((i) => covered.has(i.ref)), next_cursor: page.next ? encodeCursor(page.next, binding) : null };
 }
