@@ -202,11 +202,10 @@ describe("at call time", () => {
       expect(refusal(() => compileRequest(server.baseUrl, stale, { [name]: name === "Host" ? "evil.example" : "10" }, null)).code).toBe("invalid_input");
     }
     const req = compileRequest(server.baseUrl, stale, { "X-Trace": "t-1" }, { type: "header", name: "X-Api-Key", value: "k1" });
-    const started = performance.now();
+    // The server answers only once the request's body is complete: an announced-but-missing body would hang it,
+    // and the call would end in its timeout (provider_unavailable) instead of this answer.
     const res = await execute(req, { timeoutMs: 3000, maxBytes: 4096, delivery, namespace: "desk", ownerUserId: "u", action: "meta/status" });
     expect(res).toMatchObject({ status: 200, body: { ok: true } });
-    // The server answers only once the request's body is complete: an announced-but-missing body would hang it.
-    expect(performance.now() - started).toBeLessThan(1500);
     const seen = server.requests.at(-1)!;
     const origin = new URL(server.baseUrl);
     expect(seen).toMatchObject({ method: "GET", url: "/api/v2/status", body: "" });
