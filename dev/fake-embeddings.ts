@@ -59,6 +59,8 @@ export function fakeEmbedding(text: string, dims: number): number[] {
 export type EmbeddingsFaults = {
   /** Wait this long before answering. */
   delayMs: number;
+  /** Answer only once this settles: a test decides when a slow endpoint answers. */
+  hold: Promise<unknown> | null;
   /** Answer with this status instead of embedding. */
   status: number | null;
   /** Only calls with at least this many texts are affected: 2 hits batches of documents, not queries. */
@@ -99,7 +101,7 @@ const openAiError = (message: string, type: string) => ({ error: { message, type
 /** Start the fake on 127.0.0.1 (a free port unless `port` is given). With `apiKey`, other bearers get 401. */
 export async function startFakeEmbeddings(opts: { port?: number; dims?: number; apiKey?: string } = {}): Promise<FakeEmbeddings> {
   const dims = opts.dims ?? 256;
-  const faults: EmbeddingsFaults = { delayMs: 0, status: null, minInputs: 0 };
+  const faults: EmbeddingsFaults = { delayMs: 0, hold: null, status: null, minInputs: 0 };
   const calls: EmbeddingsCall[] = [];
   const server = createServer((req, res) => {
     void (async () => {
@@ -117,6 +119,7 @@ export async function startFakeEmbeddings(opts: { port?: number; dims?: number; 
       calls.push({ model: String(body.model), inputs: Array.isArray(inputs) ? inputs.length : 0, authorization });
       const faulty = (Array.isArray(inputs) ? inputs.length : 0) >= faults.minInputs;
       if (faulty && faults.delayMs) await new Promise((r) => setTimeout(r, faults.delayMs));
+      if (faulty && faults.hold) await faults.hold;
       if (faulty && faults.status) return send(res, faults.status, openAiError("Injected fault.", "server_error"));
       if (opts.apiKey && authorization !== `Bearer ${opts.apiKey}`) return send(res, 401, openAiError("Incorrect API key provided.", "invalid_request_error"));
       if (typeof body.model !== "string" || !Array.isArray(inputs) || !inputs.length || !inputs.every((t) => typeof t === "string")) {

@@ -41,6 +41,8 @@ export type TokenInfo = { sub: string; scopes: Set<string> };
 export type Faults = {
   /** Wait this long before answering (the request is still carried out afterwards, as a slow server would). */
   delayMs: number;
+  /** Answer only once this settles (the request is still carried out afterwards): a test decides when a slow server answers. */
+  hold: Promise<unknown> | null;
   /** Answer with this status instead of serving the request. */
   status: number | null;
   /** Only requests whose `METHOD path` matches are affected (all when null). */
@@ -250,7 +252,7 @@ export async function startFakeGmail(opts: {
 }): Promise<FakeGmail> {
   const accounts = opts.accounts ?? demoIssuerAccounts;
   const boxes = new Map<string, Mailbox>();
-  const faults: Faults = { delayMs: 0, status: null, match: null };
+  const faults: Faults = { delayMs: 0, hold: null, status: null, match: null };
   const calls = new Map<string, number>();
   const boxOf = (sub: string) => {
     let box = boxes.get(sub);
@@ -271,6 +273,7 @@ export async function startFakeGmail(opts: {
 
     const faulted = faults.match === null || faults.match.test(`${method} ${path}`);
     if (faulted && faults.delayMs > 0) await new Promise((r) => setTimeout(r, faults.delayMs));
+    if (faulted && faults.hold) await faults.hold;
     if (faulted && faults.status !== null) throw new HttpFail(faults.status, faults.status === 401 ? "UNAUTHENTICATED" : "UNAVAILABLE", "Injected fault.");
 
     const auth = req.headers.authorization ?? "";

@@ -109,6 +109,14 @@ describe("import rules", () => {
     expect(ALLOWED.filter((a) => !found.some((v) => v.file === a.file && v.imports === a.imports))).toEqual([]);
   });
 
+  it("no non-test .ts file under lib/realms is longer than 400 lines (split it along its seams)", () => {
+    const long = Object.entries(repo())
+      .filter(([f]) => f.startsWith("lib/realms/") && f.endsWith(".ts") && !isTestCode(f))
+      .map(([f, text]) => [f, text.split("\n").length - (text.endsWith("\n") ? 1 : 0)] as const)
+      .filter(([, lines]) => lines > 400);
+    expect(long).toEqual([]);
+  });
+
   it("nothing but tests imports test-support/", () => {
     const leaks = edgesOf(repo()).filter((e) => !isTestCode(e.from) && e.to.startsWith("test-support/"));
     expect(leaks).toEqual([]);

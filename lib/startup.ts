@@ -16,6 +16,8 @@ export async function startUp(): Promise<void> {
       auditKeyring();
       auditSigner();
     } catch (err) {
+      // A ConfigError already reads "Invalid configuration: …"; anything else gets the prefix once.
+      if (err instanceof ConfigError) throw err;
       throw new ConfigError(`Invalid configuration: ${(err as Error).message}`);
     }
     const { openDb, DatabaseUnavailableError } = await import("@/db/client");

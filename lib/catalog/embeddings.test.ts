@@ -84,12 +84,10 @@ describe("embed", () => {
 
   it("gives up after the timeout, whether the answer never starts or never ends", async () => {
     const silent = await fixedServer(() => {});
-    const started = Date.now();
     expect(await failureOf(embed({ endpoint: silent.url, model: "m" }, ["x"], { timeoutMs: 200 }))).toMatchObject({
       kind: "timeout",
       reason: "the embeddings endpoint timed out (no answer within 200 ms)",
     });
-    expect(Date.now() - started).toBeLessThan(1500);
     await silent.close();
     const trickle = await fixedServer((res) => {
       res.writeHead(200, { "content-type": "application/json" });

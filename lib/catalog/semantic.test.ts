@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { eq, sql } from "drizzle-orm";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { getDb } from "@/db/client";
 import { embeddingCache } from "@/db/schema";
 import { startFakeEmbeddings, type FakeEmbeddings } from "@/dev/fake-embeddings";
@@ -43,9 +43,13 @@ afterAll(async () => {
   await embeddingWritesSettled();
   await fake.close();
 });
+/** Hold the fake's answers until the test lets them go (or ends): a slow endpoint without a sleep. */
+let release = () => {};
+const holdAnswers = () => void (fake.faults.hold = new Promise<void>((r) => (release = r)));
 beforeEach(() => {
-  Object.assign(fake.faults, { delayMs: 0, status: null, minInputs: 0 });
+  Object.assign(fake.faults, { delayMs: 0, hold: null, status: null, minInputs: 0 });
 });
+afterEach(() => release());
 
 describe("the mode that ran", () => {
   it.each([
@@ -130,7 +134,7 @@ describe("falling back to lexical", () => {
 
   it.each([
     ["the endpoint answers 500", () => void (fake.faults.status = 500), /^the embeddings endpoint answered HTTP 500; lexical search ran instead$/],
-    ["the endpoint is slow", () => void (fake.faults.delayMs = 1000), /^the embeddings endpoint timed out \(no answer within 250 ms\); lexical search ran instead$/],
+    ["the endpoint is slow", holdAnswers, /^the embeddings endpoint timed out \(no answer within 250 ms\); lexical search ran instead$/],
   ])("when %s, for the request's own vector", async (_name, fault, reason) => {
     const desk = newDesk();
     const embeddings = config();
@@ -173,12 +177,14 @@ describe("falling back to lexical", () => {
     const embeddings = config();
     const store = memoryVectorStore();
     const start = fake.calls.length;
-    Object.assign(fake.faults, { delayMs: 1500, minInputs: 2 });
-    const early = await searchCapabilitiesByMode([desk], "discard a ticket", { mode: "hybrid", embeddings, store, waitMs: 500 });
+    fake.faults.minInputs = 2;
+    holdAnswers();
+    const early = await searchCapabilitiesByMode([desk], "discard a ticket", { mode: "hybrid", embeddings, store, waitMs: 50 });
     expect(early).toMatchObject({
       mode_ran: "lexical",
       fallback: { asked: "hybrid", reason: expect.stringMatching(/^the capability descriptions are still being embedded \(0 of \d+ done\); try again shortly/) },
     });
+    release();
     const patient = await searchCapabilitiesByMode([desk], "discard a ticket", { mode: "hybrid", embeddings, store, waitMs: 10_000 });
     expect(patient.mode_ran).toBe("hybrid");
     expect(fake.calls.slice(start).filter((c) => c.inputs > 1)).toHaveLength(1);

@@ -3,15 +3,13 @@ import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { approveAtDevIssuer, startDevMail, type DevMail } from "@/dev/fake-gmail";
 import { auditEvents, connectedAccounts, connectionFlows } from "@/db/schema";
-import { makeTenant, type TestTenant } from "@/db/test-fixtures";
+import { envOverride, errorOf, makeTenant, type TestTenant } from "@/test-support";
 import { env } from "@/lib/env";
-import { AppError } from "@/lib/errors";
 import { disconnectAccount, listAccounts, openTokens } from "./accounts";
 import { completeConnection, startConnection } from "./flows";
 import { rotateVault } from "./rotate";
 import { connectWith } from "./test-kit";
 import { keyring, keyringFrom, unseal } from "./vault";
-import { envOverride } from "@/db/test-env";
 
 let dm: DevMail;
 let t: TestTenant;
@@ -32,15 +30,11 @@ const as = (name: string) => t.users[name]!;
 const agent = (login: string, opts: { decline?: boolean } = {}) => (url: string) => approveAtDevIssuer(url, { login, ...opts });
 const queryOf = (url: string) => Object.fromEntries(new URL(url).searchParams);
 
-async function flowErrorOf(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof AppError) return String(e.details.flow_error ?? e.code);
-    throw e;
-  }
-  return "no error";
-}
+/** The flow error a call ends with (its `flow_error` detail, else its code). */
+const flowErrorOf = async (p: Promise<unknown>): Promise<string> => {
+  const e = await errorOf(p);
+  return String(e.details.flow_error ?? e.code);
+};
 
 async function apiStatus(token: string) {
   return (await fetch(`${dm.gmail.url}/gmail/v1/users/me/profile`, { headers: { authorization: `Bearer ${token}` } })).status;

@@ -2,7 +2,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AppError } from "@/lib/errors";
+import { errorOf } from "@/test-support";
 import { fetchUserinfo } from "./oauth";
 import type { Identity, ProviderConfig } from "./providers";
 import { standardTokens } from "./providers/tokens";
@@ -42,7 +42,6 @@ const map = (body: unknown): Identity | null => {
   const b = body as { id?: unknown; mail?: unknown; verified?: unknown } | null;
   return typeof b?.id === "string" ? { sub: b.id, email: b.verified === true && typeof b.mail === "string" ? b.mail : null } : null;
 };
-const failure = (p: Promise<unknown>) => p.then(() => null, (e: unknown) => (e instanceof AppError ? e : Promise.reject(e)));
 
 describe("identity from a userinfo endpoint", () => {
   it("maps the provider's answer to a subject and a verified email", async () => {
@@ -50,11 +49,11 @@ describe("identity from a userinfo endpoint", () => {
   });
 
   it("refuses a token the endpoint does not accept, or an answer without a subject, as an identity that does not verify", async () => {
-    expect(await failure(fetchUserinfo(provider, url, "other-token", map))).toMatchObject({ code: "invalid_input", details: { flow_error: "id_token_invalid" } });
-    expect(await failure(fetchUserinfo(provider, url, "good-token", () => null))).toMatchObject({ code: "invalid_input", details: { flow_error: "id_token_invalid" } });
+    expect(await errorOf(fetchUserinfo(provider, url, "other-token", map))).toMatchObject({ code: "invalid_input", details: { flow_error: "id_token_invalid" } });
+    expect(await errorOf(fetchUserinfo(provider, url, "good-token", () => null))).toMatchObject({ code: "invalid_input", details: { flow_error: "id_token_invalid" } });
   });
 
   it("says the provider is unavailable when the endpoint cannot be reached", async () => {
-    expect(await failure(fetchUserinfo(provider, "http://127.0.0.1:1/me", "good-token", map))).toMatchObject({ code: "provider_unavailable", status: 502, details: { failure: "network" } });
+    expect(await errorOf(fetchUserinfo(provider, "http://127.0.0.1:1/me", "good-token", map))).toMatchObject({ code: "provider_unavailable", status: 502, details: { failure: "network" } });
   });
 });

@@ -12,8 +12,9 @@ let hits = 0;
 beforeAll(async () => {
   server = createServer((req, res) => {
     hits++;
-    if (req.url?.startsWith("/slow")) setTimeout(() => res.end("late"), 1000);
-    else if (req.url === "/trickle") {
+    // /slow is held, never answered: the client's timeout ends it (and closeAllConnections, at the end).
+    if (req.url?.startsWith("/slow")) return;
+    if (req.url === "/trickle") {
       res.writeHead(200, { "content-type": "text/plain" });
       res.write("first…");
     } else if (req.url === "/big-declared") res.writeHead(200, { "content-length": "4096" }).end("x".repeat(4096));
@@ -132,10 +133,8 @@ describe("bounds", () => {
   });
 
   it("times out whether the answer never starts or never ends", async () => {
-    const started = Date.now();
     expect(await failure(request({ ...base, url: local("/slow"), timeoutMs: 150 }))).toMatchObject({ reason: "timeout" });
     expect(await failure(request({ ...base, url: local("/trickle"), timeoutMs: 150 }))).toMatchObject({ reason: "timeout" });
-    expect(Date.now() - started).toBeLessThan(900);
   });
 
   it("says when nothing listens, with the system's code", async () => {

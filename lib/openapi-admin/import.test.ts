@@ -4,11 +4,10 @@ import { and, eq } from "drizzle-orm";
 import { parse as parseYaml } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { auditEvents, openapiOperations, openapiRealms } from "@/db/schema";
-import { makeTenant, type TestTenant } from "@/test-support";
+import { errorOf, makeTenant, type TestTenant } from "@/test-support";
 import { createActor } from "@/lib/authz/actors";
 import type { ActorContext } from "@/lib/authz/context";
 import { createGrant } from "@/lib/authz/grants";
-import { AppError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
 import { manifestSchema } from "@/lib/realms/contract";
 import { findRealm, listRealms } from "@/lib/realms/registry";
@@ -33,15 +32,6 @@ afterAll(async () => {
   await server.close();
 });
 
-async function refusal(p: Promise<unknown>): Promise<AppError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof AppError) return e;
-    throw e;
-  }
-  throw new Error("expected a refusal");
-}
 
 async function importHelpdesk(tt: TestTenant, namespace: string, extra: Record<string, unknown> = {}) {
   return importRealm(tt.db, tt.users.alice!, { namespace, spec: yamlText, base_url: server.baseUrl, ...extra });
@@ -82,23 +72,23 @@ describe("importing a document as a realm", () => {
     const res = await importRealm(tt.db, tt.users.alice!, { namespace: "byurl", spec_url: `${origin}/openapi.yaml` });
     expect(res).toMatchObject({ applied: true, operations: { total: 12 }, base_url: server.baseUrl });
     expect(await dispatch(tt.users.alice!, "object_action", { namespace: "byurl", action: "tickets/get", payload: { ticket_id: 1 } })).toMatchObject({ status: 200 });
-    const missing = await refusal(importRealm(tt.db, tt.users.alice!, { namespace: "byurl2", spec_url: `${origin}/nope.yaml` }));
+    const missing = await errorOf(importRealm(tt.db, tt.users.alice!, { namespace: "byurl2", spec_url: `${origin}/nope.yaml` }));
     expect(missing).toMatchObject({ code: "invalid_input", message: expect.stringMatching(/answered HTTP 404/) });
-    const metadata = await refusal(importRealm(tt.db, tt.users.alice!, { namespace: "byurl3", spec_url: "http://169.254.169.254/openapi.json" }));
+    const metadata = await errorOf(importRealm(tt.db, tt.users.alice!, { namespace: "byurl3", spec_url: "http://169.254.169.254/openapi.json" }));
     expect(metadata.message).toMatch(/private network address/);
   });
 
   it("refuses members, built-in namespaces and bad documents — writing nothing", async () => {
-    expect((await refusal(importRealm(t.db, t.users.bob!, { namespace: "desk2", spec: yamlText }))).code).toBe("forbidden");
-    expect((await refusal(importRealm(t.db, t.users.alice!, { namespace: "memory", spec: yamlText, base_url: server.baseUrl }))).code).toBe("conflict");
+    expect((await errorOf(importRealm(t.db, t.users.bob!, { namespace: "desk2", spec: yamlText }))).code).toBe("forbidden");
+    expect((await errorOf(importRealm(t.db, t.users.alice!, { namespace: "memory", spec: yamlText, base_url: server.baseUrl }))).code).toBe("conflict");
     const broken = helpdesk();
     (broken.paths as Record<string, Record<string, unknown>>)["/tickets"]!.get = { parameters: [{ $ref: "#/components/parameters/gone" }] };
-    const bad = await refusal(importRealm(t.db, t.users.alice!, { namespace: "broken", spec: broken, base_url: server.baseUrl }));
+    const bad = await errorOf(importRealm(t.db, t.users.alice!, { namespace: "broken", spec: broken, base_url: server.baseUrl }));
     expect(bad).toMatchObject({ code: "invalid_input", details: { issues: [{ path: "paths./tickets.get.parameters[0]", message: "$ref #/components/parameters/gone points nowhere" }] } });
     expect(await t.db.select().from(openapiRealms).where(and(eq(openapiRealms.tenantId, t.tenantId), eq(openapiRealms.namespace, "broken")))).toEqual([]);
     const noServer = { ...helpdesk(), servers: [] };
-    expect((await refusal(importRealm(t.db, t.users.alice!, { namespace: "noserver", spec: noServer }))).message).toMatch(/give base_url/);
-    expect((await refusal(importRealm(t.db, t.users.alice!, { namespace: "meta", spec: yamlText, base_url: "http://169.254.169.254/latest" }))).message).toMatch(/private network/);
+    expect((await errorOf(importRealm(t.db, t.users.alice!, { namespace: "noserver", spec: noServer }))).message).toMatch(/give base_url/);
+    expect((await errorOf(importRealm(t.db, t.users.alice!, { namespace: "meta", spec: yamlText, base_url: "http://169.254.169.254/latest" }))).message).toMatch(/private network/);
   });
 
   it("shows what a re-import changes before applying it (dry_run), then applies it and keeps curation", async () => {
@@ -177,8 +167,8 @@ describe("owner curation shows in the manifest, the picker and tool answers", ()
   it("hides, relabels, re-risks and marks approval; members may not curate", async () => {
     const tt = await makeTenant();
     await importHelpdesk(tt, "desk");
-    expect((await refusal(curateOperations(tt.db, tt.users.bob!, "desk", { changes: [{ action: "tickets/delete", hidden: true }] }))).code).toBe("forbidden");
-    expect((await refusal(curateOperations(tt.db, tt.users.alice!, "desk", { changes: [{ action: "tickets/nope", hidden: true }] }))).message).toMatch(/Unknown operation in desk: tickets\/nope/);
+    expect((await errorOf(curateOperations(tt.db, tt.users.bob!, "desk", { changes: [{ action: "tickets/delete", hidden: true }] }))).code).toBe("forbidden");
+    expect((await errorOf(curateOperations(tt.db, tt.users.alice!, "desk", { changes: [{ action: "tickets/nope", hidden: true }] }))).message).toMatch(/Unknown operation in desk: tickets\/nope/);
     const res = await curateOperations(tt.db, tt.users.alice!, "desk", {
       changes: [
         { action: "tickets/delete", hidden: true },
@@ -218,7 +208,7 @@ describe("running an imported operation through the nine tools", () => {
 
     // Payloads that fail the operation schema name the field; nothing is sent.
     const before = server.requests.length;
-    const bad = await refusal(dispatch(alice, "object_action", { namespace: "desk", action: "tickets/create", payload: { title: "", priority: "whenever", url: "http://evil" } }));
+    const bad = await errorOf(dispatch(alice, "object_action", { namespace: "desk", action: "tickets/create", payload: { title: "", priority: "whenever", url: "http://evil" } }));
     expect(bad.code).toBe("invalid_input");
     expect((bad.details.issues as { path: string }[]).map((i) => i.path).sort()).toEqual(["priority", "title", "url"]);
     expect(server.requests.length).toBe(before);
@@ -226,7 +216,7 @@ describe("running an imported operation through the nine tools", () => {
     // A service in trouble answers provider_unavailable, bounded.
     server.down = true;
     try {
-      const down = await refusal(dispatch(alice, "object_action", { namespace: "desk", action: "meta/status" }));
+      const down = await errorOf(dispatch(alice, "object_action", { namespace: "desk", action: "meta/status" }));
       expect(down).toMatchObject({ code: "provider_unavailable", details: { status: 503, service: expect.stringContaining("127.0.0.1") } });
     } finally {
       server.down = false;
@@ -250,11 +240,11 @@ describe("running an imported operation through the nine tools", () => {
       requestId: newId("req"),
     };
     const call = { namespace: "desk", action: "tickets/update", payload: { ticket_id: 1, status: "pending" } };
-    expect((await refusal(dispatch(agent, "object_action", call))).code).toBe("consent_required");
+    expect((await errorOf(dispatch(agent, "object_action", call))).code).toBe("consent_required");
     await createGrant(tt.db, tt.users.bob!, { actor_id: actor.id, namespace: "desk", operations: ["provider.about", "object.action.*"], resource_scope: null, expires: "1d" });
     expect(await dispatch(agent, "object_action", { namespace: "desk", action: "tickets/get", payload: { ticket_id: 1 } })).toMatchObject({ status: 200 });
     // The wildcard does not cover it: gate one asks for consent to exactly this operation.
-    expect(await refusal(dispatch(agent, "object_action", call))).toMatchObject({ code: "consent_required", details: { operation: "object.action.tickets/update" } });
+    expect(await errorOf(dispatch(agent, "object_action", call))).toMatchObject({ code: "consent_required", details: { operation: "object.action.tickets/update" } });
     await createGrant(tt.db, tt.users.bob!, { actor_id: actor.id, namespace: "desk", operations: ["object.action.tickets/update"], resource_scope: null, expires: "1d" });
     expect(await dispatch(agent, "object_action", call)).toMatchObject({ status: 200, body: { status: "pending" } });
   });

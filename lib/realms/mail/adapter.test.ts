@@ -1,25 +1,22 @@
 // The mail realm end to end through the one dispatcher: gate one (grants), gate two (connected accounts and
 // claims), the Gmail-compatible local provider, and the faults it can inject.
 import { and, eq } from "drizzle-orm";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { approveAtDevIssuer, startDevMail, type DevMail } from "@/dev/fake-gmail";
 import { auditEvents, connectedAccounts } from "@/db/schema";
-import { makeTenant, type TestTenant } from "@/db/test-fixtures";
+import { envOverride, errorOf, inCall, makeTenant, refusingDelivery, thrownCode, type TestTenant } from "@/test-support";
 import type { ActorContext, UserContext } from "@/lib/authz/context";
 import { createActor } from "@/lib/authz/actors";
 import { createGrant } from "@/lib/authz/grants";
 import { disconnectAccount, openTokens } from "@/lib/connections/accounts";
 import { connectWith } from "@/lib/connections/test-kit";
 import { env } from "@/lib/env";
-import { AppError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
 import { manifestSchema, operationKeysOf } from "@/lib/realms/contract";
 import { dispatch } from "@/lib/tools/dispatch";
 import { manifest } from "./manifest";
 import { adapter, parseMailRef } from "./adapter";
-import { inCall, refusingDelivery, thrownCode } from "@/db/test-realm";
 import type { RealmContext } from "@/lib/realms/contract";
-import { envOverride } from "@/db/test-env";
 
 let dm: DevMail;
 const envs = envOverride();
@@ -34,8 +31,13 @@ afterAll(async () => {
   await dm?.close();
 });
 afterEach(() => {
-  Object.assign(dm.gmail.faults, { delayMs: 0, status: null, match: null });
+  release();
+  Object.assign(dm.gmail.faults, { delayMs: 0, hold: null, status: null, match: null });
 });
+
+/** Hold the provider's answers until the test lets them go (or ends): a slow provider without a sleep. */
+let release = () => {};
+const holdAnswers = () => void (dm.gmail.faults.hold = new Promise<void>((r) => (release = r)));
 
 const READS = ["provider.about", "object.schema", "object.list", "object.search", "object.get"];
 
@@ -55,16 +57,6 @@ async function world(operations: string[] = [...READS, "object.action.send", "ob
 const connect = (w: World, login: string, body: Record<string, unknown> = {}) =>
   connectWith(w.t.db, w.alice, { provider: "devmail", ...body }, (url) => approveAtDevIssuer(url, { login }));
 
-async function failure(p: Promise<unknown>): Promise<AppError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof AppError) return e;
-    throw e;
-  }
-  throw new Error("expected the call to fail");
-}
-
 type Items = { items: { ref: string; label: string; summary?: string }[]; next_cursor: string | null };
 
 describe("the mail manifest", () => {
@@ -78,7 +70,7 @@ describe("the mail manifest", () => {
 describe("gate two: the connected account", () => {
   it("answers an agent's first search with connect_required, then works once the account is connected", async () => {
     const w = await world();
-    const denied = await failure(dispatch(w.agent, "search_objects", { namespace: "mail", query: "agenda" }));
+    const denied = await errorOf(dispatch(w.agent, "search_objects", { namespace: "mail", query: "agenda" }));
     expect(denied.code).toBe("needs_connected_account_consent");
     expect(denied.status).toBe(403);
     expect(denied.details).toMatchObject({ reason: "connect_required", gate: "two", missing_claims: ["gmail:read"], candidates: [], retry_hint: "retry_after_connect", who_can_open: "alice" });
@@ -132,7 +124,7 @@ describe("gate two: the connected account", () => {
     const w = await world();
     const { account } = await connect(w, w.login);
     const mail = { to: ["dana@northwind.test"], subject: "Agenda for Thursday", body: "Hi Dana,\nhere it is." };
-    const denied = await failure(dispatch(w.agent, "object_action", { namespace: "mail", action: "send", payload: mail }));
+    const denied = await errorOf(dispatch(w.agent, "object_action", { namespace: "mail", action: "send", payload: mail }));
     expect(denied.details).toMatchObject({ reason: "claim_upgrade_required", missing_claims: ["gmail:send"], account_id: account.id, retry_hint: "retry_after_upgrade" });
     expect((denied.details.candidates as { label: string }[]).map((c) => c.label)).toEqual([`${w.login}@example.test`]);
     expect(new URL(String(denied.details.connection_hub_url)).searchParams.get("account")).toBe(account.id);
@@ -148,21 +140,21 @@ describe("gate two: the connected account", () => {
     const thread = (await dispatch(w.agent, "get_object", { ref: reply.thread_ref })) as { message_count: number };
     expect(thread.message_count).toBe(2);
     // archive needs gmail:modify, which the account was never given.
-    expect((await failure(dispatch(w.agent, "object_action", { ref: original!.ref, action: "archive", payload: {} }))).details.reason).toBe("claim_upgrade_required");
+    expect((await errorOf(dispatch(w.agent, "object_action", { ref: original!.ref, action: "archive", payload: {} }))).details.reason).toBe("claim_upgrade_required");
   });
 
   it("with several accounts, asks which one and takes it by label or email", async () => {
     const w = await world();
     await connect(w, w.login, { label: "Personal" });
     await connect(w, `${w.login}-work`, { label: "Work" });
-    const ambiguous = await failure(dispatch(w.agent, "search_objects", { namespace: "mail", query: "lunch" }));
+    const ambiguous = await errorOf(dispatch(w.agent, "search_objects", { namespace: "mail", query: "lunch" }));
     expect(ambiguous.code).toBe("ambiguous_selector");
     expect((ambiguous.details.choices as { label: string }[]).map((c) => c.label)).toEqual(["Personal", "Work"]);
     const work = (await dispatch(w.agent, "search_objects", { namespace: "mail", query: "lunch", filter: { account: "work" } })) as Items;
     expect(work.items).toHaveLength(1);
     const byEmail = (await dispatch(w.agent, "search_objects", { namespace: "mail", query: "lunch", filter: { account: `${w.login}-work@example.test` } })) as Items;
     expect(byEmail.items.map((i) => i.ref)).toEqual(work.items.map((i) => i.ref));
-    const unknown = await failure(dispatch(w.agent, "search_objects", { namespace: "mail", query: "lunch", filter: { account: "boss@acme.test" } }));
+    const unknown = await errorOf(dispatch(w.agent, "search_objects", { namespace: "mail", query: "lunch", filter: { account: "boss@acme.test" } }));
     expect(unknown.details).toMatchObject({ reason: "account_required" });
     expect((unknown.details.candidates as unknown[]).length).toBe(2);
   });
@@ -177,7 +169,7 @@ describe("gate two: the connected account", () => {
     const found = (await dispatch(scoped, "search_objects", { namespace: "mail", query: "lunch" })) as Items;
     expect(found.items).toHaveLength(1); // no ambiguity: the personal account does not exist for this grant
     expect(found.items[0]!.ref).toContain(work.account.id);
-    const personal = await failure(dispatch({ ...scoped, requestId: newId("req") }, "search_objects", { namespace: "mail", query: "lunch", filter: { account: "personal" } }));
+    const personal = await errorOf(dispatch({ ...scoped, requestId: newId("req") }, "search_objects", { namespace: "mail", query: "lunch", filter: { account: "personal" } }));
     expect(personal.details).toMatchObject({ reason: "account_required" });
   });
 
@@ -187,7 +179,7 @@ describe("gate two: the connected account", () => {
     const bobs = await connectWith(w.t.db, bob, { provider: "devmail" }, (url) => approveAtDevIssuer(url, { login: "bob" }));
     await connect(w, w.login);
     const ref = `mail:gmail:${bobs.account.id}:message:18c1000001abcdef`;
-    expect((await failure(dispatch(w.agent, "get_object", { ref }))).code).toBe("not_found");
+    expect((await errorOf(dispatch(w.agent, "get_object", { ref }))).code).toBe("not_found");
   });
 
   it("after a disconnect, the next call meets connect_required again", async () => {
@@ -195,7 +187,7 @@ describe("gate two: the connected account", () => {
     const { account } = await connect(w, w.login);
     await dispatch(w.agent, "search_objects", { namespace: "mail", query: "lunch" });
     await disconnectAccount(w.t.db, w.alice, account.id);
-    expect((await failure(dispatch(w.agent, "search_objects", { namespace: "mail", query: "lunch" }))).details.reason).toBe("connect_required");
+    expect((await errorOf(dispatch(w.agent, "search_objects", { namespace: "mail", query: "lunch" }))).details.reason).toBe("connect_required");
   });
 });
 
@@ -273,21 +265,25 @@ describe("provider faults", () => {
   it("bounds a slow provider: provider_unavailable, and a send is never resent", async () => {
     const w = await world();
     const { account } = await connect(w, w.login, { claims: ["gmail:read", "gmail:send"] });
-    setEnv({ REALMGATE_PROVIDER_TIMEOUT_MS: "300" });
+    // The smallest timeout the configuration takes; the provider holds every answer until the test lets it go.
+    setEnv({ REALMGATE_PROVIDER_TIMEOUT_MS: "100" });
     try {
-      Object.assign(dm.gmail.faults, { delayMs: 1500 });
-      const slowRead = await failure(dispatch(w.agent, "search_objects", { namespace: "mail", query: "lunch" }));
+      holdAnswers();
+      const slowRead = await errorOf(dispatch(w.agent, "search_objects", { namespace: "mail", query: "lunch" }));
       expect(slowRead).toMatchObject({ code: "provider_unavailable", status: 504 });
-      const before = dm.gmail.calls.get("POST /gmail/v1/users/me/messages/send") ?? 0;
-      const started = Date.now();
-      const slowSend = await failure(dispatch(w.agent, "object_action", { namespace: "mail", action: "send", payload: { to: ["dana@northwind.test"], subject: "Slow one", body: "x" } }));
-      expect(Date.now() - started).toBeLessThan(1400);
+      const sends = () => (dm.gmail.calls.get("POST /gmail/v1/users/me/messages/send") ?? 0);
+      const before = sends();
+      const slowOnes = () => dm.gmail.mailbox(w.login).messages.filter((m) => m.subject === "Slow one");
+      // The answer never came: the call ends on its own timeout, before the provider has carried the send out.
+      const slowSend = await errorOf(dispatch(w.agent, "object_action", { namespace: "mail", action: "send", payload: { to: ["dana@northwind.test"], subject: "Slow one", body: "x" } }));
+      expect(slowOnes()).toHaveLength(0);
       expect(slowSend).toMatchObject({ code: "provider_unavailable", status: 504 });
       expect(slowSend.message).toMatch(/may or may not have been sent/);
       expect(slowSend.details).toMatchObject({ may_have_taken_effect: true, retried: false, account_id: account.id });
-      await new Promise((r) => setTimeout(r, 1600));
-      expect(dm.gmail.calls.get("POST /gmail/v1/users/me/messages/send")! - before).toBe(1);
-      expect(dm.gmail.mailbox(w.login).messages.filter((m) => m.subject === "Slow one")).toHaveLength(1);
+      // Once the provider answers, the one send it received lands, and it was never resent.
+      release();
+      await vi.waitFor(() => expect(slowOnes()).toHaveLength(1));
+      expect(sends() - before).toBe(1);
     } finally {
       setEnv({ REALMGATE_PROVIDER_TIMEOUT_MS: undefined });
     }
@@ -297,7 +293,7 @@ describe("provider faults", () => {
     const w = await world();
     await connect(w, w.login);
     Object.assign(dm.gmail.faults, { status: 503 });
-    expect(await failure(dispatch(w.agent, "search_objects", { namespace: "mail", query: "lunch" }))).toMatchObject({ code: "provider_unavailable", status: 503 });
+    expect(await errorOf(dispatch(w.agent, "search_objects", { namespace: "mail", query: "lunch" }))).toMatchObject({ code: "provider_unavailable", status: 503 });
     Object.assign(dm.gmail.faults, { status: null });
     expect(((await dispatch(w.agent, "search_objects", { namespace: "mail", query: "lunch" })) as Items).items).toHaveLength(1);
   });
@@ -306,7 +302,7 @@ describe("provider faults", () => {
     const w = await world();
     const { account } = await connect(w, w.login);
     Object.assign(dm.gmail.faults, { status: 401 });
-    const denied = await failure(dispatch(w.agent, "search_objects", { namespace: "mail", query: "lunch" }));
+    const denied = await errorOf(dispatch(w.agent, "search_objects", { namespace: "mail", query: "lunch" }));
     expect(denied.details).toMatchObject({ reason: "reconnect_required", account_id: account.id, retry_hint: "retry_after_reconnect" });
     const [row] = await w.t.db.select().from(connectedAccounts).where(eq(connectedAccounts.id, account.id));
     expect(row).toMatchObject({ status: "needs_reconnect" });
@@ -315,7 +311,7 @@ describe("provider faults", () => {
 
     Object.assign(dm.gmail.faults, { status: null });
     const calls = [...dm.gmail.calls.values()].reduce((a, b) => a + b, 0);
-    expect((await failure(dispatch(w.agent, "search_objects", { namespace: "mail", query: "lunch" }))).details.reason).toBe("reconnect_required");
+    expect((await errorOf(dispatch(w.agent, "search_objects", { namespace: "mail", query: "lunch" }))).details.reason).toBe("reconnect_required");
     expect([...dm.gmail.calls.values()].reduce((a, b) => a + b, 0)).toBe(calls);
 
     await connect(w, w.login, { intent: "reconnect", account_id: account.id });
@@ -344,7 +340,7 @@ describe("provider faults", () => {
     try {
       // The token is refreshed (and the issuer spends the old refresh token), then the API fails.
       Object.assign(dm.gmail.faults, { status: 503 });
-      expect(await failure(dispatch(w.agent, "search_objects", { namespace: "mail", query: "lunch" }, { now: () => later }))).toMatchObject({ code: "provider_unavailable", status: 503 });
+      expect(await errorOf(dispatch(w.agent, "search_objects", { namespace: "mail", query: "lunch" }, { now: () => later }))).toMatchObject({ code: "provider_unavailable", status: 503 });
     } finally {
       dm.refreshRotation.on = false;
     }
@@ -368,7 +364,7 @@ describe("provider faults", () => {
     const basic = Buffer.from(`${dm.env.REALMGATE_DEVMAIL_CLIENT_ID}:${dm.env.REALMGATE_DEVMAIL_CLIENT_SECRET}`).toString("base64");
     await fetch(`${dm.issuer}/token/revocation`, { method: "POST", headers: { authorization: `Basic ${basic}`, "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ token: openTokens(row!).refresh_token! }) });
     const later = new Date(Date.now() + 2 * 3_600_000);
-    const denied = await failure(dispatch(w.agent, "search_objects", { namespace: "mail", query: "lunch" }, { now: () => later }));
+    const denied = await errorOf(dispatch(w.agent, "search_objects", { namespace: "mail", query: "lunch" }, { now: () => later }));
     expect(denied.details).toMatchObject({ reason: "reconnect_required" });
     const [after] = await w.t.db.select().from(connectedAccounts).where(eq(connectedAccounts.id, account.id));
     expect(after!.status).toBe("needs_reconnect");
@@ -381,7 +377,7 @@ describe("provider faults", () => {
     const [rowB] = await w.t.db.select().from(connectedAccounts).where(eq(connectedAccounts.id, b.account.id));
     await w.t.db.update(connectedAccounts).set({ secret: rowB!.secret, secretKid: rowB!.secretKid }).where(eq(connectedAccounts.id, a.account.id));
     const calls = [...dm.gmail.calls.values()].reduce((x, y) => x + y, 0);
-    const denied = await failure(dispatch(w.agent, "search_objects", { namespace: "mail", query: "lunch", filter: { account: "A" } }));
+    const denied = await errorOf(dispatch(w.agent, "search_objects", { namespace: "mail", query: "lunch", filter: { account: "A" } }));
     expect(denied.details).toMatchObject({ reason: "reconnect_required", account_id: a.account.id });
     expect(String(denied.message)).toContain("cannot be read");
     expect([...dm.gmail.calls.values()].reduce((x, y) => x + y, 0)).toBe(calls);

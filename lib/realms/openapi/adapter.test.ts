@@ -1,22 +1,12 @@
 // An imported service keeps no objects, so it has no refs: every ref is refused by its syntax and describes as null.
 import { describe, expect, it } from "vitest";
-import { AppError } from "@/lib/errors";
 import type { RealmContext } from "@/lib/realms/contract";
 import { openApiAdapter } from "./adapter";
 import { buildRealm, type RealmRecord } from "./manifest";
+import { errorOf } from "@/test-support";
 
 const record: RealmRecord = { id: "oas_test", tenantId: "tnt_test", namespace: "desk", title: "Desk", description: "", keywords: [], baseUrl: "https://desk.example.com", version: 1 };
 const adapter = openApiAdapter(record, buildRealm(record, [], new Map()));
-
-function refusal(fn: () => unknown): AppError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof AppError) return e;
-    throw e;
-  }
-  throw new Error("expected a refusal");
-}
 
 describe("refs of an imported service", () => {
   it.each([
@@ -26,8 +16,8 @@ describe("refs of an imported service", () => {
     ["a half-typed ref", "desk:", /a ref is `<namespace>:<rest>`/],
     ["no namespace", "ticket-1", /a ref is `<namespace>:<rest>`/],
     ["a space inside", "desk:a b", /a ref is `<namespace>:<rest>`/],
-  ])("parseRef refuses %s as invalid_ref", (_what, ref, message) => {
-    const e = refusal(() => adapter.parseRef(ref));
+  ])("parseRef refuses %s as invalid_ref", async (_what, ref, message) => {
+    const e = await errorOf(() => adapter.parseRef(ref));
     expect(e.code).toBe("invalid_ref");
     expect(e.message).toMatch(message);
     expect(e.details.ref).toBe(ref);

@@ -8,7 +8,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { canonicalJson } from "@/lib/canonical-json";
-import { AppError } from "@/lib/errors";
+import { codeOf, errorOf } from "@/test-support";
 import { CompileBudget, DEFAULT_LIMITS } from "./budget";
 import { compileSpec, contractJson } from "./compile";
 import { contractText } from "./compile-job";
@@ -20,15 +20,6 @@ const helpdeskYaml = fs.readFileSync(path.join(import.meta.dirname, "fixtures", 
 
 afterEach(() => setCompileRunner("auto"));
 
-async function rejection(p: Promise<unknown>): Promise<AppError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof AppError) return e;
-    throw e;
-  }
-  throw new Error("expected a refusal");
-}
 
 describe("shared schemas are converted once per document", () => {
   it("contracts and hashes equal the straightforward computation", async () => {
@@ -78,7 +69,7 @@ describe("the compile job runs in a worker thread", () => {
   });
 
   it("a bad document's error crosses the thread as the same invalid_input, with its issues", async () => {
-    const e = await rejection(compileDocument({ spec: { openapi: "3.1.0", info: {}, paths: { "/a/{id}": { get: {} } } }, gzip: false }));
+    const e = await errorOf(compileDocument({ spec: { openapi: "3.1.0", info: {}, paths: { "/a/{id}": { get: {} } } }, gzip: false }));
     expect(e).toMatchObject({ code: "invalid_input", details: { issues: [{ path: "paths./a/{id}.get", message: "path parameter {id} is not declared" }] } });
   });
 
@@ -105,11 +96,11 @@ describe("the compile job runs in a worker thread", () => {
   it.each(["auto", "inline"] as const)("the cost cap answers payload_too_large, never a hang (%s)", async (mode) => {
     setCompileRunner(mode);
     const spec = JSON.stringify(chainSpec(300, 50));
-    const work = await rejection(compileDocument({ spec, gzip: false, limits: { maxWork: 5000 } }));
+    const work = await errorOf(compileDocument({ spec, gzip: false, limits: { maxWork: 5000 } }));
     expect(work).toMatchObject({ code: "payload_too_large", message: expect.stringMatching(/too costly to import/), details: { reason: "work_budget" } });
-    const size = await rejection(compileDocument({ spec, gzip: false, limits: { maxContractChars: 50_000 } }));
+    const size = await errorOf(compileDocument({ spec, gzip: false, limits: { maxContractChars: 50_000 } }));
     expect(size).toMatchObject({ code: "payload_too_large", details: { reason: "contract_size" } });
-    const slow = await rejection(compileDocument({ spec, gzip: false, limits: { timeMs: 1 } }));
+    const slow = await errorOf(compileDocument({ spec, gzip: false, limits: { timeMs: 1 } }));
     expect(slow).toMatchObject({ code: "payload_too_large", details: { reason: "time_budget" } });
     // Within the defaults it compiles.
     expect((await compileDocument({ spec, gzip: false })).stats).toMatchObject({ runner: mode === "auto" ? "worker" : "inline" });
@@ -118,7 +109,7 @@ describe("the compile job runs in a worker thread", () => {
   it("a step that cannot look at the clock (parsing a large YAML document) is stopped from outside", async () => {
     const yaml = stringify(chainSpec(5000, 20), { aliasDuplicateObjects: false });
     const started = performance.now();
-    const e = await rejection(compileDocument({ spec: yaml, gzip: false, limits: { timeMs: 100 } }));
+    const e = await errorOf(compileDocument({ spec: yaml, gzip: false, limits: { timeMs: 100 } }));
     expect(e).toMatchObject({ code: "payload_too_large", details: { reason: "time_budget", time_ms: 100 } });
     expect(performance.now() - started).toBeLessThan(5000);
     // The worker it ended is replaced.
@@ -130,7 +121,7 @@ describe("the compile job runs in a worker thread", () => {
   });
 
   it(`runs at most ${MAX_RUNNING} jobs at once, queues ${MAX_WAITING}, and answers rate_limited beyond`, async () => {
-    const jobs = Array.from({ length: MAX_RUNNING + MAX_WAITING + 1 }, () => compileDocument({ spec: helpdeskYaml, gzip: false }).then(() => "ok", (e: unknown) => (e instanceof AppError ? e.code : String(e))));
+    const jobs = Array.from({ length: MAX_RUNNING + MAX_WAITING + 1 }, () => codeOf(compileDocument({ spec: helpdeskYaml, gzip: false })));
     const outcomes = await Promise.all(jobs);
     expect(outcomes.filter((o) => o === "ok")).toHaveLength(MAX_RUNNING + MAX_WAITING);
     expect(outcomes.at(-1)).toBe("rate_limited");

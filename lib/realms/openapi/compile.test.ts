@@ -6,6 +6,7 @@ import { ACTION_NAME_PATTERN, actionNameSchema } from "@/lib/realms/contract";
 import { validatePayload } from "@/lib/tools/payload";
 import { compileSpec, fallbackActionName, type CompiledSpec } from "./compile";
 import { loadSpec, MAX_OPERATIONS, MAX_SPEC_BYTES, parseSpecText } from "./spec";
+import { errorOf } from "@/test-support";
 
 const helpdeskYaml = fs.readFileSync(path.join(import.meta.dirname, "fixtures", "helpdesk.yaml"), "utf8");
 
@@ -13,14 +14,10 @@ async function compile(doc: string | Record<string, unknown>): Promise<CompiledS
   return compileSpec(await loadSpec(doc));
 }
 
+/** How a document is refused: the AppError's code, message and the issues it lists. */
 async function problem(doc: string | Record<string, unknown>): Promise<{ code: string; message: string; issues: { path: string; message: string }[] }> {
-  try {
-    await compile(doc);
-  } catch (e) {
-    if (e instanceof AppError) return { code: e.code, message: e.message, issues: (e.details.issues as { path: string; message: string }[]) ?? [] };
-    throw e;
-  }
-  throw new Error("expected the document to be refused");
+  const e = await errorOf(compile(doc));
+  return { code: e.code, message: e.message, issues: (e.details.issues as { path: string; message: string }[]) ?? [] };
 }
 
 const minimal = (paths: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ openapi: "3.0.3", info: { title: "T", version: "1" }, paths, ...extra });

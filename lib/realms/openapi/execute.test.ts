@@ -10,6 +10,7 @@ import { NetError } from "@/lib/net";
 import { compileRequest, execute } from "./execute";
 import { startHelpdeskServer, type HelpdeskServer } from "./fixtures/helpdesk-server";
 import { loadSpec } from "./spec";
+import { errorOf } from "@/test-support";
 
 let contracts: Map<string, OperationContract>;
 let server: HelpdeskServer;
@@ -49,15 +50,6 @@ function refusal(fn: () => unknown): { code: string; message: string } {
   throw new Error("expected a refusal");
 }
 
-async function codeOf(p: Promise<unknown>): Promise<{ code: string; status: number; details: Record<string, unknown> }> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof AppError) return { code: e.code, status: e.status, details: e.details };
-    throw e;
-  }
-  throw new Error("expected an error");
-}
 
 describe("compiling a request (the model never supplies a URL, method or header)", () => {
   it("fills path, query, header and JSON body from the payload, and adds the credential", () => {
@@ -122,17 +114,17 @@ describe("calling the service", () => {
   });
 
   it("maps the service's failures: 404 → not_found, 5xx → provider_unavailable, slow → 504, too large → bounded", async () => {
-    expect(await codeOf(run("tickets/get", { ticket_id: 404 }))).toMatchObject({ code: "not_found", details: { status: 404, service_message: "Ticket 404 not found" } });
+    expect(await errorOf(run("tickets/get", { ticket_id: 404 }))).toMatchObject({ code: "not_found", details: { status: 404, service_message: "Ticket 404 not found" } });
     server.down = true;
     try {
-      const down = await codeOf(run("meta/status", {}));
+      const down = await errorOf(run("meta/status", {}));
       expect(down).toMatchObject({ code: "provider_unavailable", status: 503, details: { status: 503, service_message: "The desk is down for maintenance" } });
     } finally {
       server.down = false;
     }
-    const slow = await codeOf(run("people/get", { login: "slow" }, 300));
+    const slow = await errorOf(run("people/get", { login: "slow" }, 300));
     expect(slow).toMatchObject({ code: "provider_unavailable", status: 504, details: { reason: "timeout" } });
-    expect(await codeOf(run("people/get", { login: "huge" }))).toMatchObject({ code: "provider_unavailable", details: { reason: "response_too_large" } });
+    expect(await errorOf(run("people/get", { login: "huge" }))).toMatchObject({ code: "provider_unavailable", details: { reason: "response_too_large" } });
   });
 
   it("does not follow redirects", async () => {
@@ -155,7 +147,7 @@ describe("egress refuses private networks unless the operator allows the host", 
 
   it("blocks a name that resolves to a private address at connect time", async () => {
     const url = new URL(server.baseUrl.replace("127.0.0.1", "localhost"));
-    const res = await codeOf(
+    const res = await errorOf(
       execute({ url: new URL(`${url.toString()}/status`), method: "GET", headers: {} }, { maxBytes: 1000, delivery, namespace: "helpdesk", ownerUserId: "u", action: "meta/status" }),
     );
     expect(res).toMatchObject({ code: "realm_denied", details: { reason: "blocked_address" } });

@@ -4,7 +4,7 @@
 // error codes; nothing is retried.
 import type { Credential } from "./credentials";
 import { egress, failureKind, type EgressResponse } from "./egress";
-import type { OperationContract, ParamPlan } from "./compile";
+import type { OperationContract, ParamPlan } from "./operation-types";
 import { fieldValueProblem, isHeaderName, specHeaderRefusal } from "./headers";
 import { AppError } from "@/lib/errors";
 import { NetError } from "@/lib/net";

@@ -6,7 +6,7 @@ import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { ceilingSettings, consentRequests, grants, openapiCurations, openapiOperations, openapiRealms, userChoices } from "@/db/schema";
 import { ACTION_NAME_PATTERN, actionOperationKey } from "@/lib/realms/contract";
-import { fallbackActionName } from "./compile";
+import { fallbackActionName } from "./naming";
 
 export async function renameLegacyActions(db: Db): Promise<string> {
   const ops = await db

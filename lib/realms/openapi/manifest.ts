@@ -3,7 +3,7 @@
 // auth scopes), the capability catalog from the operations' groups, service card labels from summaries or
 // curated labels. Also the capability-search documents, built from the cards rather than the catalog.
 import { actionOperationKey, manifestSchema, type ActionDef, type CapabilityDoc, type CatalogNode, type RealmManifest, type Risk } from "@/lib/realms/contract";
-import type { OperationCard, OperationContract } from "./compile";
+import type { OperationCard, OperationContract } from "./operation-types";
 
 export type RealmRecord = {
   id: string;

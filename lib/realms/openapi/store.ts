@@ -2,7 +2,7 @@
 import { and, asc, eq } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import { openapiCurations, openapiOperations, openapiRealms } from "@/db/schema";
-import type { OperationCard, OperationContract } from "./compile";
+import type { OperationCard, OperationContract } from "./operation-types";
 import type { Curation, OperationRecord, RealmRecord } from "./manifest";
 
 export type RealmHead = { id: string; tenantId: string; namespace: string; version: number };

@@ -1,8 +1,7 @@
 // Google's folder: its own environment, incremental authorization, and how the Gmail API says no.
 import { afterAll, describe, expect, it } from "vitest";
 import { connectedAccounts } from "@/db/schema";
-import { makeTenant } from "@/db/test-fixtures";
-import { envOverride } from "@/db/test-env";
+import { envOverride, makeTenant } from "@/test-support";
 import { ConfigError } from "@/lib/env";
 import { newId } from "@/lib/ids";
 import { sealTokens } from "../../accounts";

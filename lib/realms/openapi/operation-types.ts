@@ -1,0 +1,58 @@
+// What compiling an OpenAPI document gives: per operation, one light card (what capability search and people
+// read) and one exact contract (what execution needs), and the document's title, servers, tags and warnings.
+import type { Risk } from "@/lib/realms/contract";
+import type { JsonObject, LowerMethod, SpecIssue } from "./spec";
+
+export type HttpMethod = Uppercase<LowerMethod>;
+export type ParamLocation = "path" | "query" | "header" | "cookie";
+
+export type OperationCard = {
+  /** The action name: the operationId as written, or `METHOD/path` where it has none (or an unusable one). */
+  action: string;
+  operation_id: string | null;
+  method: HttpMethod;
+  path: string;
+  tag: string | null;
+  /** Vendor categories (`x-github.category` / `x-category`), when the document has them. */
+  category: string | null;
+  subcategory: string | null;
+  /** The tag's description from the document, for the catalog node. */
+  group_description: string;
+  summary: string;
+  description: string;
+  risk: Risk;
+  deprecated: boolean;
+  input_fields: string[];
+  required_fields: string[];
+  /** `owner*: string, per_page: integer, …` — what the input looks like, in one line. */
+  input_digest: string;
+  /** Hash of the exact contract: re-imports compare it to say an operation changed. */
+  input_hash: string;
+  scopes: string[];
+};
+
+export type ParamPlan = { name: string; in: ParamLocation; field: string; required: boolean; style: string; explode: boolean; json: boolean };
+export type BodyEncoding = "json" | "form" | "text" | "unsupported";
+/** `flat`: the body's properties sit beside the parameters; `wrapped`: the whole body is one field. */
+export type BodyPlan = { mode: "flat" | "wrapped"; field: string | null; fields: string[]; contentType: string; encoding: BodyEncoding; required: boolean };
+export type OperationContract = {
+  method: HttpMethod;
+  path: string;
+  params: ParamPlan[];
+  body: BodyPlan | null;
+  input_schema: JsonObject;
+  example: JsonObject;
+  /** Media types of the success response, for choosing `Accept`. */
+  accepts: string[];
+};
+export type CompiledOperation = { card: OperationCard; contract: OperationContract };
+export type CompiledSpec = {
+  title: string;
+  description: string;
+  servers: string[];
+  tags: Map<string, string>;
+  operations: CompiledOperation[];
+  warnings: SpecIssue[];
+  /** Operations left out of the realm (e.g. a header parameter whose name is not an HTTP header name). */
+  dropped: { at: string; reason: string }[];
+};
