@@ -145,20 +145,34 @@ export function thrownCode(fn: () => unknown): string {
   return "returned";
 }
 
-/** A context whose transaction counts the statements the adapter runs (to prove a batch is bounded). */
-export function countingQueries(ctx: RealmContext): { ctx: RealmContext; queries: () => number } {
-  let n = 0;
-  const tx = new Proxy(ctx.tx, {
+/** An executor (a Db or a Tx) that counts the statements run through it, in transactions it opens too. */
+function counting<E extends object>(executor: E, count: () => void): E {
+  return new Proxy(executor, {
     get(target, prop) {
       const v = Reflect.get(target, prop, target) as unknown;
       if (typeof v !== "function") return v;
       return (...args: unknown[]) => {
-        if (typeof prop === "string" && /^(select|selectDistinct|selectDistinctOn|insert|update|delete|execute)$/.test(prop)) n++;
+        if (typeof prop === "string" && /^(select|selectDistinct|selectDistinctOn|insert|update|delete|execute)$/.test(prop)) count();
+        if (prop === "transaction" && typeof args[0] === "function") {
+          const body = args[0] as (tx: object) => unknown;
+          args = [(tx: object) => body(counting(tx, count)), ...args.slice(1)];
+        }
         return (v as (...a: unknown[]) => unknown).apply(target, args);
       };
     },
   });
-  return { ctx: { ...ctx, tx }, queries: () => n };
+}
+
+/** A context whose transaction counts the statements the adapter runs (to prove a batch is bounded). */
+export function countingQueries(ctx: RealmContext): { ctx: RealmContext; queries: () => number } {
+  let n = 0;
+  return { ctx: { ...ctx, tx: counting(ctx.tx, () => n++) }, queries: () => n };
+}
+
+/** A database handle that counts the statements a service runs through it (to prove a read is batched). */
+export function countingDb(db: Db): { db: Db; queries: () => number } {
+  let n = 0;
+  return { db: counting(db, () => n++), queries: () => n };
 }
 
 // ── Environment: change process.env for a test file and put it back afterwards (re-reading lib/env each time).

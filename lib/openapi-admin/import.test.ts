@@ -145,13 +145,11 @@ describe("importing a document as a realm", () => {
       paths,
       components: { parameters: { id: { name: "id", in: "path", required: true, schema: { type: "string" } } }, schemas: { Thing: { type: "object", properties: { name: { type: "string" }, parts: { type: "array", items: { $ref: "#/components/schemas/Thing" } } } } } },
     };
-    const started = performance.now();
+    // How long it takes is measured by `npm run bench:import` (BENCHMARKS.md), not here.
     const res = await importRealm(tt.db, tt.users.alice!, { namespace: "things", spec: doc });
     const realm = (await findRealm(tt.db, tt.tenantId, "things"))!;
-    const seconds = (performance.now() - started) / 1000;
     expect(res.operations.total).toBe(5000);
     expect(realm.manifest.actions).toHaveLength(5000);
-    expect(seconds).toBeLessThan(20);
     expect((await tt.db.select({ a: openapiOperations.action }).from(openapiOperations).where(eq(openapiOperations.realmId, res.realm_id!))).length).toBe(5000);
     // Describing the realm stays small: a few actions, and the way to find the rest.
     const about = (await dispatch(tt.users.alice!, "provider_about", { namespace: "things" })) as { actions: unknown[]; actions_total: number; more_actions: string };
