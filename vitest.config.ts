@@ -13,5 +13,7 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 120_000,
+    // next-auth imports `next/server` without an extension, which Node's ESM resolver refuses: let Vite resolve it.
+    server: { deps: { inline: ["next-auth"] } },
   },
 });

@@ -122,6 +122,9 @@ export const { handlers, auth, signIn, signOut } = NextAuth(() => config());
  */
 function withRequestOrigin(req: NextRequest): NextRequest {
   pinAuthUrl();
+  // With AUTH_URL set (pinned to APP_URL, or the operator's), Auth.js moves the request onto that origin itself,
+  // and it needs a NextRequest to do it (it reads `nextUrl`).
+  if (process.env.AUTH_URL) return req;
   const url = `${authOrigin(req)}${req.nextUrl.pathname}${req.nextUrl.search}`;
   const init: RequestInit & { duplex?: "half" } = { method: req.method, headers: req.headers, body: req.body, duplex: "half" };
   // A plain Request, not a NextRequest: NextRequest normalises loopback hosts to `localhost`, which would make the

@@ -1,8 +1,9 @@
 // Calls to outside providers, through lib/net: every one bounded in time (REALMGATE_PROVIDER_TIMEOUT_MS) and
-// in size, no redirects followed (a 3xx is the answer). Provider endpoints are configured by the operator
-// (a local provider in development and tests), so private addresses are allowed. Nothing here retries.
+// in size, no redirects followed (a 3xx is the answer). Endpoints the operator or a provider module configures
+// may be private (a local provider in development and tests); endpoints a provider's discovery document names
+// are held to `endpointPolicy` (providers/index.ts). Nothing here retries.
 import { env } from "@/lib/env";
-import { jsonOf, request, type NetError, type NetResponse } from "@/lib/net";
+import { jsonOf, request, type NetError, type NetResponse, type PrivatePolicy } from "@/lib/net";
 
 export { jsonOf };
 export const MAX_PROVIDER_RESPONSE_BYTES = 8 * 1024 * 1024;
@@ -14,6 +15,8 @@ export type ProviderRequest = {
   /** Defaults to REALMGATE_PROVIDER_TIMEOUT_MS. */
   timeoutMs?: number;
   maxBytes?: number;
+  /** Which hosts may be private addresses: all by default (configured endpoints). */
+  allowPrivate?: PrivatePolicy;
 };
 
 /** Rejects with NetError when there is no answer (timeout, network, too large). */
@@ -25,7 +28,7 @@ export function providerFetch(url: string, req: ProviderRequest = {}): Promise<N
     body: req.body,
     timeoutMs: req.timeoutMs ?? env().REALMGATE_PROVIDER_TIMEOUT_MS,
     maxBytes: req.maxBytes ?? MAX_PROVIDER_RESPONSE_BYTES,
-    allowPrivate: true,
+    allowPrivate: req.allowPrivate ?? true,
     redirect: "return",
   });
 }

@@ -3,7 +3,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorOf } from "@/test-support";
-import { fetchUserinfo } from "./oauth";
+import { exchangeCode, fetchUserinfo } from "./oauth";
 import type { Identity, ProviderConfig } from "./providers";
 import { standardTokens } from "./providers/tokens";
 
@@ -55,5 +55,46 @@ describe("identity from a userinfo endpoint", () => {
 
   it("says the provider is unavailable when the endpoint cannot be reached", async () => {
     expect(await errorOf(fetchUserinfo(provider, "http://127.0.0.1:1/me", "good-token", map))).toMatchObject({ code: "provider_unavailable", status: 502, details: { failure: "network" } });
+  });
+});
+
+describe("endpoints a discovery document names", () => {
+  let issuerServer: Server;
+  let base = "";
+  let tokenHits = 0;
+  // Two issuers on one server: /same names its token endpoint on its own host, /other on another name for it.
+  beforeAll(async () => {
+    issuerServer = createServer((req, res) => {
+      res.setHeader("content-type", "application/json");
+      const m = /^\/(same|other)\/\.well-known\/openid-configuration$/.exec(req.url ?? "");
+      if (m) {
+        const issuer = `${base}/${m[1]}`;
+        const tokenBase = m[1] === "same" ? base : base.replace("127.0.0.1", "localhost");
+        return void res.end(JSON.stringify({ issuer, authorization_endpoint: `${issuer}/auth`, token_endpoint: `${tokenBase}/token`, jwks_uri: `${issuer}/jwks` }));
+      }
+      if (req.url === "/token") {
+        tokenHits++;
+        return void res.end(JSON.stringify({ access_token: "at", token_type: "Bearer", expires_in: 60, scope: "a" }));
+      }
+      res.writeHead(404).end();
+    });
+    await new Promise<void>((r) => issuerServer.listen(0, "127.0.0.1", r));
+    base = `http://127.0.0.1:${(issuerServer.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((r) => issuerServer.close(() => r())));
+
+  const discovering = (which: "same" | "other"): ProviderConfig => ({ ...provider, id: which, issuer: `${base}/${which}`, endpoints: "discover" });
+
+  it("may be private on the issuer's own host (an operator's local issuer)", async () => {
+    const before = tokenHits;
+    expect((await exchangeCode(discovering("same"), { code: "c", codeVerifier: "v" })).access_token).toBe("at");
+    expect(tokenHits).toBe(before + 1);
+  });
+
+  it("may not send Realmgate to another private host, however the document names it", async () => {
+    const before = tokenHits;
+    const err = await errorOf(exchangeCode(discovering("other"), { code: "c", codeVerifier: "v" }));
+    expect(err).toMatchObject({ code: "provider_unavailable" });
+    expect(tokenHits).toBe(before);
   });
 });

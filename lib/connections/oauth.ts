@@ -7,7 +7,7 @@ import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { NetError, netFetch } from "@/lib/net";
 import { jsonOf, providerFailure, providerFetch } from "./http";
-import { endpointsOf, type Identity, type ProviderConfig } from "./providers";
+import { endpointPolicy, endpointsOf, type Identity, type ProviderConfig } from "./providers";
 import type { TokenResponse } from "./providers/tokens";
 import type { ConnectionIntent } from "@/db/schema";
 
@@ -75,7 +75,7 @@ async function tokenRequest(p: ProviderConfig, form: Record<string, string>, wha
   }
   let res;
   try {
-    res = await providerFetch(token, { method: "POST", headers, body: body.toString(), maxBytes: 64 * 1024 });
+    res = await providerFetch(token, { method: "POST", headers, body: body.toString(), maxBytes: 64 * 1024, allowPrivate: endpointPolicy(p) });
   } catch (err) {
     if (err instanceof NetError) throw unavailable(p, err, what);
     throw err;
@@ -117,7 +117,7 @@ export async function revokeToken(p: ProviderConfig, token: string, hint: "refre
     body.set("client_secret", p.clientSecret);
   }
   try {
-    const res = await providerFetch(revocation, { method: "POST", headers, body: body.toString(), maxBytes: 64 * 1024 });
+    const res = await providerFetch(revocation, { method: "POST", headers, body: body.toString(), maxBytes: 64 * 1024, allowPrivate: endpointPolicy(p) });
     // RFC 7009 §2.2: 200 also for tokens that were already invalid.
     return res.status === 200 ? "revoked" : "failed";
   } catch (err) {
@@ -129,14 +129,14 @@ export async function revokeToken(p: ProviderConfig, token: string, hint: "refre
 const jwksSets = new Map<string, ReturnType<typeof createRemoteJWKSet>>();
 
 /** jose fetches signing keys through lib/net too; a timeout is reported the way jose expects (TimeoutError). */
-const jwksFetch = netFetch({ timeoutMs: () => env().REALMGATE_PROVIDER_TIMEOUT_MS, maxBytes: 512 * 1024, allowPrivate: true });
+const jwksFetch = (p: ProviderConfig) => netFetch({ timeoutMs: () => env().REALMGATE_PROVIDER_TIMEOUT_MS, maxBytes: 512 * 1024, allowPrivate: endpointPolicy(p) });
 
 /** Verify an ID token: signature (the provider's JWKS), issuer, audience, expiry and our nonce. */
 export async function verifyIdToken(p: ProviderConfig, idToken: string, nonce: string): Promise<Identity> {
   const { jwks } = await endpointsOf(p);
   let set = jwksSets.get(jwks);
   if (!set) {
-    set = createRemoteJWKSet(new URL(jwks), { timeoutDuration: env().REALMGATE_PROVIDER_TIMEOUT_MS, [customFetch]: jwksFetch });
+    set = createRemoteJWKSet(new URL(jwks), { timeoutDuration: env().REALMGATE_PROVIDER_TIMEOUT_MS, [customFetch]: jwksFetch(p) });
     jwksSets.set(jwks, set);
   }
   try {

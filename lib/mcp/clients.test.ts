@@ -5,6 +5,8 @@ import { getDb } from "@/db/client";
 import { reloadEnv } from "@/lib/env";
 import { clientIdUrl, isPublicAddress, redirectUriMatches, redirectUriProblem, registerClient, resolveClient } from "./clients";
 import { OAuthProtocolError } from "./errors";
+import { checkAuthorizationFor } from "./oauth";
+import { makeTenant } from "@/test-support";
 
 describe("redirect URIs", () => {
   it.each([
@@ -119,6 +121,18 @@ describe("Client ID Metadata Documents", () => {
     process.env.APP_URL = previousAppUrl;
     reloadEnv();
     await new Promise((r) => server.close(r));
+  });
+
+  it("a support account on the authorize page is refused before the client's document is fetched", async () => {
+    const t = await makeTenant();
+    const before = hits;
+    const p = { client_id: `${base}/good.json?support`, redirect_uri: "http://127.0.0.1:5000/cb", response_type: "code", code_challenge: "x".repeat(43), code_challenge_method: "S256" };
+    const refused = await checkAuthorizationFor(t.db, t.users.sam!, p, new URLSearchParams(p).toString());
+    expect(refused).toMatchObject({ ok: false, show: { title: "Support accounts cannot connect apps" } });
+    expect(hits).toBe(before);
+    // A member's identical request does fetch it (so the count above would have moved).
+    await checkAuthorizationFor(t.db, t.users.bob!, p, new URLSearchParams(p).toString());
+    expect(hits).toBe(before + 1);
   });
 
   it("fetches, validates and remembers the document; its redirect URIs are the client's", async () => {

@@ -70,6 +70,17 @@ const single = (p: AuthorizeParams, k: string): string | undefined | "__many__" 
 };
 
 /**
+ * The authorize page's check for one signed-in person. Support staff review agents and never connect apps, so
+ * they are refused before anything else: checking the request would fetch the client's metadata document.
+ */
+export async function checkAuthorizationFor(db: Executor, who: { role: string }, params: AuthorizeParams, query: string, now = new Date()): Promise<AuthorizeCheck> {
+  if (who.role === "support") {
+    return { ok: false, show: { title: "Support accounts cannot connect apps", message: "Your account cannot connect apps (support accounts review agents; they do not connect them)." } };
+  }
+  return checkAuthorizationRequest(db, params, query, now);
+}
+
+/**
  * Check an authorization request in the order OAuth 2.1 §4.1.2.1 demands: until the client and its redirect
  * URI are verified, errors are shown here and never redirected; after that they go back to the client.
  */

@@ -59,14 +59,17 @@ function resolveAs(name: string, address: string, family: 4 | 6) {
 }
 
 describe("private addresses", () => {
-  it.each(["127.0.0.1", "127.9.9.9", "10.1.2.3", "172.20.0.1", "192.168.0.1", "169.254.169.254", "100.64.0.1", "0.0.0.0", "224.0.0.1", "::1", "::", "fd00::1", "fe80::1", "ff02::1", "::ffff:127.0.0.1", "::ffff:7f00:1", "::ffff:10.0.0.1", "::ffff:a00:1", "64:ff9b::a00:1", "not an ip"])(
+  it.each(["127.0.0.1", "127.9.9.9", "10.1.2.3", "172.20.0.1", "192.168.0.1", "169.254.169.254", "100.64.0.1", "0.0.0.0", "224.0.0.1", "::1", "::", "fd00::1", "fe80::1", "ff02::1", "::ffff:127.0.0.1", "::ffff:7f00:1", "::ffff:10.0.0.1", "::ffff:a00:1", "64:ff9b::a00:1", "not an ip",
+    // IPv6 forms that carry a private IPv4 address, and private IPv6 ranges beyond the obvious ones.
+    "::7f00:1", "::127.0.0.1", "::ffff:0:7f00:1", "::ffff:0:127.0.0.1", "2002:7f00:1::", "2002:a9fe:a9fe::1", "64:ff9b::a9fe:a9fe",
+    "64:ff9b:1::808:808", "fec0::1", "100::1", "2001:db8::1", "2001:0:4136:e378:8000:63bf:3fff:fdd2", "fe80::1%lo"])(
     "%s is private",
     (ip) => {
       expect(isPrivateAddress(ip)).toBe(true);
       expect(isPublicAddress(ip)).toBe(false);
     },
   );
-  it.each(["8.8.8.8", "93.184.216.34", "2606:4700::1111", "::ffff:8.8.8.8", "::ffff:808:808"])("%s is public", (ip) => expect(isPrivateAddress(ip)).toBe(false));
+  it.each(["8.8.8.8", "93.184.216.34", "2606:4700::1111", "::ffff:8.8.8.8", "::ffff:808:808", "64:ff9b::808:808", "2002:808:808::1", "2a00:1450:4001:82a::200e"])("%s is public", (ip) => expect(isPrivateAddress(ip)).toBe(false));
 });
 
 describe("the guard, at connect time", () => {

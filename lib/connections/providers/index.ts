@@ -4,7 +4,7 @@
 import { z } from "zod";
 import { env, type Env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
-import { NetError } from "@/lib/net";
+import { bareHost, NetError, type PrivatePolicy } from "@/lib/net";
 import { jsonOf, providerFailure, providerFetch } from "../http";
 import { devmail } from "./devmail";
 import { google } from "./google";
@@ -85,6 +85,17 @@ const discoveryDoc = z.object({
 /** Discovery documents change rarely; a cached copy is only a cache (every node can refetch it). */
 const discovered = new Map<string, { endpoints: OAuthEndpoints; until: number }>();
 const DISCOVERY_TTL_MS = 60 * 60 * 1000;
+
+/**
+ * Which OAuth endpoints may be private addresses. Configured ones: all (the operator wrote them). Discovered
+ * ones only on the issuer's own host: a discovery document (or whoever controls the issuer) cannot point
+ * Realmgate at another machine inside its network.
+ */
+export function endpointPolicy(p: ProviderConfig): PrivatePolicy {
+  if (p.endpoints !== "discover") return true;
+  const issuerHost = bareHost(new URL(p.issuer));
+  return (host) => host === issuerHost;
+}
 
 export async function endpointsOf(p: ProviderConfig): Promise<OAuthEndpoints> {
   if (p.endpoints !== "discover") return p.endpoints;

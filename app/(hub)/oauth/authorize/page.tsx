@@ -9,7 +9,7 @@ import { Card, PageHeader } from "@/components/ui/card";
 import { getDb } from "@/db/client";
 import { requirePageUser } from "@/lib/auth/page-session";
 import { expiryChoices } from "@/lib/authz/grants";
-import { checkAuthorizationRequest, consentOffer } from "@/lib/mcp/oauth";
+import { checkAuthorizationFor, consentOffer } from "@/lib/mcp/oauth";
 import { signConsentRequest } from "@/lib/mcp/tokens";
 
 export const metadata: Metadata = { title: "Connect an app" };
@@ -58,13 +58,12 @@ export default async function AuthorizePage({ searchParams }: { searchParams: Pr
   if (!query && notice) return <Problem title="This connection request has ended" message={notice} />;
 
   const db = await getDb();
-  const check = await checkAuthorizationRequest(db, sp, query);
+  const check = await checkAuthorizationFor(db, user, sp, query);
   if (!check.ok) {
     if ("redirect" in check) redirect(check.redirect);
     return <Problem title={check.show.title} message={check.show.message} />;
   }
   const { request, client } = check;
-  if (user.role === "support") return <Problem title="Support accounts cannot connect apps" message={notices.forbidden!} />;
   const offer = await consentOffer(db, user, request.scopes, request.client_id);
   const signed = await signConsentRequest(request, user.userId);
   const redirectHost = new URL(request.redirect_uri).host || request.redirect_uri.split(":")[0];
