@@ -2,7 +2,7 @@
 // authority, one query per kind), and gateRef on every board or column an upsert or action names by title.
 import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { boardCards, boardColumns } from "@/db/schema";
+import { boardCards, boardColumns } from "@/db/schema/board";
 import { call, grant, makeActor } from "@/db/test-actors";
 import { makeTenant, type TestTenant } from "@/db/test-fixtures";
 import { countingQueries, inCall, refusingDelivery, thrownCode, userPrincipal } from "@/db/test-realm";

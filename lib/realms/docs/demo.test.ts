@@ -1,7 +1,7 @@
 import { and, eq, inArray } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/db/client";
-import { docsComments, docsDocuments, docsThreads } from "@/db/schema";
+import { docsComments, docsDocuments, docsThreads } from "@/db/schema/docs";
 import type { DemoFile } from "@/db/seed";
 import { makeTenant } from "@/db/test-fixtures";
 import { adapter } from "./adapter";

@@ -3,7 +3,7 @@
 // quote names.
 import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { docsFiles, docsTabs, docsThreads } from "@/db/schema";
+import { docsFiles, docsTabs, docsThreads } from "@/db/schema/docs";
 import { makeTenant, type TestTenant } from "@/db/test-fixtures";
 import { countingQueries, inCall, thrownCode } from "@/db/test-realm";
 import { AppError } from "@/lib/errors";

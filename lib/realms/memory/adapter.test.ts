@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/db/client";
-import { memoryItems } from "@/db/schema";
+import { memoryItems } from "@/db/schema/memory";
 import type { DemoFile } from "@/db/seed";
 import { makeTenant, type TestTenant } from "@/db/test-fixtures";
 import { searchCapabilities } from "@/lib/catalog/search";
