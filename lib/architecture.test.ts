@@ -19,8 +19,16 @@ const realmOf = (f: string): string | null => {
   const m = /^lib\/realms\/([^/]+)\//.exec(f);
   return m && m[1] !== "native" ? m[1]! : null;
 };
+/** The realm whose tables a file of db/schema/ holds (`db/schema/docs.ts` → docs), or null for the platform's. */
+const realmFolders = new Set(fs.readdirSync(path.join(process.cwd(), "lib", "realms"), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name));
+const tablesOf = (f: string): string | null => {
+  const m = /^db\/schema\/([a-z0-9_]+)\.ts$/.exec(f);
+  return m && realmFolders.has(m[1]!) ? m[1]! : null;
+};
 const realmsApart = (e: Edge): string | null => {
   const from = realmOf(e.from);
+  const tables = tablesOf(e.to);
+  if (tables && tables !== from) return `a realm's tables are its own (${from ?? e.from} → db/schema/${tables}.ts)`;
   const to = realmOf(e.to);
   if (!to || to === from || e.from === "lib/realms/registry.ts") return null;
   return `realms never import each other (${from ?? e.from} → ${to}); shared code goes to lib/realms/*.ts or lib/realms/native`;
@@ -161,6 +169,16 @@ describe("the checker itself", () => {
       "db/client.ts": "export type Db = 1;",
     });
     expect(found.violations.sort()).toEqual(["lib/realms/docs/adapter.ts → lib/authz/gate.ts", "lib/realms/docs/adapter.ts → lib/realms/board/adapter.ts", "lib/realms/views.ts → lib/connections/accounts.ts"]);
+  });
+
+  it("finds a realm importing another realm's tables (its own, and the platform's, are fine)", () => {
+    const found = check({
+      "lib/realms/docs/kinds/file.ts": 'import { boards } from "@/db/schema/board";\nimport { docsFiles } from "@/db/schema/docs";\nimport { users } from "@/db/schema";',
+      "db/schema/board.ts": "export const boards = 1;",
+      "db/schema/docs.ts": "export const docsFiles = 1;",
+      "db/schema/index.ts": "export const users = 1;",
+    });
+    expect(found.violations).toEqual(["lib/realms/docs/kinds/file.ts → db/schema/board.ts"]);
   });
 
   it("lets components import lib/ for types only", () => {

@@ -23,6 +23,20 @@ describe("the documentation", () => {
     expect(broken).toEqual([]);
   });
 
+  it("names only repository paths that exist in docs/adding-a-realm.md (a `<placeholder>` or `*` part: its folder exists)", () => {
+    const top = fs.readdirSync(root).filter((f) => !f.startsWith("."));
+    const missing: string[] = [];
+    for (const [, quoted] of read("docs/adding-a-realm.md").matchAll(/`([^`\s]+)`/g)) {
+      const p = quoted!.replace(/^@\//, "").replace(/[.,;:]$/, "");
+      if (!quoted!.startsWith("@/") && !top.includes(p.split("/")[0]!)) continue; // not a repository path
+      if (!p.includes("/") && !top.includes(p)) continue;
+      const fixed = /[<*]/.test(p) ? p.slice(0, p.search(/[<*]/)).replace(/[^/]*$/, "") : p;
+      const candidates = quoted!.startsWith("@/") ? [fixed, `${fixed}.ts`, `${fixed}/index.ts`] : [fixed];
+      if (!candidates.some((c) => fs.existsSync(path.join(root, c)))) missing.push(quoted!);
+    }
+    expect(missing).toEqual([]);
+  });
+
   it("defines the product's words in docs/vocabulary.md", () => {
     const vocabulary = read("docs/vocabulary.md");
     const terms = vocabulary.match(/^- \*\*[^*]+\*\*/gm)!.join("\n").toLowerCase();

@@ -4,13 +4,14 @@
 import { vi } from "vitest";
 import { getDb, type Db } from "@/db/client";
 import { memberships, tenants, users, type ResourceScope, type Role } from "@/db/schema";
+import type { DemoFile, DemoSeedStep } from "@/db/seed";
 import { createActor } from "@/lib/authz/actors";
 import type { ActorContext, UserContext } from "@/lib/authz/context";
 import { createGrantTx } from "@/lib/authz/grants";
 import { reloadEnv } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
-import type { DeliveryPort, Principal, Realm, RealmContext } from "@/lib/realms/contract";
+import type { DeliveryPort, Principal, Realm, RealmAdapter, RealmContext } from "@/lib/realms/contract";
 import { tenantRealmSources, type TenantRealmSource } from "@/lib/realms/registry";
 import { settledWrites } from "@/lib/realms/settled";
 
@@ -103,16 +104,20 @@ export const refusingDelivery = (realm: string): DeliveryPort => ({
 
 export const userPrincipal = (t: TestTenant, name: string): Principal => ({ type: "user", userId: t.users[name]!.userId });
 
+/** What a test's `gateRef` does: record each ref the adapter gates (`gated`), refuse the listed ones (`refuse`). */
+export type GateOpts = { gated?: string[]; refuse?: string[] };
+
 /**
  * Run one adapter call in its own transaction, as the dispatcher does. `gateRef` records every ref the adapter
- * gates (in `gated`, when given) and refuses those listed in `refuse`, as a scoped grant would.
+ * gates (in `gated`, when given) and refuses those listed in `refuse`, as a scoped grant would. `now` is the call's
+ * clock (`ctx.now`; the real time unless given), so a test can order what it writes without waiting.
  */
 export async function inCall<T>(
   t: TestTenant,
   principal: Principal,
   delivery: DeliveryPort,
   fn: (ctx: RealmContext) => Promise<T>,
-  opts: { gated?: string[]; refuse?: string[] } = {},
+  opts: GateOpts & { now?: Date } = {},
 ): Promise<T> {
   const db = await getDb();
   const gateRef = async (ref: string, where?: string) => {
@@ -123,7 +128,7 @@ export async function inCall<T>(
   const settled = settledWrites();
   const outcome = await db.transaction(async (tx) => {
     try {
-      return { value: await tx.transaction((sp) => fn({ tx: sp, tenantId: t.tenantId, principal, requestId: "req_test", now: new Date(), delivery, appUrl: "http://x", gateRef, settled: settled.add })) };
+      return { value: await tx.transaction((sp) => fn({ tx: sp, tenantId: t.tenantId, principal, requestId: "req_test", now: opts.now ?? new Date(), delivery, appUrl: "http://x", gateRef, settled: settled.add })) };
     } catch (error) {
       return { error };
     } finally {
@@ -132,6 +137,30 @@ export async function inCall<T>(
   });
   if ("error" in outcome) throw outcome.error;
   return outcome.value;
+}
+
+/**
+ * One realm's adapter calls as its tests make them: `as(t, who, fn, opts?)` runs `fn` as one call (`inCall`) by a
+ * person of the tenant (by name) or any principal; `upsert(t, who, kind, fields, ref?)` creates (no ref) or patches.
+ */
+export function realmCalls(adapter: RealmAdapter, delivery: DeliveryPort) {
+  const as = <T>(t: TestTenant, who: string | Principal, fn: (ctx: RealmContext) => Promise<T>, opts: GateOpts & { now?: Date } = {}) =>
+    inCall(t, typeof who === "string" ? userPrincipal(t, who) : who, delivery, fn, opts);
+  const upsert = (t: TestTenant, who: string | Principal, kind: string, fields: Record<string, unknown>, ref: string | null = null) =>
+    as(t, who, (ctx) => adapter.upsert(ctx, { kind, ref, fields }));
+  return { as, upsert };
+}
+
+/** A realm's demo step run on a test tenant as `npm run dev` runs it, twice (a second start finds the first's rows). */
+export async function seedDemoTwice(step: DemoSeedStep, t: TestTenant): Promise<DemoFile> {
+  const demo: DemoFile = {
+    app_url: "http://x",
+    tenant: { id: t.tenantId, slug: t.slug, name: "Demo" },
+    users: Object.fromEntries(Object.entries(t.users).map(([k, u]) => [k, { email: u.email, name: k, role: u.role, password: "x", api_key: "x", user_id: u.userId }])),
+  };
+  await step(t.db, demo, null);
+  await step(t.db, demo, demo);
+  return demo;
 }
 
 /** The code a synchronous call throws with (or "returned"). */

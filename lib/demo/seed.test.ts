@@ -42,6 +42,17 @@ describe("demo seed", () => {
   });
 });
 
+describe("demo steps", () => {
+  it("are the registered realms' demo steps, in the registry's order (memory, docs, board), then the agent", async () => {
+    const { demoSeedSteps } = await import("./index");
+    const { seedDemoAgent } = await import("./agent");
+    const { seedDemo: memory } = await import("@/lib/realms/memory/demo");
+    const { seedDemo: docs } = await import("@/lib/realms/docs/demo");
+    const { seedDemo: board } = await import("@/lib/realms/board/demo");
+    expect(demoSeedSteps).toEqual([memory, docs, board, seedDemoAgent]);
+  });
+});
+
 describe("demo agent", () => {
   it("acts for alice with the read operations, board actions, and no docs actions", async () => {
     const { demoSeedSteps } = await import("./index");

@@ -3,6 +3,7 @@
 // never grows realm-specific methods.
 import { z } from "zod";
 import type { Tx } from "@/db/client";
+import type { DemoSeedStep } from "@/db/seed";
 
 /** Namespaces: lowercase ASCII, start with a letter. */
 export const namespaceSchema = z.string().regex(/^[a-z][a-z0-9_]{1,30}$/, "a namespace is 2–31 of a-z, 0-9, _ starting with a letter");
@@ -391,3 +392,9 @@ export type CapabilityDoc = {
  * cards), the documents capability search indexes instead of walking the manifest's catalog.
  */
 export type Realm = { manifest: RealmManifest; adapter: RealmAdapter; capabilityDocs?: CapabilityDoc[] };
+
+/**
+ * A built-in realm as its folder's `index.ts` exports it: the realm, and its demo data step (its `demo.ts`) if it
+ * has one. The registry lists these; the demo seeds every `demo` in the registry's order.
+ */
+export type RealmModule = { realm: Realm; demo?: DemoSeedStep };

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { manifestSchema, operationKeysOf } from "./contract";
-import { builtInRealms } from "./registry";
+import { builtInRealmModules, builtInRealms } from "./registry";
 
 describe("the realm registry", () => {
   it.each(Object.entries(builtInRealms))("%s: manifest parses, folder = namespace = key", (key, realm) => {
@@ -19,6 +19,17 @@ describe("the realm registry", () => {
       .map((d) => d.name)
       .sort();
     expect(Object.keys(builtInRealms).sort()).toEqual(folders);
+  });
+
+  it("registers each realm folder's own module (its index.ts), demo step included", async () => {
+    for (const m of builtInRealmModules) {
+      const ns = m.realm.manifest.namespace;
+      const index = path.join(import.meta.dirname, ns, "index.ts");
+      if (!fs.existsSync(index)) continue; // mail is listed from its manifest and adapter (it has no demo)
+      const mod = (await import(`./${ns}/index.ts`)) as Record<string, unknown>;
+      expect(mod[ns], ns).toBe(m);
+      expect(m.demo !== undefined, ns).toBe(fs.existsSync(path.join(import.meta.dirname, ns, "demo.ts")));
+    }
   });
 
   it("labels every operation of every realm for people", () => {

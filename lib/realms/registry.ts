@@ -2,24 +2,23 @@
 // Imported (OpenAPI) realms are per tenant and come from the database through `tenantRealmSources`.
 import type { Executor } from "@/db/client";
 import { AppError } from "@/lib/errors";
-import { adapter as boardAdapter } from "./board/adapter";
-import { manifest as boardManifest } from "./board/manifest";
-import type { Realm } from "./contract";
-import { adapter as docsAdapter } from "./docs/adapter";
-import { manifest as docsManifest } from "./docs/manifest";
+import { board } from "./board";
+import type { Realm, RealmModule } from "./contract";
+import { docs } from "./docs";
 import { adapter as mailAdapter } from "./mail/adapter";
 import { manifest as mailManifest } from "./mail/manifest";
-import { adapter as memoryAdapter } from "./memory/adapter";
-import { manifest as memoryManifest } from "./memory/manifest";
+import { memory } from "./memory";
 import { openApiRealmSource } from "./openapi/source";
 import type { TenantRealmSource } from "./tenant-source";
 
-export const builtInRealms: Record<string, Realm> = {
-  memory: { manifest: memoryManifest, adapter: memoryAdapter },
-  docs: { manifest: docsManifest, adapter: docsAdapter },
-  board: { manifest: boardManifest, adapter: boardAdapter },
-  mail: { manifest: mailManifest, adapter: mailAdapter },
-};
+/**
+ * The built-in realms, each its folder's `index.ts` (`{ realm, demo? }`), in the order the demo seeds them. Adding
+ * a realm is one line here: its key, its tables and its demo data all follow from the module.
+ */
+export const builtInRealmModules: readonly RealmModule[] = [memory, docs, board, { realm: { manifest: mailManifest, adapter: mailAdapter } }];
+
+/** Namespace → realm (the key is the manifest's namespace, and the folder's name: registry.test.ts). */
+export const builtInRealms: Record<string, Realm> = Object.fromEntries(builtInRealmModules.map((m) => [m.realm.manifest.namespace, m.realm]));
 
 export type { TenantRealmSource };
 export const tenantRealmSources: TenantRealmSource[] = [openApiRealmSource];

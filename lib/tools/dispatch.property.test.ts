@@ -7,12 +7,10 @@
 import fc from "fast-check";
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, grant, makeActor } from "@/db/test-actors";
-import { envOverride } from "@/db/test-env";
-import { makeTenant, type TestTenant } from "@/db/test-fixtures";
 import type { ActorContext } from "@/lib/authz/context";
 import { AppError, errorCodes } from "@/lib/errors";
 import { importRealm } from "@/lib/openapi-admin/import";
+import { call, envOverride, grant, makeActor, makeTenant, type TestTenant } from "@/test-support";
 import { dispatch } from "./dispatch";
 import { toolNames } from "./schemas";
 

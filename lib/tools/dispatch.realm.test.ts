@@ -4,12 +4,10 @@
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { consentRequests } from "@/db/schema";
-import { call, codeOf, errorOf, grant, makeActor } from "@/db/test-actors";
-import { makeTenant, type TestTenant } from "@/db/test-fixtures";
-import { tenantRealm } from "@/db/test-realm";
 import { revokeGrant } from "@/lib/authz/grants";
 import { AppError } from "@/lib/errors";
 import { manifestSchema, type Realm, type RealmAdapter } from "@/lib/realms/contract";
+import { call, codeOf, errorOf, grant, makeActor, makeTenant, tenantRealm, type TestTenant } from "@/test-support";
 import { dispatch } from "./dispatch";
 import { redeemSignedUrl } from "./files";
 import { validatorFor } from "./payload";

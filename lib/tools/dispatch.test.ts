@@ -1,12 +1,11 @@
 import { and, eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { auditEvents, consentRequests } from "@/db/schema";
-import { call, codeOf, errorOf, grant, makeActor } from "@/db/test-actors";
-import { makeTenant, type TestTenant } from "@/db/test-fixtures";
 import { revokeActor } from "@/lib/authz/actors";
 import { decideConsentRequest } from "@/lib/authz/consent";
 import { revokeGrant } from "@/lib/authz/grants";
 import { changeCeiling, changeChoices } from "@/lib/authz/policy";
+import { call, codeOf, errorOf, grant, makeActor, makeTenant, type TestTenant } from "@/test-support";
 import { dispatch } from "./dispatch";
 import { redeemSignedUrl } from "./files";
 

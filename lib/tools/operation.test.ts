@@ -1,9 +1,9 @@
 // One derivation of a call's realm and operation, for the dispatcher and the MCP transport's scope check.
 import { describe, expect, it } from "vitest";
-import { makeTenant } from "@/db/test-fixtures";
 import { SCOPE_READ, SCOPE_WRITE } from "@/lib/mcp/config";
 import { scopeForCall } from "@/lib/mcp/handler";
 import { mcpTool } from "@/lib/mcp/server";
+import { makeTenant } from "@/test-support";
 import { toolEntry } from "./catalog";
 import { tools } from "./defs";
 import { resolveOperation } from "./operation";

@@ -3,8 +3,6 @@
 import { and, eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { auditEvents, connectedAccounts, consentRequests, grants } from "@/db/schema";
-import { call, codeOf, errorOf, grant, makeActor } from "@/db/test-actors";
-import { makeTenant, type TestTenant } from "@/db/test-fixtures";
 import { decideConsentRequest, getConsentRequest, recordConsentRequest } from "@/lib/authz/consent";
 import { createGrant, revokeGrant } from "@/lib/authz/grants";
 import { changeCeiling, changeChoices } from "@/lib/authz/policy";
@@ -12,6 +10,7 @@ import { migratePrefixScopes } from "@/lib/authz/scope-migration";
 import { newId } from "@/lib/ids";
 import { ACTION_NAME_PATTERN } from "@/lib/realms/contract";
 import { importRealm } from "@/lib/openapi-admin/import";
+import { call, codeOf, errorOf, grant, makeActor, makeTenant, type TestTenant } from "@/test-support";
 import { dispatch } from "./dispatch";
 import { redeemSignedUrl } from "./files";
 

@@ -1,26 +1,15 @@
 import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { getDb } from "@/db/client";
-import { boardCards, boardColumns, boards } from "@/db/schema";
-import type { DemoFile } from "@/db/seed";
-import { makeTenant, type TestTenant } from "@/db/test-fixtures";
+import { boardCards, boardColumns, boards } from "@/db/schema/board";
 import { searchCapabilities } from "@/lib/catalog/search";
 import { AppError } from "@/lib/errors";
 import { validatePayload } from "@/lib/tools/payload";
-import {
-  manifestSchema,
-  operationKeysOf,
-  type CursorState,
-  type LeanItem,
-  type Principal,
-  type RealmContext,
-} from "@/lib/realms/contract";
+import { manifestSchema, operationKeysOf, type CursorState, type LeanItem, type Principal } from "@/lib/realms/contract";
+import { codeOf, errorOf, makeTenant, seedDemoTwice, type TestTenant, userPrincipal } from "@/test-support";
 import { adapter } from "./adapter";
 import { seedDemo } from "./demo";
+import { action, as, makeBoard, upsert } from "./fixtures/boards";
 import { manifest } from "./manifest";
-import { inCall, refusingDelivery, userPrincipal } from "@/db/test-realm";
-
-const delivery = refusingDelivery("board");
 
 let t: TestTenant;
 let other: TestTenant;
@@ -30,32 +19,6 @@ beforeAll(async () => {
 });
 
 const user = userPrincipal;
-const as = <T>(tt: TestTenant, principal: Principal, fn: (ctx: RealmContext) => Promise<T>) => inCall(tt, principal, delivery, fn);
-
-async function failure(p: Promise<unknown>): Promise<AppError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof AppError) return e;
-    throw e;
-  }
-  throw new Error("expected the call to fail");
-}
-const codeOf = async (p: Promise<unknown>) => (await failure(p)).code;
-
-const action = (name: string) => manifest.actions.find((a) => a.name === name)!;
-
-async function upsert(tt: TestTenant, who: string, kind: string, fields: Record<string, unknown>, ref: string | null = null) {
-  return as(tt, user(tt, who), (ctx) => adapter.upsert(ctx, { kind, ref, fields }));
-}
-
-/** A board with To do / Doing / Done owned by `who`. */
-async function makeBoard(tt: TestTenant, who: string, title: string, extra: Record<string, unknown> = {}) {
-  const board = (await upsert(tt, who, "board.board", { title, ...extra })).ref;
-  const cols: Record<string, string> = {};
-  for (const c of ["To do", "Doing", "Done"]) cols[c] = (await upsert(tt, who, "board.column", { board, title: c })).ref;
-  return { board, cols };
-}
 
 async function listAll(tt: TestTenant, who: string, kind: string, filter: Record<string, string | boolean>, limit: number): Promise<{ refs: string[]; pages: number }> {
   const refs: string[] = [];
@@ -153,7 +116,7 @@ describe("boards, columns and cards", () => {
     expect(removed.object.assignees).toEqual([t.users.sam!.email]);
     const viaAction = await as(t, user(t, "alice"), (ctx) => adapter.action(ctx, { action: action("assign"), ref: card, payload: { add: [t.users.alice!.email], remove: [t.users.sam!.email] } }));
     expect(viaAction.assignees).toEqual([t.users.alice!.email]);
-    const err = await failure(upsert(t, "alice", "board.card", { assignees: ["stranger@example.test"] }, card));
+    const err = await errorOf(upsert(t, "alice", "board.card", { assignees: ["stranger@example.test"] }, card));
     expect(err.code).toBe("invalid_input");
     expect(err.details).toMatchObject({ field: "assignees", unknown: ["stranger@example.test"] });
   });
@@ -198,7 +161,7 @@ describe("card actions", () => {
     const { board, cols } = await makeBoard(t, "alice", "Twin columns");
     const second = (await upsert(t, "alice", "board.column", { board, title: "Done" })).ref;
     const card = (await upsert(t, "alice", "board.card", { column: cols["To do"]!, title: "Where do I go" })).ref;
-    const err = await failure(as(t, user(t, "alice"), (ctx) => adapter.action(ctx, { action: action("move_card"), ref: card, payload: { column: "Done" } })));
+    const err = await errorOf(as(t, user(t, "alice"), (ctx) => adapter.action(ctx, { action: action("move_card"), ref: card, payload: { column: "Done" } })));
     expect(err.code).toBe("ambiguous_selector");
     expect((err.details.choices as LeanItem[]).map((ch) => ch.ref).sort()).toEqual([cols["Done"], second].sort());
 
@@ -257,7 +220,7 @@ describe("board ACL", () => {
     expect(bobsCard.object).toMatchObject({ column: cols["Done"] });
 
     for (const ref of [card, bobsCard.ref, cols["Done"]!, board]) {
-      const err = await failure(as(t, bob, (ctx) => adapter.delete(ctx, { ref })));
+      const err = await errorOf(as(t, bob, (ctx) => adapter.delete(ctx, { ref })));
       expect(err.code, ref).toBe("realm_denied");
     }
     expect(await codeOf(upsert(t, "bob", "board.board", { shared_with: { add: [t.users.sam!.email] } }, board))).toBe("realm_denied");
@@ -300,16 +263,8 @@ describe("board selectors", () => {
 describe("board demo", () => {
   it("seeds Launch plan with three columns and four cards, once", async () => {
     const tt = await makeTenant();
-    const demo: DemoFile = {
-      app_url: "http://x",
-      tenant: { id: tt.tenantId, slug: tt.slug, name: "Demo" },
-      users: Object.fromEntries(
-        Object.entries(tt.users).map(([k, u]) => [k, { email: u.email, name: k, role: u.role, password: "", api_key: "", user_id: u.userId }]),
-      ),
-    };
-    const db = await getDb();
-    await seedDemo(db, demo, null);
-    await seedDemo(db, demo, demo);
+    await seedDemoTwice(seedDemo, tt);
+    const db = tt.db;
     const rows = await db.select().from(boards).where(eq(boards.tenantId, tt.tenantId));
     expect(rows.map((b) => [b.title, b.ownerId])).toEqual([["Launch plan", tt.users.alice!.userId]]);
     const cols = await db.select().from(boardColumns).where(eq(boardColumns.boardId, rows[0]!.id));

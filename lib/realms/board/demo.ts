@@ -3,7 +3,7 @@
 // its title before anything is inserted.
 import { and, eq } from "drizzle-orm";
 import type { DemoSeedStep } from "@/db/seed";
-import { boardCards, boardColumns, boards } from "@/db/schema";
+import { boardCards, boardColumns, boards } from "@/db/schema/board";
 import { newId } from "@/lib/ids";
 
 const BOARD = { title: "Launch plan", description: "Everything that has to happen before the public launch." };

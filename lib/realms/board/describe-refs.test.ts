@@ -2,50 +2,22 @@
 // authority, one query per kind), and gateRef on every board or column an upsert or action names by title.
 import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { boardCards, boardColumns } from "@/db/schema";
-import { call, grant, makeActor } from "@/db/test-actors";
-import { makeTenant, type TestTenant } from "@/db/test-fixtures";
-import { countingQueries, inCall, refusingDelivery, thrownCode, userPrincipal } from "@/db/test-realm";
-import { AppError } from "@/lib/errors";
-import type { Principal, RealmContext } from "@/lib/realms/contract";
+import { boardCards, boardColumns } from "@/db/schema/board";
+import type { RealmContext } from "@/lib/realms/contract";
 import { dispatch } from "@/lib/tools/dispatch";
+import { call, countingQueries, errorOf, grant, makeActor, makeTenant, type TestTenant, thrownCode, userPrincipal } from "@/test-support";
 import { adapter } from "./adapter";
+import { action, as, makeBoard, upsert } from "./fixtures/boards";
 import { manifest } from "./manifest";
 
-const delivery = refusingDelivery("board");
 const user = userPrincipal;
-type Gate = { gated?: string[]; refuse?: string[] };
-const as = <T>(tt: TestTenant, principal: Principal, fn: (ctx: RealmContext) => Promise<T>, gate: Gate = {}) => inCall(tt, principal, delivery, fn, gate);
-
-async function failure(p: Promise<unknown>): Promise<AppError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof AppError) return e;
-    throw e;
-  }
-  throw new Error("expected the call to fail");
-}
-
-const action = (name: string) => manifest.actions.find((a) => a.name === name)!;
-
-async function upsert(tt: TestTenant, who: string, kind: string, fields: Record<string, unknown>, ref: string | null = null) {
-  return as(tt, user(tt, who), (ctx) => adapter.upsert(ctx, { kind, ref, fields }));
-}
-
-async function makeBoard(tt: TestTenant, who: string, title: string, extra: Record<string, unknown> = {}) {
-  const board = (await upsert(tt, who, "board.board", { title, ...extra })).ref;
-  const cols: Record<string, string> = {};
-  for (const c of ["To do", "Doing", "Done"]) cols[c] = (await upsert(tt, who, "board.column", { board, title: c })).ref;
-  return { board, cols };
-}
 
 let t: TestTenant;
 /** What the test gateRef throws when it refuses a ref (as a scoped grant would). */
 let refused: string;
 beforeAll(async () => {
   t = await makeTenant();
-  refused = (await as(t, user(t, "alice"), (ctx) => failure(ctx.gateRef("board:probe", "probe")), { refuse: ["board:probe"] })).code;
+  refused = (await as(t, user(t, "alice"), (ctx) => errorOf(ctx.gateRef("board:probe", "probe")), { refuse: ["board:probe"] })).code;
 });
 
 describe("board manifest ref declarations", () => {
@@ -136,7 +108,7 @@ describe("board gateRef", () => {
         t,
         user(t, "alice"),
         async (ctx) => {
-          const err = await failure(adapter.upsert(ctx, { kind: "board.card", ref: null, fields: { board: "Gated board", column: "Doing", title: "Must not exist" } }));
+          const err = await errorOf(adapter.upsert(ctx, { kind: "board.card", ref: null, fields: { board: "Gated board", column: "Doing", title: "Must not exist" } }));
           // Read in the same transaction: a write made before the gate would show here.
           const written = await ctx.tx.select().from(boardCards).where(and(eq(boardCards.tenantId, t.tenantId), eq(boardCards.title, "Must not exist")));
           return { err, written };
@@ -158,7 +130,7 @@ describe("board gateRef", () => {
       t,
       user(t, "alice"),
       async (ctx) => {
-        const err = await failure(adapter.upsert(ctx, { kind: "board.column", ref: null, fields: { board: "Columns gate", title: "Never" } }));
+        const err = await errorOf(adapter.upsert(ctx, { kind: "board.column", ref: null, fields: { board: "Columns gate", title: "Never" } }));
         const written = await ctx.tx.select().from(boardColumns).where(and(eq(boardColumns.tenantId, t.tenantId), eq(boardColumns.title, "Never")));
         return { err, written };
       },
@@ -184,7 +156,7 @@ describe("board gateRef", () => {
         t,
         user(t, "alice"),
         async (ctx) => {
-          const err = await failure(run(ctx));
+          const err = await errorOf(run(ctx));
           const [after] = await ctx.tx.select().from(boardCards).where(and(eq(boardCards.tenantId, t.tenantId), eq(boardCards.id, card.split(":")[2]!)));
           return { err, after };
         },
@@ -207,7 +179,7 @@ describe("board names through the dispatcher", () => {
     await grant(t, alice, agent.actorId, "board", ["object.get", "object.action.move_card"], { scope: { refs: [cols["To do"]!, card] } });
     const moved = (await dispatch(call(agent), "object_action", { ref: card, action: "move_card", payload: { column: "To do", position: 0 } })) as Record<string, unknown>;
     expect(moved).toMatchObject({ column: cols["To do"] });
-    const err = await failure(dispatch(call(agent), "object_action", { ref: card, action: "move_card", payload: { column: "Done" } }));
+    const err = await errorOf(dispatch(call(agent), "object_action", { ref: card, action: "move_card", payload: { column: "Done" } }));
     expect(err.code).toBe("consent_required");
     const after = (await dispatch(call(agent), "get_object", { ref: card })) as Record<string, unknown>;
     expect(after.column).toBe(cols["To do"]);

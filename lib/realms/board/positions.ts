@@ -1,7 +1,7 @@
 // Positions on a board: 0-based and dense, per board (columns) and per column (active cards). Reorders on one
 // board are serialized by locking the board row for the rest of the call's transaction.
 import { and, asc, eq, inArray, ne, sql } from "drizzle-orm";
-import { boardCards, boardColumns, boards, type BoardCard } from "@/db/schema";
+import { boardCards, boardColumns, boards, type BoardCard } from "@/db/schema/board";
 import type { RealmContext } from "@/lib/realms/contract";
 import { inTenant, sqlTextArray } from "@/lib/realms/native/sql";
 

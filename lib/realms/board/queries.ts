@@ -2,7 +2,7 @@
 // lean items, and turning a board or column named by ref or title into the object.
 import { and, asc, count, eq, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
-import { boardCards, boardColumns, boards, type Board, type BoardCard, type BoardColumn } from "@/db/schema";
+import { boardCards, boardColumns, boards, type Board, type BoardCard, type BoardColumn } from "@/db/schema/board";
 import { AppError } from "@/lib/errors";
 import type { LeanItem, RealmContext } from "@/lib/realms/contract";
 import { readable, type AclFields } from "@/lib/realms/native/acl";

@@ -1,6 +1,6 @@
 // The docs realm's actions: reply in a comment thread, resolve it, export a document to a file.
 import { and, asc, eq } from "drizzle-orm";
-import { docsComments, docsExports, docsTabs, docsThreads } from "@/db/schema";
+import { docsComments, docsExports, docsTabs, docsThreads } from "@/db/schema/docs";
 import { newId } from "@/lib/ids";
 import { authorityOf } from "@/lib/realms/contract";
 import { defineAction } from "@/lib/realms/native/adapter";

@@ -1,11 +1,10 @@
 import { createHash } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
-import { makeTenant, type TestTenant } from "@/db/test-fixtures";
 import { newId } from "@/lib/ids";
-import type { CursorState, DeliveryPort, Principal, RealmContext } from "@/lib/realms/contract";
+import type { CursorState, DeliveryPort, Principal } from "@/lib/realms/contract";
+import { makeTenant, realmCalls, type TestTenant } from "@/test-support";
 import { adapter } from "./adapter";
 import { manifest } from "./manifest";
-import { inCall } from "@/db/test-realm";
 
 /** An in-memory DeliveryPort that records what the realm stored and which URLs it minted. */
 function fakeDelivery() {
@@ -29,13 +28,8 @@ function fakeDelivery() {
 }
 
 const delivery = fakeDelivery();
-const user = (t: TestTenant, name: string): Principal => ({ type: "user", userId: t.users[name]!.userId });
-
-/** Run one call as `who` in its own transaction, as the dispatcher would (gateRef records into `gated`, refuses `refuse`). */
-async function as<T>(t: TestTenant, who: string | Principal, fn: (ctx: RealmContext) => Promise<T>, gate: { gated?: string[]; refuse?: string[] } = {}): Promise<T> {
-  const principal = typeof who === "string" ? user(t, who) : who;
-  return inCall(t, principal, delivery.port, fn, gate);
-}
+/** One call as `who` in its own transaction, as the dispatcher would (gateRef records into `gated`, refuses `refuse`). */
+const { as } = realmCalls(adapter, delivery.port);
 
 const action = (name: string) => manifest.actions.find((a) => a.name === name)!;
 
@@ -432,10 +426,11 @@ describe("docs files (host_file)", () => {
   it("lists the caller's files newest first, page by page", async () => {
     const t = await makeTenant();
     const refs: string[] = [];
+    // Files sort by upload time (ties by id): each upload a second after the last, on the call's own clock (ctx.now).
+    const start = Date.now();
     for (let i = 0; i < 5; i++) {
-      refs.push((await host(t, "alice", `file-${i}.txt`, `content ${i}`)).ref);
-      // Files sort by upload time (ties by id): keep the uploads a few milliseconds apart so "newest" is defined.
-      await new Promise((r) => setTimeout(r, 3));
+      const upload = { name: `file-${i}.txt`, contentType: "text/plain", bytes: bytesOf(`content ${i}`) };
+      refs.push((await as(t, "alice", (ctx) => adapter.hostFile(ctx, upload), { now: new Date(start + i * 1000) })).ref);
     }
     await host(t, "bob", "bobs.txt", "not alice's");
     const pages = await allPages(t, "alice", "docs.file", {}, 2);

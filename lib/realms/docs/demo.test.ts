@@ -1,24 +1,15 @@
 import { and, eq, inArray } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { getDb } from "@/db/client";
-import { docsComments, docsDocuments, docsThreads } from "@/db/schema";
-import type { DemoFile } from "@/db/seed";
-import { makeTenant } from "@/db/test-fixtures";
+import { docsComments, docsDocuments, docsThreads } from "@/db/schema/docs";
+import { makeTenant, seedDemoTwice } from "@/test-support";
 import { adapter } from "./adapter";
 import { seedDemo } from "./demo";
 
 describe("docs demo seed", () => {
   it("creates alice's two documents once, however often it runs", async () => {
     const t = await makeTenant();
-    const demoUser = (key: string) => ({ email: t.users[key]!.email, name: key, role: t.users[key]!.role, password: "x", api_key: "x", user_id: t.users[key]!.userId });
-    const demo: DemoFile = {
-      app_url: "http://x",
-      tenant: { id: t.tenantId, slug: t.slug, name: "Demo" },
-      users: { alice: demoUser("alice"), bob: demoUser("bob"), sam: demoUser("sam") },
-    };
-    const db = await getDb();
-    await seedDemo(db, demo, null);
-    await seedDemo(db, demo, demo);
+    await seedDemoTwice(seedDemo, t);
+    const db = t.db;
 
     const docs = await db.select().from(docsDocuments).where(eq(docsDocuments.tenantId, t.tenantId));
     expect(docs.map((d) => d.title).sort()).toEqual(["Onboarding guide", "Q3 planning"]);

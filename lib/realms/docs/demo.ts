@@ -2,7 +2,7 @@
 // whose title alice already has in the tenant is left as it is.
 import { and, eq } from "drizzle-orm";
 import type { Executor } from "@/db/client";
-import { docsComments, docsDocuments, docsTabs, docsThreads, type DocStatus } from "@/db/schema";
+import { docsComments, docsDocuments, docsTabs, docsThreads, type DocStatus } from "@/db/schema/docs";
 import type { DemoSeedStep } from "@/db/seed";
 import { newId } from "@/lib/ids";
 

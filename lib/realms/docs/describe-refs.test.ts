@@ -3,12 +3,10 @@
 // quote names.
 import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { docsFiles, docsTabs, docsThreads } from "@/db/schema";
-import { makeTenant, type TestTenant } from "@/db/test-fixtures";
-import { countingQueries, inCall, thrownCode } from "@/db/test-realm";
-import { AppError } from "@/lib/errors";
+import { docsFiles, docsTabs, docsThreads } from "@/db/schema/docs";
 import { newId } from "@/lib/ids";
-import type { DeliveryPort, Principal, RealmContext } from "@/lib/realms/contract";
+import type { DeliveryPort } from "@/lib/realms/contract";
+import { countingQueries, errorOf, makeTenant, realmCalls, type TestTenant, thrownCode } from "@/test-support";
 import { adapter } from "./adapter";
 import { manifest } from "./manifest";
 
@@ -19,22 +17,7 @@ const delivery: DeliveryPort = {
   deleteFile: async () => {},
 };
 
-type Gate = { gated?: string[]; refuse?: string[] };
-const principal = (tt: TestTenant, who: string): Principal => ({ type: "user", userId: tt.users[who]!.userId });
-const as = <T>(tt: TestTenant, who: string, fn: (ctx: RealmContext) => Promise<T>, gate: Gate = {}) => inCall(tt, principal(tt, who), delivery, fn, gate);
-
-async function failure(p: Promise<unknown>): Promise<AppError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof AppError) return e;
-    throw e;
-  }
-  throw new Error("expected the call to fail");
-}
-
-const upsert = (tt: TestTenant, who: string, kind: string, fields: Record<string, unknown>, ref: string | null = null) =>
-  as(tt, who, (ctx) => adapter.upsert(ctx, { kind, ref, fields }));
+const { as, upsert } = realmCalls(adapter, delivery);
 const action = (name: string) => manifest.actions.find((a) => a.name === name)!;
 
 /** A document with a Timeline tab, a thread on it with a reply, an export and an attached file, all by `who`. */
@@ -56,7 +39,7 @@ let t: TestTenant;
 let refused: string;
 beforeAll(async () => {
   t = await makeTenant();
-  refused = (await as(t, "alice", (ctx) => failure(ctx.gateRef("docs:probe", "probe")), { refuse: ["docs:probe"] })).code;
+  refused = (await as(t, "alice", (ctx) => errorOf(ctx.gateRef("docs:probe", "probe")), { refuse: ["docs:probe"] })).code;
 });
 
 describe("docs manifest ref declarations", () => {
@@ -169,7 +152,7 @@ describe("docs gateRef", () => {
       t,
       "alice",
       async (ctx) => {
-        const err = await failure(adapter.upsert(ctx, { kind: "docs.tab", ref: null, fields: { document: doc, title: "Refused" } }));
+        const err = await errorOf(adapter.upsert(ctx, { kind: "docs.tab", ref: null, fields: { document: doc, title: "Refused" } }));
         const written = await ctx.tx.select().from(docsTabs).where(and(eq(docsTabs.tenantId, t.tenantId), eq(docsTabs.title, "Refused")));
         return { err, written };
       },
@@ -192,7 +175,7 @@ describe("docs gateRef", () => {
         t,
         "alice",
         async (ctx) => {
-          const err = await failure(adapter.upsert(ctx, { kind: "docs.comment_thread", ref: null, fields: { document: doc, quote: "vendor may be late", body: "Refused thread" } }));
+          const err = await errorOf(adapter.upsert(ctx, { kind: "docs.comment_thread", ref: null, fields: { document: doc, quote: "vendor may be late", body: "Refused thread" } }));
           const written = await ctx.tx.select().from(docsThreads).where(and(eq(docsThreads.tenantId, t.tenantId), eq(docsThreads.documentId, doc.split(":")[2]!)));
           return { err, written };
         },
@@ -215,7 +198,7 @@ describe("docs gateRef", () => {
       t,
       "alice",
       async (ctx) => {
-        const err = await failure(adapter.upsert(ctx, { kind: "docs.file", ref: file, fields: { document: doc } }));
+        const err = await errorOf(adapter.upsert(ctx, { kind: "docs.file", ref: file, fields: { document: doc } }));
         const [row] = await ctx.tx.select().from(docsFiles).where(and(eq(docsFiles.tenantId, t.tenantId), eq(docsFiles.id, file.split(":")[2]!)));
         return { err, row };
       },

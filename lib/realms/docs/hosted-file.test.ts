@@ -1,11 +1,9 @@
 // host_file into docs through the real dispatcher, lib/delivery and signed-URL redemption: the bytes an
 // agent or a person puts in come back out of the link, and only for the uploader.
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, grant, makeActor } from "@/db/test-actors";
-import { makeTenant, type TestTenant } from "@/db/test-fixtures";
-import { AppError } from "@/lib/errors";
 import { dispatch } from "@/lib/tools/dispatch";
 import { redeemSignedUrl } from "@/lib/tools/files";
+import { call, codeOf, grant, makeActor, makeTenant, type TestTenant } from "@/test-support";
 
 type Json = Record<string, unknown>;
 type Link = { encoding: string; url: string; expires_at: string };
@@ -14,8 +12,6 @@ type Link = { encoding: string; url: string; expires_at: string };
 function redeem(t: TestTenant, link: string) {
   return redeemSignedUrl(t.db, link);
 }
-
-const codeOf = (p: Promise<unknown>) => p.then(() => "ok", (e: unknown) => (e instanceof AppError ? e.code : `unexpected: ${String(e)}`));
 
 let t: TestTenant;
 beforeAll(async () => {

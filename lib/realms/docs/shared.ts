@@ -2,7 +2,7 @@
 // objects gated like the call's target; serialising tab renumbering.
 import type { SQL } from "drizzle-orm";
 import { z } from "zod";
-import { docsDocuments, type DocsDocument } from "@/db/schema";
+import { docsDocuments, type DocsDocument } from "@/db/schema/docs";
 import { AppError } from "@/lib/errors";
 import type { RealmContext } from "@/lib/realms/contract";
 import { inTenant, ownedOrShared, queryWords } from "@/lib/realms/native/sql";

@@ -1,19 +1,15 @@
 import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { getDb } from "@/db/client";
-import { memoryItems } from "@/db/schema";
-import type { DemoFile } from "@/db/seed";
-import { makeTenant, type TestTenant } from "@/db/test-fixtures";
+import { memoryItems } from "@/db/schema/memory";
 import { searchCapabilities } from "@/lib/catalog/search";
 import { AppError } from "@/lib/errors";
 import { validatePayload } from "@/lib/tools/payload";
-import { manifestSchema, operationKeysOf, type CursorState, type LeanItem, type Principal, type RealmContext } from "@/lib/realms/contract";
+import { manifestSchema, operationKeysOf, type CursorState, type LeanItem, type Principal } from "@/lib/realms/contract";
+import { codeOf, makeTenant, seedDemoTwice, type TestTenant, userPrincipal } from "@/test-support";
 import { adapter } from "./adapter";
+import { as, remember } from "./fixtures/items";
 import { seedDemo } from "./demo";
 import { manifest } from "./manifest";
-import { inCall, refusingDelivery, userPrincipal } from "@/db/test-realm";
-
-const delivery = refusingDelivery("memory");
 
 let t: TestTenant;
 let other: TestTenant;
@@ -23,23 +19,8 @@ beforeAll(async () => {
 });
 
 const user = userPrincipal;
-const as = <T>(tt: TestTenant, principal: Principal, fn: (ctx: RealmContext) => Promise<T>) => inCall(tt, principal, delivery, fn);
-
-async function codeOf(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof AppError) return e.code;
-    throw e;
-  }
-  return "resolved";
-}
 
 const action = (name: string) => manifest.actions.find((a) => a.name === name)!;
-
-async function remember(tt: TestTenant, who: string, fields: Record<string, unknown>): Promise<string> {
-  return (await as(tt, user(tt, who), (ctx) => adapter.upsert(ctx, { kind: "memory.item", ref: null, fields }))).ref;
-}
 
 describe("memory manifest", () => {
   it("parses, labels every operation and declares strict action payloads", () => {
@@ -206,16 +187,8 @@ describe("memory ACL", () => {
 describe("memory demo", () => {
   it("seeds four items for alice and adds nothing when run again", async () => {
     const tt = await makeTenant();
-    const demo: DemoFile = {
-      app_url: "http://x",
-      tenant: { id: tt.tenantId, slug: tt.slug, name: "Demo" },
-      users: Object.fromEntries(
-        Object.entries(tt.users).map(([k, u]) => [k, { email: u.email, name: k, role: u.role, password: "", api_key: "", user_id: u.userId }]),
-      ),
-    };
-    const db = await getDb();
-    await seedDemo(db, demo, null);
-    await seedDemo(db, demo, demo);
+    await seedDemoTwice(seedDemo, tt);
+    const db = tt.db;
     const rows = await db.select().from(memoryItems).where(and(eq(memoryItems.tenantId, tt.tenantId), eq(memoryItems.ownerId, tt.users.alice!.userId)));
     expect(rows).toHaveLength(4);
     expect(rows.map((r) => r.kind).sort()).toEqual(["fact", "note", "preference", "preference"]);

@@ -2,7 +2,7 @@
 // so each item is inserted only when alice has no item with the same text yet.
 import { and, eq } from "drizzle-orm";
 import type { DemoSeedStep } from "@/db/seed";
-import { memoryItems } from "@/db/schema";
+import { memoryItems } from "@/db/schema/memory";
 import { newId } from "@/lib/ids";
 
 const items = [

@@ -1,13 +1,10 @@
 // The memory realm's side of the trust boundary: parseRef (syntax only) and describeRefs (names, with the
 // caller's authority, in one query).
 import { beforeAll, describe, expect, it } from "vitest";
-import { makeTenant, type TestTenant } from "@/db/test-fixtures";
-import { countingQueries, inCall, refusingDelivery, thrownCode, userPrincipal } from "@/db/test-realm";
-import type { Principal, RealmContext } from "@/lib/realms/contract";
+import type { Principal } from "@/lib/realms/contract";
+import { countingQueries, makeTenant, type TestTenant, thrownCode, userPrincipal } from "@/test-support";
 import { adapter } from "./adapter";
-
-const delivery = refusingDelivery("memory");
-const as = <T>(tt: TestTenant, principal: Principal, fn: (ctx: RealmContext) => Promise<T>) => inCall(tt, principal, delivery, fn);
+import { as, remember } from "./fixtures/items";
 
 let t: TestTenant;
 let other: TestTenant;
@@ -15,10 +12,6 @@ beforeAll(async () => {
   t = await makeTenant();
   other = await makeTenant({ eve: "owner" });
 });
-
-async function remember(tt: TestTenant, who: string, fields: Record<string, unknown>): Promise<string> {
-  return (await as(tt, userPrincipal(tt, who), (ctx) => adapter.upsert(ctx, { kind: "memory.item", ref: null, fields }))).ref;
-}
 
 describe("memory parseRef", () => {
   it("accepts every ref the adapter mints, naming its kind", async () => {

@@ -1,7 +1,8 @@
 // board.board: a board of ordered columns, owned by one person and shared with others. Listed by title.
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
-import { boardColumns, boardCards, boards, users, type Board } from "@/db/schema";
+import { users } from "@/db/schema";
+import { boardColumns, boardCards, boards, type Board } from "@/db/schema/board";
 import { newId } from "@/lib/ids";
 import { authorityOf, type RealmContext } from "@/lib/realms/contract";
 import { assertOwner } from "@/lib/realms/native/acl";

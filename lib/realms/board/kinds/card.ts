@@ -1,7 +1,7 @@
 // board.card: a piece of work in a column; archived cards leave the column but stay readable.
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
-import { boardCards, boardColumns, type BoardCard } from "@/db/schema";
+import { boardCards, boardColumns, type BoardCard } from "@/db/schema/board";
 import { AppError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
 import type { RealmContext } from "@/lib/realms/contract";

@@ -1,7 +1,7 @@
 // board.column: a column of a board, in board order. Follows its board's ACL.
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
-import { boardCards, boardColumns } from "@/db/schema";
+import { boardCards, boardColumns } from "@/db/schema/board";
 import { AppError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
 import type { RealmContext } from "@/lib/realms/contract";

@@ -1,7 +1,8 @@
 // docs.comment: one comment in a thread. Written by starting a thread or replying (reply_comment), never upserted.
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
-import { docsComments, docsDocuments, docsThreads, users } from "@/db/schema";
+import { users } from "@/db/schema";
+import { docsComments, docsDocuments, docsThreads } from "@/db/schema/docs";
 import { canRead, readable } from "@/lib/realms/native/acl";
 import { defineKind, pageOf } from "@/lib/realms/native/kind";
 import { emailOf, peopleOf } from "@/lib/realms/native/people";

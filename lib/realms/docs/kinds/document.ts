@@ -2,7 +2,8 @@
 // Listed most recently changed first; searched by title and tab text.
 import { and, asc, desc, eq, inArray, or, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
-import { docStatuses, docsDocuments, docsTabs, docsThreads, memberships, users, type DocsDocument } from "@/db/schema";
+import { memberships, users } from "@/db/schema";
+import { docStatuses, docsDocuments, docsTabs, docsThreads, type DocsDocument } from "@/db/schema/docs";
 import { newId } from "@/lib/ids";
 import { authorityOf, type RealmContext } from "@/lib/realms/contract";
 import { assertOwner, canRead, readable } from "@/lib/realms/native/acl";

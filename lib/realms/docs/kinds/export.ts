@@ -2,7 +2,7 @@
 // only its owner read it, so anyone else sees not_found.
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
-import { docsDocuments, docsExports } from "@/db/schema";
+import { docsDocuments, docsExports } from "@/db/schema/docs";
 import { authorityOf } from "@/lib/realms/contract";
 import { assertReadable, canRead, notFound } from "@/lib/realms/native/acl";
 import { defineKind, pageOf } from "@/lib/realms/native/kind";

@@ -2,7 +2,8 @@
 // it is attached to. Renaming, attaching and deleting are the uploader's alone, as downloading it is.
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
-import { docsDocuments, docsFiles, users, type DocsDocument, type DocsFile } from "@/db/schema";
+import { users } from "@/db/schema";
+import { docsDocuments, docsFiles, type DocsDocument, type DocsFile } from "@/db/schema/docs";
 import { AppError, parseWith } from "@/lib/errors";
 import { authorityOf, type RealmAdapter, type RealmContext } from "@/lib/realms/contract";
 import { assertOwner, canRead, canWrite, notFound } from "@/lib/realms/native/acl";

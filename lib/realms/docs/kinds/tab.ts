@@ -1,7 +1,7 @@
 // docs.tab: one tab of a document (title, position, markdown body). Positions are 1-based and dense.
 import { and, asc, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
-import { docsDocuments, docsTabs, type DocsDocument, type DocsTab } from "@/db/schema";
+import { docsDocuments, docsTabs, type DocsDocument, type DocsTab } from "@/db/schema/docs";
 import { newId } from "@/lib/ids";
 import type { RealmContext } from "@/lib/realms/contract";
 import { canRead, readable } from "@/lib/realms/native/acl";

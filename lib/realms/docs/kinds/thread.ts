@@ -2,7 +2,8 @@
 // until someone resolves it. Listed in insertion order; searched by quote and comment text.
 import { and, asc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
-import { docsComments, docsDocuments, docsTabs, docsThreads, threadStatuses, users, type DocsDocument, type DocsThread } from "@/db/schema";
+import { users } from "@/db/schema";
+import { docsComments, docsDocuments, docsTabs, docsThreads, threadStatuses, type DocsDocument, type DocsThread } from "@/db/schema/docs";
 import { AppError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
 import { authorityOf, type RealmContext } from "@/lib/realms/contract";

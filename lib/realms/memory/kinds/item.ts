@@ -1,7 +1,7 @@
 // memory.item: one thing to remember, behind the owner / shared-with ACL. Listed pinned first, newest first.
 import { and, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
-import { memoryItems, type MemoryItem } from "@/db/schema";
+import { memoryItems, type MemoryItem } from "@/db/schema/memory";
 import { newId } from "@/lib/ids";
 import { authorityOf, type LeanItem, type RealmContext } from "@/lib/realms/contract";
 import { assertOwner, readable } from "@/lib/realms/native/acl";
