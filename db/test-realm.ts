@@ -1,2 +1,0 @@
-// Kept so branches written before test-support/ keep compiling until they merge; new tests import "@/test-support".
-export { countingQueries, inCall, refusingDelivery, tenantRealm, thrownCode, userPrincipal } from "@/test-support";
