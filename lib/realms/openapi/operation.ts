@@ -4,24 +4,12 @@
 import { inputHash, shareParts, type ContractParts } from "./contract-json";
 import { actionNameOf, riskOfMethod } from "./naming";
 import type { CompiledOperation, HttpMethod, OperationCard, OperationContract } from "./operation-types";
-import { planRequest, type Param } from "./request-plan";
+import { planRequest, type OperationSite } from "./request-plan";
 import { SchemaCompiler, typeWord, type DocSchemas } from "./schema";
-import { isObject, type JsonObject, type SpecIssue } from "./spec";
+import { isObject, type JsonObject } from "./spec";
 import { shortText } from "./text";
 
-export type OpInput = {
-  schemas: DocSchemas;
-  path: string;
-  method: HttpMethod;
-  op: JsonObject;
-  shared: Param[];
-  at: string;
-  issues: SpecIssue[];
-  warn: (m: string) => void;
-  drop: (reason: string) => void;
-  usedActions: Set<string>;
-  tags: Map<string, string>;
-};
+export type OpInput = OperationSite & { schemas: DocSchemas; method: HttpMethod; usedActions: Set<string>; tags: Map<string, string> };
 
 /** The card and contract of one operation, or null when it is dropped or cannot be named (an issue). */
 export function compileOperation({ schemas, path, method, op, shared, at, issues, warn, drop, usedActions, tags: tagDocs }: OpInput): CompiledOperation | null {

@@ -80,9 +80,8 @@ function mediaExampleOf(media: JsonObject, resolve: (r: string) => unknown): unk
 
 export type RequestPlan = { properties: JsonObject; required: string[]; plans: ParamPlan[]; example: JsonObject; body: BodyPlan | null };
 
-type PlanInput = {
-  compiler: SchemaCompiler;
-  resolve: (ref: string) => unknown;
+/** Where in the document an operation stands, and how its problems are reported: what every step of it reads. */
+export type OperationSite = {
   path: string;
   op: JsonObject;
   shared: Param[];
@@ -91,6 +90,8 @@ type PlanInput = {
   warn: (m: string) => void;
   drop: (reason: string) => void;
 };
+
+type PlanInput = OperationSite & { compiler: SchemaCompiler; resolve: (ref: string) => unknown };
 
 /** The payload's properties, required fields and example, and the request plan; null when the operation is dropped. */
 export function planRequest({ compiler, resolve, path, op, shared, at, issues, warn, drop }: PlanInput): RequestPlan | null {
