@@ -110,3 +110,4 @@ describe("published kind schemas accept what the adapters accept", () => {
     expect(ajv.compile(published)({ title: "Q3\nplanning" })).toBe(false);
   });
 });
+

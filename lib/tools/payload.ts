@@ -1,6 +1,6 @@
 // Validate an action payload against its contract (JSON Schema) with ajv, and what a kind declares for its
 // fields, filters and selectors; failures name the field path.
-import Ajv2020, { type ValidateFunction } from "ajv/dist/2020.js";
+import Ajv2020, { type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { AppError } from "@/lib/errors";
 import type { KindDef } from "@/lib/realms/contract";
@@ -9,7 +9,8 @@ import type { KindDef } from "@/lib/realms/contract";
 // curation. So compile into a bounded generation and start a fresh Ajv (dropping the old one) when it fills.
 const GENERATION = 2000;
 const newAjv = () => {
-  const a = new Ajv2020({ allErrors: true, strict: false, coerceTypes: false, useDefaults: true });
+  // verbose: an error carries the schema node it failed, so a pattern can say what it means (patternMessage).
+  const a = new Ajv2020({ allErrors: true, strict: false, coerceTypes: false, useDefaults: true, verbose: true });
   addFormats(a);
   return a;
 };
@@ -41,12 +42,22 @@ function validateAgainst(schema: Record<string, unknown>, value: unknown, what: 
       const path = [prefix ?? "", e.instancePath.replace(/^\//, "").replace(/\//g, "."), e.params && "additionalProperty" in e.params ? String(e.params.additionalProperty) : "", e.params && "missingProperty" in e.params ? String(e.params.missingProperty) : ""]
         .filter(Boolean)
         .join(".");
-      return { path: path || "(root)", message: e.message ?? "is invalid" };
+      return { path: path || "(root)", message: messageOf(e) };
     });
     const first = issues[0]!;
     throw new AppError("invalid_input", `Invalid ${what}: ${first.path} ${first.message}.`, { details: { issues } });
   }
   return copy as Record<string, unknown>;
+}
+
+/**
+ * What an issue says. A regex is no message for an agent: a string schema may carry `patternMessage` (zod:
+ * `.meta({ patternMessage })`), said instead of "must match pattern …".
+ */
+function messageOf(e: ErrorObject): string {
+  const node = e.parentSchema as { patternMessage?: unknown } | undefined;
+  if (e.keyword === "pattern" && typeof node?.patternMessage === "string") return node.patternMessage;
+  return e.message ?? "is invalid";
 }
 
 export function validatePayload(schema: Record<string, unknown>, payload: unknown, what: string): Record<string, unknown> {

@@ -4,7 +4,7 @@
 import { and, eq } from "drizzle-orm";
 import type { DemoSeedStep } from "@/db/seed";
 import { boardCards, boardColumns, boards } from "@/db/schema/board";
-import { newId } from "@/lib/ids";
+import { refs } from "./refs";
 
 const BOARD = { title: "Launch plan", description: "Everything that has to happen before the public launch." };
 const COLUMNS = ["To do", "Doing", "Done"] as const;
@@ -29,7 +29,7 @@ export const seedDemo: DemoSeedStep = async (db, demo) => {
     if (!board) {
       [board] = await tx
         .insert(boards)
-        .values({ id: newId("brd"), tenantId, ownerId: alice.user_id, sharedWith: [bob.user_id], ...BOARD })
+        .values({ id: refs.newId("board"), tenantId, ownerId: alice.user_id, sharedWith: [bob.user_id], ...BOARD })
         .returning();
     }
     const boardId = board!.id;
@@ -41,7 +41,7 @@ export const seedDemo: DemoSeedStep = async (db, demo) => {
         .from(boardColumns)
         .where(and(eq(boardColumns.tenantId, tenantId), eq(boardColumns.boardId, boardId), eq(boardColumns.title, title)))
         .limit(1);
-      const id = existing?.id ?? newId("col");
+      const id = existing?.id ?? refs.newId("column");
       if (!existing) await tx.insert(boardColumns).values({ id, tenantId, boardId, title, position });
       columnIds.set(title, id);
     }
@@ -58,7 +58,7 @@ export const seedDemo: DemoSeedStep = async (db, demo) => {
         .limit(1);
       if (existing) continue;
       await tx.insert(boardCards).values({
-        id: newId("crd"),
+        id: refs.newId("card"),
         tenantId,
         boardId,
         columnId,

@@ -1,7 +1,6 @@
 // The docs realm's actions: reply in a comment thread, resolve it, export a document to a file.
 import { and, asc, eq } from "drizzle-orm";
 import { docsComments, docsExports, docsTabs, docsThreads } from "@/db/schema/docs";
-import { newId } from "@/lib/ids";
 import { authorityOf } from "@/lib/realms/contract";
 import { defineAction } from "@/lib/realms/native/adapter";
 import { emailOf, peopleOf, viaActor } from "@/lib/realms/native/people";
@@ -16,7 +15,7 @@ export const actions = {
   /** A reply reopens a resolved thread. */
   reply_comment: defineAction(replyCommentPayload, async (ctx, ref, { body }) => {
     const { thread } = await loadThread(ctx, ref);
-    const id = newId("cmt");
+    const id = refs.newId("comment");
     await ctx.tx.insert(docsComments).values({ id, tenantId: ctx.tenantId, threadId: thread.id, authorId: authorityOf(ctx.principal), viaActor: viaActor(ctx), body, createdAt: ctx.now });
     const reopened = thread.status === "resolved";
     await ctx.tx

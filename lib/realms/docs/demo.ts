@@ -4,7 +4,7 @@ import { and, eq } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import { docsComments, docsDocuments, docsTabs, docsThreads, type DocStatus } from "@/db/schema/docs";
 import type { DemoSeedStep } from "@/db/seed";
-import { newId } from "@/lib/ids";
+import { refs } from "./refs";
 
 type DemoDoc = {
   title: string;
@@ -82,12 +82,12 @@ function demoDocs(alice: string, bob: string): DemoDoc[] {
 }
 
 async function insertDoc(db: Executor, tenantId: string, ownerId: string, doc: DemoDoc, now: Date): Promise<void> {
-  const documentId = newId("doc");
+  const documentId = refs.newId("document");
   await db.insert(docsDocuments).values({ id: documentId, tenantId, title: doc.title, ownerId, sharedWith: doc.sharedWith, status: doc.status, createdAt: now, updatedAt: now });
-  const tabIds = doc.tabs.map(() => newId("tab"));
+  const tabIds = doc.tabs.map(() => refs.newId("tab"));
   await db.insert(docsTabs).values(doc.tabs.map((t, i) => ({ id: tabIds[i]!, tenantId, documentId, title: t.title, position: i + 1, body: t.body, createdAt: now, updatedAt: now })));
   for (const t of doc.threads) {
-    const threadId = newId("thr");
+    const threadId = refs.newId("thread");
     await db.insert(docsThreads).values({
       id: threadId,
       tenantId,
@@ -103,7 +103,7 @@ async function insertDoc(db: Executor, tenantId: string, ownerId: string, doc: D
       updatedAt: now,
     });
     // One by one: the identity column then orders the comments as written.
-    for (const c of t.comments) await db.insert(docsComments).values({ id: newId("cmt"), tenantId, threadId, authorId: c.author, body: c.body, createdAt: now });
+    for (const c of t.comments) await db.insert(docsComments).values({ id: refs.newId("comment"), tenantId, threadId, authorId: c.author, body: c.body, createdAt: now });
   }
 }
 

@@ -16,7 +16,8 @@ export const oneLine = (max: number) =>
     .max(max)
     // Leading and trailing whitespace (a trailing newline included) is trimmed away, so the pattern allows it: the
     // published JSON Schema sees the raw value, and must accept what this schema accepts.
-    .regex(/^\s*[^\r\n]*\s*$/, "must be one line");
+    .regex(/^\s*[^\r\n]*\s*$/, "must be one line")
+    .meta({ patternMessage: "must be one line (no line breaks)" });
 export const title = oneLine(200);
 export const refString = z.string().min(1).max(512);
 export const selectorText = z.string().trim().min(1).max(1_000);

@@ -17,7 +17,9 @@ const address = z
   .trim()
   .min(3)
   .max(320)
-  .regex(/^[^\s<>"\r\n,;]+@[^\s<>"\r\n,;]+$/, "a plain email address such as dana@example.com");
+  // Surrounding whitespace is trimmed away, so the pattern allows it (the published schema sees the raw value).
+  .regex(/^\s*[^\s<>"\r\n,;]+@[^\s<>"\r\n,;]+\s*$/, "a plain email address such as dana@example.com")
+  .meta({ patternMessage: "must be a plain email address such as dana@example.com" });
 const addresses = z.array(address).min(1).max(50);
 
 /** Action payloads, parsed by the adapter; their JSON Schemas are derived from them so the two never drift. */

@@ -3,7 +3,7 @@
 import { and, eq } from "drizzle-orm";
 import type { DemoSeedStep } from "@/db/seed";
 import { memoryItems } from "@/db/schema/memory";
-import { newId } from "@/lib/ids";
+import { refs } from "./refs";
 
 const items = [
   { kind: "fact", text: "Acme's fiscal year starts on 1 February.", labels: ["acme", "finance"], origin: "Finance onboarding guide", pinned: false },
@@ -25,7 +25,7 @@ export const seedDemo: DemoSeedStep = async (db, demo) => {
         .where(and(eq(memoryItems.tenantId, tenantId), eq(memoryItems.ownerId, ownerId), eq(memoryItems.text, item.text)))
         .limit(1);
       if (existing.length) continue;
-      await tx.insert(memoryItems).values({ id: newId("mem"), tenantId, ownerId, ...item });
+      await tx.insert(memoryItems).values({ id: refs.newId("item"), tenantId, ownerId, ...item });
     }
   });
 };

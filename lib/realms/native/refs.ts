@@ -1,4 +1,5 @@
 // Refs of native realms: `<namespace>:<segment>:<prefix>_<id>`, one segment per kind, declared once per realm.
+import { newRealmId } from "@/lib/ids";
 import type { RealmContext } from "@/lib/realms/contract";
 import { invalidRef, refCodec } from "@/lib/realms/refs";
 
@@ -10,6 +11,8 @@ export type NativeRefs<S extends string> = {
   namespace: string;
   segments: RefSegments<S>;
   make(segment: S, id: string): string;
+  /** A new row id for this segment's kind, with its declared prefix (`mem_…`). */
+  newId(segment: S): string;
   /** Syntax only: `invalid_ref` for anything not `<namespace>:<segment>:<id>` of a known segment. */
   parse(ref: string): { segment: S; kind: string; id: string };
   /** The id in a ref of this segment; a ref of another kind is invalid_ref. */
@@ -34,6 +37,7 @@ export function nativeRefs<S extends string>(namespace: string, segments: RefSeg
     namespace,
     segments,
     make: codec.make,
+    newId: (segment) => newRealmId(segments[segment].idPrefix),
     parse: codec.parse,
     idOf,
     async gate(ctx, ref, segment, where) {

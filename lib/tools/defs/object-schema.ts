@@ -22,8 +22,12 @@ export const objectSchema = defineTool({
   operation: "object.schema",
   async run(r, s) {
     const m = r.manifest;
-    const modes = [s.schema_path, s.query, s.kind, s.operation].filter((x) => x !== undefined).length;
-    if (modes > 1) throw new AppError("invalid_input", "Give one of schema_path, query, kind or operation.");
+    const given = (["schema_path", "query", "kind", "operation"] as const).filter((k) => s[k] !== undefined);
+    if (given.length > 1) {
+      throw new AppError("invalid_input", `Give at most one of schema_path, query, kind or operation (this call gave ${given.join(" and ")}); call object_schema once for each.`, {
+        details: { given },
+      });
+    }
     if (s.operation) return schemaOperation(m, s.operation, r.toolOf(s.operation));
     const allowed = await r.allowedHere();
     const grantable = await r.grantableHere();

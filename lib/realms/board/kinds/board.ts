@@ -3,7 +3,6 @@ import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
 import { users } from "@/db/schema";
 import { boardColumns, boardCards, boards, type Board } from "@/db/schema/board";
-import { newId } from "@/lib/ids";
 import { authorityOf, type RealmContext } from "@/lib/realms/contract";
 import { assertOwner } from "@/lib/realms/native/acl";
 import { defineKind, pageOf, requiredField } from "@/lib/realms/native/kind";
@@ -68,7 +67,7 @@ export const boardKind = defineKind({
     const sharedWith = f.shared_with ? await sharedWithAfter(ctx, [], ownerId, f.shared_with) : [];
     const [created] = await ctx.tx
       .insert(boards)
-      .values({ id: newId("brd"), tenantId: ctx.tenantId, ownerId, sharedWith, title: f.title, description: f.description ?? "", createdAt: ctx.now, updatedAt: ctx.now })
+      .values({ id: refs.newId("board"), tenantId: ctx.tenantId, ownerId, sharedWith, title: f.title, description: f.description ?? "", createdAt: ctx.now, updatedAt: ctx.now })
       .returning();
     return { ref: refs.make("board", created!.id), object: await presentBoard(ctx, created!, false) };
   },

@@ -3,7 +3,6 @@ import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
 import { boardCards, boardColumns, type BoardCard } from "@/db/schema/board";
 import { AppError } from "@/lib/errors";
-import { newId } from "@/lib/ids";
 import type { RealmContext } from "@/lib/realms/contract";
 import { assertOwner } from "@/lib/realms/native/acl";
 import { defineKind, pageOf, requiredField } from "@/lib/realms/native/kind";
@@ -105,7 +104,7 @@ export const cardKind = defineKind({
     if (f.column === undefined) throw requiredField("column", "a card");
     const scope = f.board !== undefined ? await boardFrom(ctx, f.board, "fields.board") : null;
     const { column, board } = await columnFrom(ctx, f.column, scope, "fields.column");
-    const id = newId("crd");
+    const id = refs.newId("card");
     const assignees = f.assignees ? await peopleAfter(ctx, [], f.assignees, "assignees") : [];
     const [created] = await ctx.tx
       .insert(boardCards)

@@ -3,7 +3,6 @@ import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
 import { boardCards, boardColumns } from "@/db/schema/board";
 import { AppError } from "@/lib/errors";
-import { newId } from "@/lib/ids";
 import type { RealmContext } from "@/lib/realms/contract";
 import { assertOwner } from "@/lib/realms/native/acl";
 import { defineKind, pageOf, requiredField } from "@/lib/realms/native/kind";
@@ -58,7 +57,7 @@ export const columnKind = defineKind({
     if (f.board === undefined) throw requiredField("board", "a column");
     if (f.title === undefined) throw requiredField("title", "a column");
     const board = await boardFrom(ctx, f.board, "fields.board");
-    const id = newId("col");
+    const id = refs.newId("column");
     await ctx.tx.insert(boardColumns).values({ id, tenantId: ctx.tenantId, boardId: board.id, title: f.title, position: 0, createdAt: ctx.now, updatedAt: ctx.now });
     await placeColumn(ctx, board.id, id, f.position ?? null);
     const ref = refs.make("column", id);

@@ -4,7 +4,6 @@ import { and, asc, desc, eq, inArray, or, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import { memberships, users } from "@/db/schema";
 import { docStatuses, docsDocuments, docsTabs, docsThreads, type DocsDocument } from "@/db/schema/docs";
-import { newId } from "@/lib/ids";
 import { authorityOf, type RealmContext } from "@/lib/realms/contract";
 import { assertOwner, canRead, readable } from "@/lib/realms/native/acl";
 import { decide, defineKind, MAX_CHOICES, pageOf, requiredField, type PageOut } from "@/lib/realms/native/kind";
@@ -177,7 +176,7 @@ export const documentKind = defineKind({
     const [doc] = await ctx.tx
       .insert(docsDocuments)
       .values({
-        id: newId("doc"),
+        id: refs.newId("document"),
         tenantId: ctx.tenantId,
         title: f.title,
         ownerId,
@@ -188,7 +187,7 @@ export const documentKind = defineKind({
       })
       .returning();
     // A document always has at least one tab: it is where its text lives.
-    await ctx.tx.insert(docsTabs).values({ id: newId("tab"), tenantId: ctx.tenantId, documentId: doc!.id, title: "Tab 1", position: 1, body: "", createdAt: ctx.now, updatedAt: ctx.now });
+    await ctx.tx.insert(docsTabs).values({ id: refs.newId("tab"), tenantId: ctx.tenantId, documentId: doc!.id, title: "Tab 1", position: 1, body: "", createdAt: ctx.now, updatedAt: ctx.now });
     return { ref: refs.make("document", doc!.id), object: await presentDocument(ctx, doc!, false) };
   },
 

@@ -16,7 +16,9 @@ import { aclOf, idKey, oneLine, refString, timeKey } from "../shared";
 import { loadDocument } from "./document";
 
 /** File names end up in download headers: one line, no control characters. */
-const fileName = oneLine(200).regex(/^[^\p{Cc}]*$/u, "must not contain control characters");
+const fileName = oneLine(200)
+  .regex(/^[^\p{Cc}]*$/u, "must not contain control characters")
+  .meta({ patternMessage: "must be one line without control characters" });
 /** Only the name and the attachment change; the bytes never do (upload a new file instead). */
 const patch = z.strictObject({ name: fileName.optional(), document: refString.nullable().optional() });
 const cursor = z.strictObject({ u: timeKey, id: idKey });

@@ -2,7 +2,6 @@
 import { and, asc, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import { docsDocuments, docsTabs, type DocsDocument, type DocsTab } from "@/db/schema/docs";
-import { newId } from "@/lib/ids";
 import type { RealmContext } from "@/lib/realms/contract";
 import { canRead, readable } from "@/lib/realms/native/acl";
 import { decide, defineKind, MAX_CHOICES, pageOf } from "@/lib/realms/native/kind";
@@ -108,7 +107,7 @@ export const tabKind = defineKind({
     await refs.gate(ctx, f.document, "document", "fields.document");
     const doc = await loadDocument(ctx, f.document);
     await lockDocument(ctx, doc.id);
-    const id = newId("tab");
+    const id = refs.newId("tab");
     // Inserted last, then moved: placeTab keeps positions dense whatever was asked.
     await ctx.tx.insert(docsTabs).values({ id, tenantId: ctx.tenantId, documentId: doc.id, title: f.title, position: 2_147_483_647, body: f.body ?? "", createdAt: ctx.now, updatedAt: ctx.now });
     await placeTab(ctx, doc.id, id, f.position);

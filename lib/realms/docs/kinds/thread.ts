@@ -5,7 +5,6 @@ import { z } from "zod";
 import { users } from "@/db/schema";
 import { docsComments, docsDocuments, docsTabs, docsThreads, threadStatuses, type DocsDocument, type DocsThread } from "@/db/schema/docs";
 import { AppError } from "@/lib/errors";
-import { newId } from "@/lib/ids";
 import { authorityOf, type RealmContext } from "@/lib/realms/contract";
 import { canRead, readable } from "@/lib/realms/native/acl";
 import { decide, defineKind, MAX_CHOICES, pageOf, type PageOut } from "@/lib/realms/native/kind";
@@ -209,9 +208,9 @@ export const threadKind = defineKind({
     }
     if (f.quote !== undefined) tabId = await anchorTab(ctx, doc, tabId, f.quote);
     const who = authorityOf(ctx.principal);
-    const id = newId("thr");
+    const id = refs.newId("thread");
     await ctx.tx.insert(docsThreads).values({ id, tenantId: ctx.tenantId, documentId: doc.id, tabId, quote: f.quote ?? null, status: "open", createdBy: who, createdAt: ctx.now, updatedAt: ctx.now });
-    await ctx.tx.insert(docsComments).values({ id: newId("cmt"), tenantId: ctx.tenantId, threadId: id, authorId: who, viaActor: viaActor(ctx), body: f.body, createdAt: ctx.now });
+    await ctx.tx.insert(docsComments).values({ id: refs.newId("comment"), tenantId: ctx.tenantId, threadId: id, authorId: who, viaActor: viaActor(ctx), body: f.body, createdAt: ctx.now });
     const ref = refs.make("thread", id);
     const loaded = await loadThread(ctx, ref);
     return { ref, object: await presentThread(ctx, loaded.thread, loaded.doc, false) };

@@ -2,7 +2,6 @@
 import { and, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import { memoryItems, type MemoryItem } from "@/db/schema/memory";
-import { newId } from "@/lib/ids";
 import { authorityOf, type LeanItem, type RealmContext } from "@/lib/realms/contract";
 import { assertOwner, readable } from "@/lib/realms/native/acl";
 import { defineKind, MAX_CHOICES, pageOf, requiredField, type PageOut } from "@/lib/realms/native/kind";
@@ -130,7 +129,7 @@ export const itemKind = defineKind({
     const [created] = await ctx.tx
       .insert(memoryItems)
       .values({
-        id: newId("mem"),
+        id: refs.newId("item"),
         tenantId: ctx.tenantId,
         ownerId,
         text: f.text,
