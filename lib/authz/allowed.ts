@@ -1,5 +1,5 @@
 // What a caller may use at all, per realm: for a person every operation; for a delegated actor
-// ceiling ∩ grantor's choice ∩ its live grants. Feeds the tool catalog and the realm list — listing only;
+// ceiling ∩ grantor's choice ∩ its live grants. Feeds the realm list and capability answers — listing only;
 // every call is still decided by gate one in its own transaction.
 import { and, eq, isNull } from "drizzle-orm";
 import type { Executor } from "@/db/client";

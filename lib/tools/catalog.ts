@@ -1,28 +1,29 @@
-// The tool catalog: a tool is listed for a caller only if some realm allows one of its operation keys for
-// them. Its size does not depend on the number of realms: nine tools at most, each defined once (./defs).
-import type { Executor } from "@/db/client";
-import { allowedOperations } from "@/lib/authz/allowed";
-import type { AuthContext } from "@/lib/authz/context";
-import { listRealms } from "@/lib/realms/registry";
-import { toolDef, toolDescriptions, toolJsonSchema, toolNames, type ToolName } from "./schemas";
+// The tool catalog (`GET /api/v1/tools`, MCP `tools/list`): the nine tools, the same for every caller, each
+// defined once (./defs). It depends neither on realms nor on grants: what a caller may do is per realm and
+// operation, said by provider_about and object_schema (needs_grant), and a call without a grant is answered
+// consent_required with a link for the user, so an agent holding only read grants still sees the write tools.
+// The catalog is sent to a model on every turn: `catalogBytes` is its size, held under CATALOG_BUDGET_BYTES.
+import { canonicalJson } from "@/lib/canonical-json";
+import { toolDescriptions, toolJsonSchema, toolNames, type ToolName } from "./schemas";
 
 export type ToolEntry = { name: ToolName; description: string; inputSchema: Record<string, unknown> };
 
+/** What the catalog may weigh, in bytes of canonical JSON (catalog-size.test.ts, `npm run bench:catalog`). */
+export const CATALOG_BUDGET_BYTES = 6144;
+
 export function toolEntry(name: ToolName): ToolEntry {
-  return { name, description: toolDescriptions[name], inputSchema: toolJsonSchema(name) };
+  return { name, description: toolDescriptions[name], inputSchema: toolJsonSchema(name, { lean: true }) };
 }
 
-export async function allowedToolNames(db: Executor, auth: AuthContext): Promise<ToolName[]> {
-  const allowed = await allowedOperations(db, auth, await listRealms(db, auth.tenantId));
-  const ops = new Set<string>();
-  for (const set of allowed.values()) for (const op of set) ops.add(op);
-  // A tool whose operation comes from its input (object_action's action) is listed when any action is allowed.
-  return toolNames.filter((t) => {
-    const op = toolDef(t).operation;
-    return typeof op === "string" ? ops.has(op) : [...ops].some((o) => o.startsWith("object.action."));
-  });
+let catalog: ToolEntry[] | undefined;
+
+/** Every caller's tool catalog, in the order of ./defs. */
+export function toolCatalog(): ToolEntry[] {
+  return (catalog ??= toolNames.map(toolEntry));
 }
 
-export async function toolCatalogFor(db: Executor, auth: AuthContext): Promise<ToolEntry[]> {
-  return (await allowedToolNames(db, auth)).map(toolEntry);
-}
+/** Bytes of a value as a model is sent it, measured as canonical JSON (sorted keys, no whitespace). */
+export const jsonBytes = (value: unknown): number => Buffer.byteLength(canonicalJson(value));
+
+/** The catalog's size: what `npm run bench:catalog` reports and catalog-size.test.ts holds to the budget. */
+export const catalogBytes = (): number => jsonBytes(toolCatalog());

@@ -1,6 +1,7 @@
 // What provider_about and object_schema say: rendered from realm manifests, compact, and limited to the
 // realms and operations the caller may use.
 import type { Executor } from "@/db/client";
+import { MAX_FILE_BYTES } from "@/lib/delivery/files";
 import { searchCapabilitiesByMode, type SearchMode } from "@/lib/catalog/semantic";
 import { dbVectorStore } from "@/lib/catalog/vector-store";
 import { AppError } from "@/lib/errors";
@@ -11,12 +12,26 @@ type Allowed = Map<string, Set<OperationKey>>;
 const DENIAL_SHAPES =
   "Denials are answers: error.code says which wall (operation_disabled, consent_required, grant_expired, grant_revoked, needs_connected_account_consent, realm_denied); details name who can open it, a URL (connection_hub_url or url), retry_hint and instructions to relay to the user.";
 
+/**
+ * What every tool does alike, said once in provider_about(namespace) rather than in each tool's description: the
+ * tool catalog is sent on every turn and kept small (catalog-size.test.ts); these are read when needed.
+ */
+export const TOOL_RULES = [
+  "Refs are opaque: pass them back exactly as returned.",
+  "Every tool is listed whatever your grants: without a grant a call is a denial (consent_required, a link for your user to approve), not a missing tool; object_schema marks such operations needs_grant.",
+  "A selector (get_object, object_action, with the kind) names an object instead of its ref; several matches return ambiguous_selector with choices: pick one ref and call again.",
+  "list_objects and search_objects page 20 items unless limit: pass next_cursor back as cursor, other inputs unchanged, until it is null; a cursor from another caller or listing is invalid_cursor.",
+  "Files, attachments and exports come back as {encoding: \"url\", url, expires_at}: fetch the URL before it expires.",
+  "idempotency_key (object_action, upsert_object, host_file; 8–128 printable ASCII): a retry with the same key and input replays the first result; with other input it is idempotency_conflict.",
+  "object_schema(query) search_mode: auto (default) runs hybrid if the server has embeddings, else lexical; mode_ran says which ran, fallback why an asked mode could not.",
+] as const;
+
 export function aboutRoot(realms: Realm[], allowed: Allowed) {
   return {
     realms: realms
       .filter((r) => allowed.has(r.manifest.namespace))
       .map((r) => ({ namespace: r.manifest.namespace, title: r.manifest.service_card.title, purpose: r.manifest.service_card.purpose })),
-    next: "provider_about(namespace) to learn a realm; object_schema(query) to find a capability across realms.",
+    next: "provider_about(namespace) to learn a realm and the rules all tools follow; object_schema(query) to find a capability across realms.",
   };
 }
 
@@ -44,10 +59,8 @@ export function aboutRealm(m: RealmManifest, allowed: Set<OperationKey>) {
       ? { actions_total: m.actions.length, more_actions: `Only ${ABOUT_ACTIONS_CAP} of ${m.actions.length} actions are listed: find one with object_schema(query=…), or browse object_schema(namespace, schema_path).` }
       : {}),
     rules: [
-      "Refs are opaque: pass them back exactly as returned.",
-      "A selector that matches several objects returns ambiguous_selector with choices; pick one ref and call again.",
-      "Files, attachments and exports come back as {encoding: \"url\", url, expires_at}: fetch the URL before it expires.",
-      m.delivery.files ? "host_file stores a file here and returns its ref." : "This realm does not accept host_file.",
+      ...TOOL_RULES,
+      m.delivery.files ? `host_file stores a file here (at most ${MAX_FILE_BYTES} bytes, sent as base64) and returns its ref.` : "This realm does not accept host_file.",
       ...m.rules,
       DENIAL_SHAPES,
     ],

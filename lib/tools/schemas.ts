@@ -3,6 +3,7 @@
 import { z } from "zod";
 import type { ToolDef } from "./define";
 import { tools } from "./defs";
+import { isIssued } from "./inputs";
 
 type Tools = (typeof tools)[number];
 export type ToolName = Tools["name"];
@@ -33,9 +34,29 @@ export function toolContract(op: string): { name: ToolName; inputSchema: Record<
   return name ? { name, inputSchema: toolJsonSchema(name) } : undefined;
 }
 
-/** JSON Schema of each tool's input, derived from the zod schema (never written twice). */
-export function toolJsonSchema(name: ToolName): Record<string, unknown> {
-  const schema = z.toJSONSchema(toolDef(name).input, { target: "draft-2020-12", unrepresentable: "any" }) as Record<string, unknown>;
+/**
+ * JSON Schema of each tool's input, derived from the zod schema (never written twice). Two keywords that say
+ * nothing are left out, so the schema means the same with fewer bytes: `additionalProperties: {}` (any value, the
+ * default) and `propertyNames: {type: "string"}` (JSON keys are always strings). `lean` (the tool catalog, sent
+ * on every turn) also leaves out the length bounds of values Realmgate issues (`isIssued` in ./inputs.ts); zod
+ * still enforces them, and the full schema is an operation's contract in object_schema.
+ */
+export function toolJsonSchema(name: ToolName, opts: { lean?: boolean } = {}): Record<string, unknown> {
+  const schema = z.toJSONSchema(toolDef(name).input, {
+    target: "draft-2020-12",
+    unrepresentable: "any",
+    override: ({ zodSchema, jsonSchema: s }) => {
+      if (isEmptyObject(s.additionalProperties)) delete s.additionalProperties;
+      if (isEmptyObject(s.propertyNames, ["type"]) && (s.propertyNames as { type?: unknown }).type === "string") delete s.propertyNames;
+      if (opts.lean && isIssued(zodSchema)) {
+        delete s.minLength;
+        delete s.maxLength;
+      }
+    },
+  }) as Record<string, unknown>;
   delete schema.$schema;
   return schema;
 }
+
+/** An object with no keys but these. */
+const isEmptyObject = (v: unknown, allowed: string[] = []) => typeof v === "object" && v !== null && !Array.isArray(v) && Object.keys(v).every((k) => allowed.includes(k));

@@ -13,6 +13,7 @@ import { registerClient } from "@/lib/mcp/clients";
 import { mcpResourceUrl, oauthIssuer, protectedResourceMetadataUrl } from "@/lib/mcp/config";
 import { checkAuthorizationRequest, decideAuthorization, exchangeCode } from "@/lib/mcp/oauth";
 import { mintAccessToken, s256 } from "@/lib/mcp/tokens";
+import { toolNames } from "@/lib/tools/schemas";
 import { DELETE, GET, POST } from "./route";
 
 let t: TestTenant;
@@ -103,10 +104,12 @@ describe("the protocol", () => {
     expect(body.result).toMatchObject({ protocolVersion: agreed, serverInfo: { name: "realmgate" }, capabilities: { tools: {} } });
   });
 
-  it("tools/list is exactly the narrowly granted actor's tools, with JSON Schemas and one-line descriptions", async () => {
+  it("tools/list is all nine tools even for a narrowly granted actor, with JSON Schemas and one-line descriptions", async () => {
     const body = await (await POST(rpc("tools/list", undefined, bearer(actorToken)))).json();
     const tools = body.result.tools as { name: string; description: string; inputSchema: { type: string } }[];
-    expect(tools.map((x) => x.name).sort()).toEqual(["get_object", "provider_about", "search_objects"]);
+    // The write tools are listed though it holds only reads: calling one asks the user (consent_required), below.
+    expect(tools.map((x) => x.name)).toEqual(toolNames);
+    expect(tools.find((x) => x.name === "delete_object")).toMatchObject({ annotations: { destructiveHint: true } });
     for (const tool of tools) {
       expect(tool.inputSchema.type).toBe("object");
       expect(tool.description).not.toContain("\n");
@@ -187,10 +190,10 @@ describe("OAuth access tokens", () => {
     return exchangeCode(t.db, { code, clientId: client_id, redirectUri, codeVerifier: verifier });
   }
 
-  it("authenticate, list the approved tools and call them", async () => {
+  it("authenticate, list the tools and call an approved one", async () => {
     const tokens = await oauthToken(["docs provider.about", "docs object.search"], "realms:read");
     const list = await (await POST(rpc("tools/list", undefined, bearer(tokens.access_token)))).json();
-    expect(list.result.tools.map((x: { name: string }) => x.name).sort()).toEqual(["provider_about", "search_objects"]);
+    expect(list.result.tools.map((x: { name: string }) => x.name)).toEqual(toolNames);
     const about = await (await POST(rpc("tools/call", { name: "provider_about", arguments: { namespace: "docs" } }, bearer(tokens.access_token)))).json();
     expect(about.result.isError).toBeFalsy();
   });

@@ -13,7 +13,7 @@ export const hostFile = defineTool({
     content_base64: z.string().max(700_000).regex(/^[A-Za-z0-9+/]*={0,2}$/, "must be base64"),
     idempotency_key: idempotencyKey,
   }),
-  description: "Store a file (base64) in a realm; returns a file ref and a short-lived URL.",
+  description: "Store a file (base64) in a realm; returns its ref and a short-lived URL.",
   annotations: { readOnlyHint: false, destructiveHint: false },
   target: "namespace",
   operation: "file.host",

@@ -7,7 +7,7 @@ import { listPage } from "./listing";
 export const listObjects = defineTool({
   name: "list_objects",
   input: z.strictObject({ namespace, kind, filter, cursor: cursor.optional(), limit }),
-  description: "List objects of a kind (lean refs + labels), paged with `next_cursor`.",
+  description: "List a kind's objects (lean refs + labels); for the next page, pass `next_cursor` back as `cursor`.",
   annotations: { readOnlyHint: true },
   target: "namespace",
   operation: "object.list",

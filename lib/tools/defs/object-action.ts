@@ -9,7 +9,7 @@ import { checkSelector, valuesAt } from "../prepare";
 export const objectAction = defineTool({
   name: "object_action",
   input: z.strictObject({
-    action: z.string().min(1).max(200).describe("An action name from the realm's schema, exactly as written."),
+    action: z.string().min(1).max(200),
     ref: ref.optional(),
     namespace: namespace.optional(),
     kind: kind.optional(),
@@ -17,7 +17,7 @@ export const objectAction = defineTool({
     payload,
     idempotency_key: idempotencyKey,
   }),
-  description: "Run one declared action (e.g. `reply_comment`) on a ref or namespace; payload must match its contract.",
+  description: "Run a realm's action by name (e.g. `reply_comment`) on a ref (or selector), or on the namespace; payload must match its contract.",
   target: "ref_or_namespace",
   operation: (s) => actionOperationKey(s.action),
   idempotent: true,

@@ -6,7 +6,7 @@ import { namespace } from "../inputs";
 export const providerAbout = defineTool({
   name: "provider_about",
   input: z.strictObject({ namespace: namespace.optional() }),
-  description: "List the realms you may use; with `namespace`, learn one realm: purpose, kinds, selectors, actions, rules.",
+  description: "Start here: the realms you may use; with `namespace`, one realm's kinds, selectors, actions and the rules all tools follow.",
   annotations: { readOnlyHint: true },
   target: "namespace_or_all",
   operation: "provider.about",

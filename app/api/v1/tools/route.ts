@@ -1,6 +1,6 @@
-// GET /api/v1/tools — the tools this caller may use, with their JSON Schemas (the tool catalog)
-import { getDb } from "@/db/client";
+// GET /api/v1/tools — the nine tools with their JSON Schemas (the tool catalog), the same for every caller;
+// what this caller may do with them is provider_about's and object_schema's answer.
 import { withCaller } from "@/lib/http/route";
-import { toolCatalogFor } from "@/lib/tools/catalog";
+import { toolCatalog } from "@/lib/tools/catalog";
 
-export const GET = withCaller(async (_req, { auth }) => Response.json({ tools: await toolCatalogFor(await getDb(), auth) }));
+export const GET = withCaller(async () => Response.json({ tools: toolCatalog() }));

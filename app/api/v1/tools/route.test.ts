@@ -1,0 +1,47 @@
+// GET /api/v1/tools in-process: the same nine tools for every caller, whatever its grants, and never unauthenticated.
+import { describe, expect, it } from "vitest";
+import { makeTenant } from "@/test-support";
+import { createActor } from "@/lib/authz/actors";
+import { createGrant } from "@/lib/authz/grants";
+import { toolCatalog } from "@/lib/tools/catalog";
+import { toolNames } from "@/lib/tools/schemas";
+import { GET } from "./route";
+
+const list = (token: string) => GET(new Request("http://realmgate.test/api/v1/tools", { headers: { authorization: `Bearer ${token}` } }), { params: Promise.resolve({}) });
+
+describe("GET /api/v1/tools", () => {
+  it("lists all nine tools to an actor holding only read grants, and to one holding none", async () => {
+    const t = await makeTenant({ alice: "owner" });
+    const reader = await createActor(t.db, t.users.alice!, { name: "Reader", kind: "automation", issue_token: true, token_expires_in_days: null });
+    await createGrant(t.db, t.users.alice!, { actor_id: reader.actor.id, namespace: "docs", operations: ["provider.about", "object.get"], resource_scope: null, expires: "1d" });
+    const bare = await createActor(t.db, t.users.alice!, { name: "No grants yet", kind: "automation", issue_token: true, token_expires_in_days: null });
+    for (const token of [reader.token!.token, bare.token!.token]) {
+      const res = await list(token);
+      expect(res.status).toBe(200);
+      const { tools } = (await res.json()) as { tools: { name: string }[] };
+      expect(tools.map((x) => x.name)).toEqual(toolNames);
+      expect(tools).toEqual(toolCatalog());
+    }
+  });
+
+  it("a write tool listed without a grant answers consent_required, not a missing tool", async () => {
+    const t = await makeTenant({ alice: "owner" });
+    const reader = await createActor(t.db, t.users.alice!, { name: "Reader", kind: "automation", issue_token: true, token_expires_in_days: null });
+    await createGrant(t.db, t.users.alice!, { actor_id: reader.actor.id, namespace: "docs", operations: ["provider.about", "object.get"], resource_scope: null, expires: "1d" });
+    const { POST } = await import("./[tool]/route");
+    const res = await POST(
+      new Request("http://realmgate.test/api/v1/tools/upsert_object", {
+        method: "POST",
+        headers: { authorization: `Bearer ${reader.token!.token}`, "content-type": "application/json" },
+        body: JSON.stringify({ namespace: "docs", kind: "docs.document", fields: { title: "Draft" } }),
+      }),
+      { params: Promise.resolve({ tool: "upsert_object" }) },
+    );
+    expect(res.status).toBe(403);
+    expect((await res.json()).error).toMatchObject({ code: "consent_required", details: { connection_hub_url: expect.stringContaining("/consent/ccr_") } });
+  });
+
+  it("needs a caller: an unknown token is 401", async () => {
+    expect((await list(`rga_${"x".repeat(43)}`)).status).toBe(401);
+  });
+});
