@@ -24,6 +24,7 @@ async function main() {
   const { closeDb } = await import("@/db/client");
   // The one measure, shared with the standing test (lib/tools/catalog-size.test.ts).
   const { CATALOG_BUDGET_BYTES, catalogBytes, jsonBytes: bytes, toolCatalog } = await import("@/lib/tools/catalog");
+  const { TOOL_RULES } = await import("@/lib/tools/describe");
   const { dispatch } = await import("@/lib/tools/dispatch");
   const { importRealm } = await import("@/lib/openapi-admin/import");
   const { compileSpec } = await import("@/lib/realms/openapi/compile");
@@ -117,7 +118,7 @@ Command: \`npm run bench:catalog\` (bench/catalog.ts). Bytes are canonical JSON 
 | the same after importing GitHub (${imported.operations.total} operations) | ${after} | ${(after / full).toFixed(2)}× |
 | GitHub as one tool per operation (${perOperation.length} tools: name, description, input schema) | ${perOpBytes} (${(perOpBytes / 1024 / 1024).toFixed(2)} MB) | ${(perOpBytes / full).toFixed(0)}× |
 
-Budget ≤ ${CATALOG_BUDGET_BYTES / 1024} KB (${CATALOG_BUDGET_BYTES} bytes, held by \`lib/tools/catalog-size.test.ts\`): ${full <= CATALOG_BUDGET_BYTES ? "met" : "NOT met"} (${full} bytes), and importing a 1,223-operation service left it ${after === before ? "unchanged" : `changed (${before} → ${after})`}. One per-operation tool weighs ${perOp.median} bytes at the median and ${perOp.p99} at p99 (largest ${Math.max(...perOpSizes)}), so the per-operation catalog costs ${(perOpBytes / full).toFixed(0)}× the nine tools on every turn. Importing GitHub's document through \`importRealm\` on PGlite took ${fmt(importSeconds, 1)} s.
+Budget ≤ ${CATALOG_BUDGET_BYTES / 1024} KB (${CATALOG_BUDGET_BYTES} bytes, held by \`lib/tools/catalog-size.test.ts\`): ${full <= CATALOG_BUDGET_BYTES ? "met" : "NOT met"} (${full} bytes), and importing a 1,223-operation service left it ${after === before ? "unchanged" : `changed (${before} → ${after})`}. One per-operation tool weighs ${perOp.median} bytes at the median and ${perOp.p99} at p99 (largest ${Math.max(...perOpSizes)}), so the per-operation catalog costs ${(perOpBytes / full).toFixed(0)}× the nine tools on every turn. What every tool does alike (paging, retries, selectors, files, search modes, tool listing) is said once in \`provider_about(namespace)\`'s rules instead (${bytes(TOOL_RULES)} bytes, read when a realm is learned, not on every turn). Importing GitHub's document through \`importRealm\` on PGlite took ${fmt(importSeconds, 1)} s.
 
 Bytes an agent reads per task (request + response, through the real dispatcher as the tenant owner):
 
