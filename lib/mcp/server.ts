@@ -1,12 +1,13 @@
 // The MCP server for one authenticated caller, built per request (the transport is stateless): tools/list is
-// the tool catalog (the nine tools, the same for every caller), tools/call is the same dispatcher REST uses. Denials and failures become tool
+// the tool catalog (the nine tools, less any the owner and the grantor turned off everywhere), tools/call is the same dispatcher REST uses. Denials and failures become tool
 // errors whose structuredContent is exactly the REST error body, so an agent can relay the fix.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { AuthContext } from "@/lib/authz/context";
 import { AppError, toErrorBody } from "@/lib/errors";
 import { logServerError } from "@/lib/server-log";
-import { toolCatalog, type ToolEntry } from "@/lib/tools/catalog";
+import { getDb } from "@/db/client";
+import { toolCatalogFor, type ToolEntry } from "@/lib/tools/catalog";
 import { dispatch } from "@/lib/tools/dispatch";
 import { isToolName, toolDef } from "@/lib/tools/schemas";
 import pkg from "@/package.json";
@@ -15,7 +16,7 @@ import { MCP_REQUEST_TIMEOUT_MS } from "./config";
 const INSTRUCTIONS =
   "Realmgate exposes your user's realms (docs, boards, memory, connected services) through nine generic tools. " +
   "Start with provider_about; find an operation with object_schema (query), and read its exact contract before acting. " +
-  "Refs are opaque: pass them back as given. Every tool is listed whatever your grants. When a call is refused, structuredContent.error.details says which wall " +
+  "Refs are opaque: pass them back as given. Every tool you could be granted is listed. When a call is refused, structuredContent.error.details says which wall " +
   "stopped it and where your user can open it (connection_hub_url): show that to your user instead of retrying.";
 
 /** Hints for clients that auto-approve reads (MCP tool annotations), as each tool declares them; object_action's depend on the action. */
@@ -68,7 +69,7 @@ export async function callTool(auth: AuthContext, name: string, args: Record<str
 
 export function mcpServerFor(auth: AuthContext): Server {
   const server = new Server({ name: "realmgate", title: "Realmgate", version: pkg.version }, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolCatalog().map(mcpTool) }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await toolCatalogFor(await getDb(), auth)).map(mcpTool) }));
   server.setRequestHandler(CallToolRequestSchema, async (req) => callTool(auth, req.params.name, req.params.arguments ?? {}));
   return server;
 }

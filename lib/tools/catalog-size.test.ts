@@ -74,7 +74,7 @@ describe("what the catalog leaves to provider_about", () => {
     const about = (await dispatch(t.users.alice!, "provider_about", { namespace: "docs" })) as { rules: string[] };
     for (const rule of TOOL_RULES) expect(about.rules).toContain(rule);
     const rules = about.rules.join("\n");
-    for (const said of ["opaque", "listed whatever your grants", "consent_required", "needs_grant", "ambiguous_selector", "next_cursor", "20 items unless limit", "invalid_cursor", 'encoding: "url"', "idempotency_key", "8–128 printable ASCII", "idempotency_conflict", "search_mode: auto (default)", "hybrid", "lexical", "mode_ran", "host_file stores a file here (at most"]) {
+    for (const said of ["opaque", "could be granted is listed, whatever you hold now", "consent_required", "needs_grant", "ambiguous_selector", "next_cursor", "20 items unless limit", "invalid_cursor", 'encoding: "url"', "idempotency_key", "8–128 printable ASCII", "idempotency_conflict", "search_mode: auto (default)", "hybrid", "lexical", "mode_ran", "host_file stores a file here (at most"]) {
       expect(rules).toContain(said);
     }
     // The realm list points there.

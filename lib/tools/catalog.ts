@@ -1,10 +1,15 @@
-// The tool catalog (`GET /api/v1/tools`, MCP `tools/list`): the nine tools, the same for every caller, each
-// defined once (./defs). It depends neither on realms nor on grants: what a caller may do is per realm and
-// operation, said by provider_about and object_schema (needs_grant), and a call without a grant is answered
-// consent_required with a link for the user, so an agent holding only read grants still sees the write tools.
-// The catalog is sent to a model on every turn: `catalogBytes` is its size, held under CATALOG_BUDGET_BYTES.
+// The tool catalog (`GET /api/v1/tools`, MCP `tools/list`): of the nine tools (each defined once, ./defs), those
+// the caller could be granted somewhere — a tool is listed when some realm's owner ceiling and (for an agent) its
+// grantor's choices leave one of its operations on, whether or not the agent holds a grant yet: calling without
+// one answers consent_required with a link for the user, so an agent holding only read grants still sees the
+// write tools. Only a tool turned off everywhere is left out. The catalog is sent to a model on every turn:
+// `catalogBytes` is the full catalog's size, held under CATALOG_BUDGET_BYTES.
+import type { Executor } from "@/db/client";
+import { grantableOperations } from "@/lib/authz/allowed";
+import type { AuthContext } from "@/lib/authz/context";
 import { canonicalJson } from "@/lib/canonical-json";
-import { toolDescriptions, toolJsonSchema, toolNames, type ToolName } from "./schemas";
+import { listRealms } from "@/lib/realms/registry";
+import { toolDef, toolDescriptions, toolJsonSchema, toolNames, type ToolName } from "./schemas";
 
 export type ToolEntry = { name: ToolName; description: string; inputSchema: Record<string, unknown> };
 
@@ -17,9 +22,22 @@ export function toolEntry(name: ToolName): ToolEntry {
 
 let catalog: ToolEntry[] | undefined;
 
-/** Every caller's tool catalog, in the order of ./defs. */
+/** The full tool catalog, in the order of ./defs. */
 export function toolCatalog(): ToolEntry[] {
   return (catalog ??= toolNames.map(toolEntry));
+}
+
+/** The tools listed for this caller: those with an operation it could be granted in some realm. */
+export async function toolCatalogFor(db: Executor, auth: AuthContext): Promise<ToolEntry[]> {
+  const grantable = await grantableOperations(db, auth, await listRealms(db, auth.tenantId));
+  const ops = new Set<string>();
+  for (const set of grantable.values()) for (const op of set) ops.add(op);
+  // A tool whose operation comes from its input (object_action's action) is listed when any action is on.
+  const listed = (name: ToolName) => {
+    const op = toolDef(name).operation;
+    return typeof op === "string" ? ops.has(op) : [...ops].some((o) => o.startsWith("object.action."));
+  };
+  return toolCatalog().filter((e) => listed(e.name));
 }
 
 /** Bytes of a value as a model is sent it, measured as canonical JSON (sorted keys, no whitespace). */

@@ -18,7 +18,7 @@ const DENIAL_SHAPES =
  */
 export const TOOL_RULES = [
   "Refs are opaque: pass them back exactly as returned.",
-  "Every tool is listed whatever your grants: without a grant a call is a denial (consent_required, a link for your user to approve), not a missing tool; object_schema marks such operations needs_grant.",
+  "Every tool you could be granted is listed, whatever you hold now: without a grant a call is a denial (consent_required, a link for your user to approve), not a missing tool; object_schema marks such operations needs_grant.",
   "A selector (get_object, object_action, with the kind) names an object instead of its ref; several matches return ambiguous_selector with choices: pick one ref and call again.",
   "list_objects and search_objects page 20 items unless limit: pass next_cursor back as cursor, other inputs unchanged, until it is null; a cursor from another caller or listing is invalid_cursor.",
   "Files, attachments and exports come back as {encoding: \"url\", url, expires_at}: fetch the URL before it expires.",

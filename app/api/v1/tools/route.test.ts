@@ -1,8 +1,12 @@
-// GET /api/v1/tools in-process: the same nine tools for every caller, whatever its grants, and never unauthenticated.
+// GET /api/v1/tools in-process: every tool the caller could be granted, whatever it holds now; a tool turned off
+// everywhere is not listed; never unauthenticated.
 import { describe, expect, it } from "vitest";
 import { makeTenant } from "@/test-support";
 import { createActor } from "@/lib/authz/actors";
 import { createGrant } from "@/lib/authz/grants";
+import { changeCeiling } from "@/lib/authz/policy";
+import { operationKeysOf } from "@/lib/realms/contract";
+import { listRealms } from "@/lib/realms/registry";
 import { toolCatalog } from "@/lib/tools/catalog";
 import { toolNames } from "@/lib/tools/schemas";
 import { GET } from "./route";
@@ -39,6 +43,18 @@ describe("GET /api/v1/tools", () => {
     );
     expect(res.status).toBe(403);
     expect((await res.json()).error).toMatchObject({ code: "consent_required", details: { connection_hub_url: expect.stringContaining("/consent/ccr_") } });
+  });
+
+  it("leaves out a tool whose operation the owner turned off in every realm, and only that one", async () => {
+    const t = await makeTenant({ alice: "owner" });
+    const agent = await createActor(t.db, t.users.alice!, { name: "Agent", kind: "automation", issue_token: true, token_expires_in_days: null });
+    const realms = await listRealms(t.db, t.tenantId);
+    for (const r of realms) {
+      if (!operationKeysOf(r.manifest).includes("object.delete")) continue;
+      await changeCeiling(t.db, t.users.alice!, { namespace: r.manifest.namespace, changes: [{ operation: "object.delete", enabled: false }] });
+    }
+    const { tools } = (await (await list(agent.token!.token)).json()) as { tools: { name: string }[] };
+    expect(tools.map((x) => x.name)).toEqual(toolNames.filter((n) => n !== "delete_object"));
   });
 
   it("needs a caller: an unknown token is 401", async () => {

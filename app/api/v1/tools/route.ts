@@ -1,6 +1,7 @@
-// GET /api/v1/tools — the nine tools with their JSON Schemas (the tool catalog), the same for every caller;
-// what this caller may do with them is provider_about's and object_schema's answer.
+// GET /api/v1/tools — the tools this caller could be granted somewhere, with their JSON Schemas (the tool
+// catalog); what it may do with them now is provider_about's and object_schema's answer.
+import { getDb } from "@/db/client";
 import { withCaller } from "@/lib/http/route";
-import { toolCatalog } from "@/lib/tools/catalog";
+import { toolCatalogFor } from "@/lib/tools/catalog";
 
-export const GET = withCaller(async () => Response.json({ tools: toolCatalog() }));
+export const GET = withCaller(async (_req, { auth }) => Response.json({ tools: await toolCatalogFor(await getDb(), auth) }));
