@@ -3,7 +3,9 @@
 // and the rate limit, the call's transaction, and anything written after a rollback.
 import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { auditEvents, consentRequests, rateLimitHits } from "@/db/schema";
+import { dbKind } from "@/db/client";
+import { auditEvents, consentRequests, grants, rateLimitHits } from "@/db/schema";
+import { readAndDecideGateOne } from "@/lib/authz/gate-read";
 import { AppError } from "@/lib/errors";
 import { manifestSchema, type Realm, type RealmAdapter } from "@/lib/realms/contract";
 import { dispatch } from "@/lib/tools/dispatch";
@@ -96,6 +98,35 @@ describe("round trips per REST tool call (an agent with a grant)", () => {
     expect(again.kinds).toEqual(["auth + rate limit", "BEGIN", "gate one", "consent request", "consent request", "audit head (lock)", "audit record + head", "COMMIT"]);
     const [req] = await t.db.select().from(consentRequests).where(and(eq(consentRequests.tenantId, t.tenantId), eq(consentRequests.actorId, agent.actorId)));
     expect(req).toMatchObject({ operations: ["object.list"], attempts: 2 });
+  });
+});
+
+describe("gate one's one statement", () => {
+  it("still locks the actor's grants FOR SHARE: a revoke waits for the call that read them", async () => {
+    const [g] = await t.db.select().from(grants).where(and(eq(grants.tenantId, t.tenantId), eq(grants.actorId, agent.actorId), eq(grants.namespace, "docs")));
+    const principal = { type: "actor" as const, actorId: agent.actorId, grantorId: t.users.alice!.userId, actorKind: "hosted_agent" };
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let read!: (allow: boolean) => void;
+    const decided = new Promise<boolean>((r) => (read = r));
+    const inCall = t.db.transaction(async (tx) => {
+      const d = await readAndDecideGateOne(tx, { tenantId: t.tenantId, principal, namespace: "docs", operation: "object.get", refs: [docRef], now: new Date() });
+      read(d.allow);
+      await held;
+    });
+    expect(await decided).toBe(true);
+    if ((await dbKind()) === "postgres") {
+      // Another connection cannot take the row for an update while the call's transaction is open.
+      const err = await t.db
+        .transaction(async (tx) => {
+          await tx.execute(sql`set local lock_timeout = '200ms'`);
+          await tx.execute(sql`update grants set revoke_reason = revoke_reason where id = ${g!.id}`);
+        })
+        .catch((e: unknown) => e);
+      expect(String((err as { cause?: { code?: string } })?.cause?.code ?? err)).toMatch(/55P03|lock/);
+    }
+    release();
+    await inCall;
   });
 });
 
