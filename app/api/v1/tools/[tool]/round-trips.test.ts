@@ -4,7 +4,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dbKind } from "@/db/client";
-import { auditEvents, consentRequests, grants, rateLimitHits } from "@/db/schema";
+import { actorTokens, auditEvents, consentRequests, grants, rateLimitHits } from "@/db/schema";
 import { readAndDecideGateOne } from "@/lib/authz/gate-read";
 import { AppError } from "@/lib/errors";
 import { manifestSchema, type Realm, type RealmAdapter } from "@/lib/realms/contract";
@@ -63,6 +63,16 @@ describe("round trips per REST tool call (an agent with a grant)", () => {
     expect(r.status).toBe(200);
     expect(r.kinds).toEqual(["auth + rate limit", "BEGIN", "gate one", "realm", "realm", "realm", "audit head (lock)", "audit record + head", "COMMIT"]);
     expect(r.n).toBeLessThanOrEqual(9);
+  });
+
+  it("search_objects, a token's first call of the minute: still 9 (last_used_at is written by the auth statement)", async () => {
+    const fresh = await makeActor(t, t.users.alice!, "Fresh agent");
+    await grant(t, t.users.alice!, fresh.actorId, "docs", ["object.search"]);
+    const r = await counted(fresh.token, "search_objects", { namespace: "docs", query: "Q3" }, null);
+    expect(r.status).toBe(200);
+    expect(r.n).toBe(9);
+    const [row] = await t.db.select({ lastUsedAt: actorTokens.lastUsedAt }).from(actorTokens).where(eq(actorTokens.id, fresh.credentialId));
+    expect(row!.lastUsedAt).not.toBeNull();
   });
 
   it("get_object: the realm's reads between gate one and the audit, no savepoint", async () => {
