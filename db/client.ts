@@ -26,6 +26,22 @@ export const migrationsFolder = () => path.join(process.cwd(), "db", "migrations
 /** Row changes that run right after the SQL migrations, on the migrating connection (under the migration lock on PostgreSQL). */
 export type AfterMigrate = (db: Db) => Promise<void>;
 
+/**
+ * Every statement the process sends to the database server, BEGIN, COMMIT, ROLLBACK and SAVEPOINT included (one
+ * call per round trip), for tests that count a call's round trips. No listener: nothing is done per statement.
+ */
+export type StatementListener = (sql: string) => void;
+const statementListeners = new Set<StatementListener>();
+export function onStatement(fn: StatementListener): () => void {
+  statementListeners.add(fn);
+  return () => void statementListeners.delete(fn);
+}
+function sent(text: unknown): void {
+  if (statementListeners.size === 0) return;
+  const sql = typeof text === "string" ? text : String((text as { text?: unknown } | null)?.text ?? "");
+  for (const fn of statementListeners) fn(sql);
+}
+
 /** The process's database, opened and migrated on first call. */
 export async function getDb(): Promise<Db> {
   return (await handle()).db;
@@ -103,6 +119,7 @@ type PgClientInternals = { connection?: { stream?: { destroy?: () => void } } };
 function guardPooledClient(client: import("pg").PoolClient): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+    sent(args[0]);
     const releaseThisCheckout = client.release;
     const result = query(...args);
     if (!(result instanceof Promise)) return result; // callback form: pool.query releases with the error itself
@@ -202,6 +219,7 @@ async function openPglite(dataDir: string | null, afterMigrate: AfterMigrate): P
   }
   try {
     await client.waitReady;
+    countStatements(client);
     const db = drizzle(client, { schema });
     await migrate(db, { migrationsFolder: migrationsFolder() });
     await afterMigrate(db as unknown as Db);
@@ -217,6 +235,43 @@ async function openPglite(dataDir: string | null, afterMigrate: AfterMigrate): P
     release();
     throw err;
   }
+}
+
+type PgliteQueries = { query: (...a: unknown[]) => Promise<unknown>; exec: (...a: unknown[]) => Promise<unknown> };
+
+/**
+ * PGlite's statements as the listeners see them: its `query` and `exec`, and its `transaction`, which sends BEGIN,
+ * the body's statements (on the handle it passes) and COMMIT, or ROLLBACK when the body throws.
+ */
+function countStatements(client: import("@electric-sql/pglite").PGlite): void {
+  const c = client as unknown as PgliteQueries & { transaction: (fn: (tx: PgliteQueries & { rollback: () => Promise<void> }) => Promise<unknown>) => Promise<unknown> };
+  const counted = <T extends PgliteQueries>(q: T): T => {
+    const query = q.query.bind(q);
+    const exec = q.exec.bind(q);
+    q.query = (...a: unknown[]) => (sent(a[0]), query(...a));
+    q.exec = (...a: unknown[]) => (sent(a[0]), exec(...a));
+    return q;
+  };
+  counted(c);
+  const transaction = c.transaction.bind(c);
+  c.transaction = (fn) => {
+    sent("BEGIN");
+    let rolledBack = false;
+    return transaction(async (tx) => {
+      const rollback = tx.rollback.bind(tx);
+      const t = Object.assign(Object.create(tx) as typeof tx, { query: tx.query.bind(tx), exec: tx.exec.bind(tx), rollback: () => ((rolledBack = true), sent("ROLLBACK"), rollback()) });
+      return fn(counted(t));
+    }).then(
+      (r) => {
+        if (!rolledBack) sent("COMMIT");
+        return r;
+      },
+      (err: unknown) => {
+        if (!rolledBack) sent("ROLLBACK");
+        throw err;
+      },
+    );
+  };
 }
 
 /** A PGlite data directory must never be opened by two processes: it would be corrupted. */

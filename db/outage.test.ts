@@ -13,7 +13,6 @@ import { createActor } from "@/lib/authz/actors";
 import { createGrant } from "@/lib/authz/grants";
 import { toErrorBody } from "@/lib/errors";
 import { health } from "@/lib/health";
-import { callerBucket, enforceRateLimit } from "@/lib/limits/rate-limit";
 import { param, route, withCaller } from "@/lib/http/route";
 import { rateLimits } from "@/lib/mcp/config";
 import { handleMcpPost } from "@/lib/mcp/handler";
@@ -64,10 +63,10 @@ async function freePort(): Promise<number> {
 }
 
 // The app's route handlers, wired as in app/api/{v1/tools/[tool],mcp,health}/route.ts (db/ may not import app/).
-const toolPost = withCaller(async (req, ctx) => {
-  if (ctx.auth.kind === "actor") await enforceRateLimit(await getDb(), callerBucket(ctx.auth.actorId), rateLimits().mcp, "requests");
-  return Response.json(await dispatch(ctx.auth, param(ctx, "tool"), await req.json()));
-});
+const toolPost = withCaller(
+  async (req, ctx) => Response.json(await dispatch(ctx.auth, param(ctx, "tool"), await req.json())),
+  () => ({ countActorCalls: rateLimits().mcp }),
+);
 const mcpPost = route((req, { requestId }) => handleMcpPost(req, requestId));
 const healthGet = route(async () => {
   const result = await health();

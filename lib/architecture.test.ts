@@ -67,7 +67,7 @@ export const folderRules: FolderRule[] = [
     may: [...BASE, ...DB, "lib/input/", "lib/net/", "lib/audit/", "lib/delivery/keys.ts", "lib/realms/contract.ts"],
     typesOnly: ["lib/authz/context.ts"],
   },
-  { folder: "lib/authz/", rule: "credentials, actors, grants, ceiling and choices, gate one, consent", may: [...BASE, ...DB, "lib/audit/", "lib/realms/"] },
+  { folder: "lib/authz/", rule: "credentials, actors, grants, ceiling and choices, gate one, consent", may: [...BASE, ...DB, "lib/audit/", "lib/limits/", "lib/realms/"] },
   { folder: "lib/auth/", rule: "people's sign-in and sessions", may: [...BASE, ...DB, "lib/net/", "lib/audit/", "lib/authz/", "lib/http/forwarded.ts"] },
   { folder: "lib/openapi-admin/", rule: "importing and curating OpenAPI services (audited, suspends grants)", may: [...BASE, ...DB, "lib/net/", "lib/audit/", "lib/authz/", "lib/realms/"] },
   { folder: "lib/demo/", rule: "demo seeding: the tenant, then each realm's demo.ts and the demo agent", may: [...BASE, ...DB, "lib/authz/", "lib/realms/"] },

@@ -2,7 +2,7 @@
 // context), what a call ended with (codeOf, errorOf, thrownCode), environment overrides and a frozen clock.
 // Only tests import it (lib/architecture.test.ts checks that nothing else does).
 import { vi } from "vitest";
-import { getDb, type Db } from "@/db/client";
+import { getDb, onStatement, type Db } from "@/db/client";
 import { memberships, tenants, users, type ResourceScope, type Role } from "@/db/schema";
 import type { DemoFile, DemoSeedStep } from "@/db/seed";
 import { createActor } from "@/lib/authz/actors";
@@ -202,6 +202,23 @@ export function countingQueries(ctx: RealmContext): { ctx: RealmContext; queries
 export function countingDb(db: Db): { db: Db; queries: () => number } {
   let n = 0;
   return { db: counting(db, () => n++), queries: () => n };
+}
+
+/**
+ * Every statement the process sends the database server from now until `stop()`, one per round trip: BEGIN,
+ * COMMIT, ROLLBACK, SAVEPOINT and RELEASE included (db/client.ts sees them at the driver, on PGlite and on pg).
+ * Nothing else may run meanwhile: tests of one worker run one at a time.
+ */
+export function roundTrips() {
+  const statements: string[] = [];
+  const off = onStatement((sql) => statements.push(sql.replace(/\s+/g, " ").trim()));
+  return {
+    statements,
+    stop() {
+      off();
+      return statements;
+    },
+  };
 }
 
 // ── Environment: change process.env for a test file and put it back afterwards (re-reading lib/env each time).

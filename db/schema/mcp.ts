@@ -1,8 +1,8 @@
 // The MCP gateway's OAuth 2.1 state: registered or discovered clients, single-use authorization codes,
-// rotating refresh tokens grouped in families, and the per-actor request counters of the rate limiter.
+// rotating refresh tokens grouped in families, and the stamps of the rate limiter.
 // Codes and refresh tokens are stored only as SHA-256 hashes.
 import { sql } from "drizzle-orm";
-import { bigint, check, index, jsonb, pgTable, text } from "drizzle-orm/pg-core";
+import { check, index, integer, jsonb, pgTable, text } from "drizzle-orm/pg-core";
 import { createdAt, idColumn, timestampCol } from "./columns";
 import { actors } from "./authz";
 import { tenants, users } from "./tenancy";
@@ -88,11 +88,19 @@ export const mcpRefreshTokens = pgTable(
 export type McpRefreshToken = typeof mcpRefreshTokens.$inferSelect;
 
 /**
- * Fixed-window request counters (app nodes are stateless, so the limiter lives here). One row per bucket
- * (`mcp:<actor id>`, `register:<client address>`): the window start and the count within it.
+ * The rate limiter's stamps (app nodes are stateless, so the limiter lives here): one row per counted request
+ * or batch, append-only, in fixed windows per bucket (`calls:<principal id>`, `register:<client address>`). No
+ * row is shared by two requests, so an actor's concurrent calls never wait on each other; a window's count is the
+ * sum of its stamps. Expired stamps are deleted a few at a time by later requests (SKIP LOCKED: none waits).
  */
-export const rateLimitCounters = pgTable("rate_limit_counters", {
-  bucket: text("bucket").primaryKey(),
-  windowStart: timestampCol("window_start").notNull(),
-  count: bigint("count", { mode: "number" }).notNull(),
-});
+export const rateLimitHits = pgTable(
+  "rate_limit_hits",
+  {
+    bucket: text("bucket").notNull(),
+    windowStart: timestampCol("window_start").notNull(),
+    weight: integer("weight").notNull(),
+    /** The end of the stamp's window: past it, the stamp counts for nothing and may be deleted. */
+    expiresAt: timestampCol("expires_at").notNull(),
+  },
+  (t) => [index("rate_limit_hits_bucket").on(t.bucket, t.windowStart), index("rate_limit_hits_expires").on(t.expiresAt)],
+);

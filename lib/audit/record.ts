@@ -75,18 +75,20 @@ export { hashedPayload, linkHash };
 
 /**
  * Append one record to the tenant's chain, in the caller's transaction. Two statements: lock and read the
- * head, then one statement that inserts the record and moves the head; the hash and MAC are computed here in
- * between (the key never leaves this process).
+ * head (an upsert that returns it), then one statement that inserts the record and moves the head; the hash and
+ * MAC are computed here in between (the key never leaves this process). Callers append last: the head stays
+ * locked until COMMIT.
  */
 export async function recordAudit(tx: Executor, input: AuditInput): Promise<{ id: string; seq: number }> {
   const { current } = auditKeyring();
-  // Lock the tenant's chain head for the rest of the transaction: writers queue, the chain never forks.
-  let [head] = await tx.select({ seq: auditHeads.seq, hash: auditHeads.hash }).from(auditHeads).where(eq(auditHeads.tenantId, input.tenantId)).for("update");
-  if (!head) {
-    // The tenant's first record: create its head (a concurrent first writer waits on this insert), then lock it.
-    await tx.insert(auditHeads).values({ tenantId: input.tenantId, seq: 0, hash: GENESIS_HASH }).onConflictDoNothing();
-    [head] = await tx.select({ seq: auditHeads.seq, hash: auditHeads.hash }).from(auditHeads).where(eq(auditHeads.tenantId, input.tenantId)).for("update");
-  }
+  // Lock and read the tenant's chain head in one statement, for the rest of the transaction: writers queue, the
+  // chain never forks. The tenant's first record creates the head (a concurrent first writer waits on it); after
+  // that the no-op update locks the row and returns it as it is.
+  const [head] = await tx
+    .insert(auditHeads)
+    .values({ tenantId: input.tenantId, seq: 0, hash: GENESIS_HASH })
+    .onConflictDoUpdate({ target: auditHeads.tenantId, set: { seq: sql`${auditHeads.seq}` } })
+    .returning({ seq: auditHeads.seq, hash: auditHeads.hash });
   const p = input.principal;
   const row = {
     tenantId: input.tenantId,

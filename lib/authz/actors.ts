@@ -1,11 +1,12 @@
 // Delegated actors and their tokens: 256-bit secrets shown once, stored as SHA-256, optional expiry,
 // rotatable, revocable. Every change is audited in the same transaction.
-import { and, desc, eq, inArray, isNull } from "drizzle-orm";
+import { and, desc, eq, inArray, isNull, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, Executor } from "@/db/client";
-import { actors, actorKinds, actorTokens, grants, memberships, type Actor } from "@/db/schema";
+import { actors, actorKinds, actorTokens, grants, type Actor } from "@/db/schema";
 import { recordChange } from "@/lib/audit/record";
 import { AppError } from "@/lib/errors";
+import { callerBucketSql, limitColumns, limitCtes, limitResultOf, type Limit, type LimitColumns, type LimitResult } from "@/lib/limits/rate-limit";
 import { newId } from "@/lib/ids";
 import type { ActorContext, UserContext } from "./context";
 import { hashSecret, newSecret } from "./secrets";
@@ -188,28 +189,49 @@ export async function revokeActor(db: Db, who: Who, actorId: string, reason: str
   });
 }
 
-/** The actor a token acts as, or null when the token (or its actor) is unknown, revoked or expired. */
-export async function actorForToken(db: Db, token: string, now = new Date()): Promise<Omit<ActorContext, "requestId"> | null> {
-  const [row] = await db
-    .select({ token: actorTokens, actor: actors })
-    .from(actorTokens)
-    .innerJoin(actors, eq(actors.id, actorTokens.actorId))
-    .innerJoin(memberships, and(eq(memberships.tenantId, actors.tenantId), eq(memberships.userId, actors.grantorId)))
-    .where(and(eq(actorTokens.hash, hashSecret(token)), isNull(actorTokens.revokedAt), isNull(actors.revokedAt)));
+/** How often a token's (and its actor's) `last_used_at` is written at most. */
+const LAST_USED_EVERY_SECONDS = 60;
+
+/**
+ * The actor a token acts as, or null when the token (or its actor) is unknown, revoked or expired. One
+ * statement: the lookup, `last_used_at` (at most once a minute) and, with `count`, the call counted against the
+ * actor's rate limit (lib/limits: a stamp of its own, no shared row), so a REST tool call authenticates and is
+ * counted in one round trip. An unknown, revoked or expired token counts nothing.
+ */
+export async function actorForToken(
+  db: Executor,
+  token: string,
+  now = new Date(),
+  count?: { limit: Limit; weight?: number },
+): Promise<(Omit<ActorContext, "requestId"> & { limited?: LimitResult }) | null> {
+  const at = now.toISOString();
+  const stale = sql`(tok.last_used_at is null or tok.last_used_at < ${at}::timestamptz - make_interval(secs => ${LAST_USED_EVERY_SECONDS}::int))`;
+  const weight = count?.weight ?? 1;
+  const result = await db.execute(sql`
+    with tok as (
+      select t.id as token_id, t.last_used_at, a.id as actor_id, a.tenant_id, a.kind, a.name, a.grantor_id
+      from actor_tokens t
+      join actors a on a.id = t.actor_id
+      join memberships m on m.tenant_id = a.tenant_id and m.user_id = a.grantor_id
+      where t.hash = ${hashSecret(token)} and t.revoked_at is null and a.revoked_at is null and (t.expires_at is null or t.expires_at > ${at}::timestamptz)
+      limit 1),
+    touch_token as (update actor_tokens set last_used_at = ${at}::timestamptz from tok where actor_tokens.id = tok.token_id and ${stale}),
+    touch_actor as (update actors set last_used_at = ${at}::timestamptz from tok where actors.id = tok.actor_id and ${stale})
+    ${count ? sql`, ${limitCtes(sql`(select ${callerBucketSql(sql`tok.actor_id`)} from tok)`, count.limit, now, weight)}` : sql``}
+    select tok.token_id, tok.actor_id, tok.tenant_id, tok.kind, tok.name, tok.grantor_id${count ? sql`, ${limitColumns(weight)}` : sql``}
+    from tok`);
+  const [row] = (result as unknown as { rows: ({ token_id: string; actor_id: string; tenant_id: string; kind: Actor["kind"]; name: string; grantor_id: string } & LimitColumns)[] }).rows;
   if (!row) return null;
-  if (row.token.expiresAt && now.getTime() >= row.token.expiresAt.getTime()) return null;
-  if (!row.token.lastUsedAt || now.getTime() - row.token.lastUsedAt.getTime() > 60_000) {
-    await db.update(actorTokens).set({ lastUsedAt: now }).where(eq(actorTokens.id, row.token.id));
-    await db.update(actors).set({ lastUsedAt: now }).where(eq(actors.id, row.actor.id));
-  }
+  const limited = count ? limitResultOf(row, count.limit, now) : null;
   return {
     kind: "actor",
-    tenantId: row.actor.tenantId,
-    actorId: row.actor.id,
-    actorKind: row.actor.kind,
-    actorName: row.actor.name,
-    grantorId: row.actor.grantorId,
+    tenantId: row.tenant_id,
+    actorId: row.actor_id,
+    actorKind: row.kind,
+    actorName: row.name,
+    grantorId: row.grantor_id,
     via: "actor_token",
-    credentialId: row.token.id,
+    credentialId: row.token_id,
+    ...(limited ? { limited } : {}),
   };
 }

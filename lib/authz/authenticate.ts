@@ -2,6 +2,7 @@
 // own small resolver; this file only picks one.
 import type { Db } from "@/db/client";
 import { AppError } from "@/lib/errors";
+import { rateLimitedError, type Limit } from "@/lib/limits/rate-limit";
 import { ACTOR_TOKEN_PREFIX, actorForToken } from "./actors";
 import { API_KEY_PREFIX, userForApiKey } from "./api-keys";
 import type { AuthContext } from "./context";
@@ -19,13 +20,22 @@ export function bearerToken(req: Request): string | null {
   return m[1]!;
 }
 
-export async function contextForBearer(db: Db, token: string, requestId: string): Promise<AuthContext> {
+/** What authentication may also do in its one statement: count an actor's call against its rate limit. */
+export type BearerOptions = { countActorCalls?: Limit };
+
+export async function contextForBearer(db: Db, token: string, requestId: string, opts: BearerOptions = {}): Promise<AuthContext> {
   if (token.startsWith(`${API_KEY_PREFIX}_`)) {
     const ctx = await userForApiKey(db, token);
     if (ctx) return { ...ctx, requestId };
   } else if (token.startsWith(`${ACTOR_TOKEN_PREFIX}_`)) {
-    const ctx = await actorForToken(db, token);
-    if (ctx) return { ...ctx, requestId };
+    const now = new Date();
+    const l = opts.countActorCalls;
+    const found = await actorForToken(db, token, now, l ? { limit: l } : undefined);
+    if (found) {
+      const { limited, ...ctx } = found;
+      if (l && limited && !limited.allowed) throw rateLimitedError(l, limited, "requests");
+      return { ...ctx, requestId };
+    }
   }
   throw unauthenticated("The bearer token is unknown, expired or revoked.");
 }

@@ -1,9 +1,9 @@
-// The read that feeds gate one, in the call's own transaction, with no cache. Grant rows are read FOR SHARE:
+// The read that feeds gate one, in the call's own transaction, with no cache, in one statement. Grant rows are read FOR SHARE:
 // a revoke (UPDATE) waits for in-flight calls that rely on the grant, and every call that starts after the
 // revoke commits sees it. So no allow is ever recorded after a revoke has committed.
-import { and, eq } from "drizzle-orm";
+import { getTableColumns, sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
-import { ceilingSettings, grants, userChoices } from "@/db/schema";
+import { grants } from "@/db/schema";
 import type { OperationKey, ParsedRef, Principal } from "@/lib/realms/contract";
 import { gateOne, type GateOneDecision, type GrantFacts } from "./gate";
 
@@ -35,36 +35,55 @@ export const grantFacts = (g: typeof grants.$inferSelect): GrantFacts => ({
   createdAt: g.createdAt,
 });
 
-export async function readAndDecideGateOne(tx: Executor, input: GateOneRead): Promise<GateOneDecision> {
+/** A decision as read: on a denial, also the grantor's name (the refusal names them), read in the same statement. */
+export type GateOneReadDecision = GateOneDecision & { grantorName?: string };
+
+type SwitchesRow = { ceiling_enabled: boolean | null; choice_enabled: boolean | null; grantor_name: string | null } & Record<string, unknown>;
+
+/**
+ * Gate one's read, in one statement: the owner's ceiling row and the grantor's choice row for this operation
+ * (null: never set, which means on), the grantor's name, and the actor's grants in the namespace, locked FOR SHARE
+ * (a lateral subquery, so the switches come back even when the actor holds no grant).
+ */
+export async function readAndDecideGateOne(tx: Executor, input: GateOneRead): Promise<GateOneReadDecision> {
   const { principal } = input;
   if (principal.type === "user") return gateOne({ ...input, lineage: {}, ceilingEnabled: null, choiceEnabled: null, grants: [] });
-  const { ceilingEnabled, choiceEnabled } = await readSwitches(tx, { tenantId: input.tenantId, grantorId: principal.grantorId, namespace: input.namespace, operation: input.operation });
-  const rows = await tx
-    .select()
-    .from(grants)
-    .where(and(eq(grants.tenantId, input.tenantId), eq(grants.actorId, principal.actorId), eq(grants.namespace, input.namespace), input.grantId ? eq(grants.id, input.grantId) : undefined))
-    .for("share");
-  const facts = rows.map(grantFacts);
-  return gateOne({
+  const { tenantId, namespace, operation } = input;
+  const result = await tx.execute(sql`
+    select
+      (select c.enabled from ceiling_settings c where c.tenant_id = ${tenantId} and c.namespace = ${namespace} and c.operation = ${operation}) as ceiling_enabled,
+      (select u.enabled from user_choices u where u.tenant_id = ${tenantId} and u.user_id = ${principal.grantorId} and u.namespace = ${namespace} and u.operation = ${operation}) as choice_enabled,
+      (select p.name from users p where p.id = ${principal.grantorId}) as grantor_name,
+      g.*
+    from (select 1) as one
+    left join lateral (
+      select * from grants
+      where grants.tenant_id = ${tenantId} and grants.actor_id = ${principal.actorId} and grants.namespace = ${namespace}${input.grantId ? sql` and grants.id = ${input.grantId}` : sql``}
+      for share
+    ) g on true`);
+  const rows = (result as unknown as { rows: SwitchesRow[] }).rows;
+  const first = rows[0]!;
+  const facts = rows.filter((r) => r.id !== null && r.id !== undefined).map((r) => grantFacts(grantRow(r)));
+  const decision = gateOne({
     ...input,
     lineage: await lineageNeeded(facts, input.refs, input.lineage),
-    ceilingEnabled,
-    choiceEnabled,
+    ceilingEnabled: first.ceiling_enabled ?? null,
+    choiceEnabled: first.choice_enabled ?? null,
     grants: facts,
   });
+  return decision.allow ? decision : { ...decision, grantorName: first.grantor_name ?? "your user" };
 }
 
-/** The owner's ceiling and the grantor's choice for one operation (null: never set, which means on). */
-export async function readSwitches(tx: Executor, k: { tenantId: string; grantorId: string; namespace: string; operation: string }) {
-  const [ceiling] = await tx
-    .select({ enabled: ceilingSettings.enabled })
-    .from(ceilingSettings)
-    .where(and(eq(ceilingSettings.tenantId, k.tenantId), eq(ceilingSettings.namespace, k.namespace), eq(ceilingSettings.operation, k.operation)));
-  const [choice] = await tx
-    .select({ enabled: userChoices.enabled })
-    .from(userChoices)
-    .where(and(eq(userChoices.tenantId, k.tenantId), eq(userChoices.userId, k.grantorId), eq(userChoices.namespace, k.namespace), eq(userChoices.operation, k.operation)));
-  return { ceilingEnabled: ceiling?.enabled ?? null, choiceEnabled: choice?.enabled ?? null };
+const grantColumns = Object.entries(getTableColumns(grants));
+
+/** A grants row of a raw statement, as drizzle's select would map it. */
+function grantRow(r: Record<string, unknown>): typeof grants.$inferSelect {
+  const out: Record<string, unknown> = {};
+  for (const [key, col] of grantColumns) {
+    const v = r[col.name];
+    out[key] = v === null || v === undefined ? null : col.mapFromDriverValue(v);
+  }
+  return out as typeof grants.$inferSelect;
 }
 
 /** What contains a ref matters only to a ref-scoped grant that does not name the ref itself: ask the realm then, once. */

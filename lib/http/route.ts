@@ -2,7 +2,7 @@
 // (`route`, `withUser`, `withRole`). Route handlers stay thin: parse, call lib/, return.
 import { getDb } from "@/db/client";
 import type { Role } from "@/db/schema";
-import { bearerToken, contextForBearer, contextForSessionUser, unauthenticated } from "@/lib/authz/authenticate";
+import { bearerToken, contextForBearer, contextForSessionUser, unauthenticated, type BearerOptions } from "@/lib/authz/authenticate";
 import type { AuthContext, UserContext } from "@/lib/authz/context";
 import { AppError, toErrorBody } from "@/lib/errors";
 import { assertServedHost, clientRequestIdOf, isOwnOrigin } from "@/lib/http/forwarded";
@@ -76,22 +76,25 @@ async function sessionUserId(): Promise<string | null> {
   return (session?.user as { id?: string } | undefined)?.id ?? null;
 }
 
-/** Authenticate a request by bearer token, else by session cookie. */
-export async function authenticate(req: Request, requestId: string): Promise<AuthContext> {
+/** Authenticate a request by bearer token, else by session cookie (`opts`: what the bearer's lookup also does). */
+export async function authenticate(req: Request, requestId: string, opts: BearerOptions = {}): Promise<AuthContext> {
   const db = await getDb();
   const clientRequestId = clientRequestIdOf(req);
   const withClientId = (ctx: AuthContext): AuthContext => (clientRequestId ? { ...ctx, clientRequestId } : ctx);
   const token = bearerToken(req);
-  if (token !== null) return withClientId(await contextForBearer(db, token, requestId));
+  if (token !== null) return withClientId(await contextForBearer(db, token, requestId, opts));
   const userId = await sessionUserId();
   if (!userId) throw unauthenticated("Sign in, or send `Authorization: Bearer <API key>`.");
   assertSameOrigin(req);
   return withClientId(await contextForSessionUser(db, userId, requestId));
 }
 
-/** Any authenticated caller: a person, or a delegated actor (the nine tools). */
-export function withCaller(handler: Handler<RouteCtx & { auth: AuthContext }>) {
-  return route(async (req, ctx) => handler(req, { ...ctx, auth: await authenticate(req, ctx.requestId) }));
+/**
+ * Any authenticated caller: a person, or a delegated actor (the nine tools). `countActorCalls`: an actor's request
+ * is counted against this limit in the same statement that authenticates it (429 `rate_limited` over it).
+ */
+export function withCaller(handler: Handler<RouteCtx & { auth: AuthContext }>, opts: BearerOptions | (() => BearerOptions) = {}) {
+  return route(async (req, ctx) => handler(req, { ...ctx, auth: await authenticate(req, ctx.requestId, typeof opts === "function" ? opts() : opts) }));
 }
 
 /** A signed-in user (session or personal API key), any role. */

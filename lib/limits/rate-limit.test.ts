@@ -1,13 +1,15 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { getDb } from "@/db/client";
+import { eq, sql } from "drizzle-orm";
+import { dbKind, getDb } from "@/db/client";
+import { rateLimitHits } from "@/db/schema";
 import { isAppError } from "@/lib/errors";
 import { enforceRateLimit, hitRateLimit } from "./rate-limit";
 
 const bucket = () => `test:${randomBytes(6).toString("hex")}`;
 const at = (s: number) => new Date(Date.UTC(2030, 0, 1, 12, 0, 0) + s * 1000);
 
-describe("the PostgreSQL fixed-window limiter", () => {
+describe("the PostgreSQL fixed-window limiter (stamps, no hot row)", () => {
   it("allows `limit` requests per window, then refuses until the next window starts", async () => {
     const db = await getDb();
     const b = bucket();
@@ -37,5 +39,41 @@ describe("the PostgreSQL fixed-window limiter", () => {
     const err = await enforceRateLimit(db, b, l, "calls", at(50)).catch((e: unknown) => e);
     expect(isAppError(err) && err.status).toBe(429);
     expect(isAppError(err) && err.headers["Retry-After"]).toBe("10");
+  });
+
+  it("has no hot row: each counted request is a stamp of its own, so an open call never holds up the next", async () => {
+    const db = await getDb();
+    const b = bucket();
+    const l = { limit: 100, windowSeconds: 60 };
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let counted!: () => void;
+    const inside = new Promise<void>((r) => (counted = r));
+    // One call counted in a transaction that stays open (as if its node were slow to commit)…
+    const open = db.transaction(async (tx) => {
+      await hitRateLimit(tx, b, l, at(0));
+      counted();
+      await held;
+    });
+    await inside;
+    if ((await dbKind()) === "postgres") {
+      // …and the same actor's next call, on another connection, is counted at once: no row lock to wait for.
+      const next = await Promise.race([hitRateLimit(db, b, l, at(1)), new Promise((r) => setTimeout(() => r("waited"), 3_000))]);
+      expect(next).toMatchObject({ allowed: true, count: 1 });
+    }
+    release();
+    await open;
+    const last = await hitRateLimit(db, b, l, at(2));
+    const stamps = await db.select().from(rateLimitHits).where(eq(rateLimitHits.bucket, b));
+    expect(last.count).toBe(stamps.length);
+    expect(stamps.every((s) => s.weight === 1)).toBe(true);
+  });
+
+  it("deletes expired stamps as it goes, a few per check", async () => {
+    const db = await getDb();
+    const old = bucket();
+    await db.execute(sql`insert into rate_limit_hits (bucket, window_start, weight, expires_at) values (${old}, now() - interval '1 hour', 1, now() - interval '59 minutes')`);
+    for (let i = 0; i < 200 && (await db.select().from(rateLimitHits).where(eq(rateLimitHits.bucket, old))).length > 0; i++) await hitRateLimit(db, bucket(), { limit: 5, windowSeconds: 60 });
+    expect(await db.select().from(rateLimitHits).where(eq(rateLimitHits.bucket, old))).toEqual([]);
   });
 });

@@ -1,42 +1,81 @@
-// A fixed-window rate limiter kept in PostgreSQL, so every stateless app node counts against the same
-// window. One upsert per check: the row is reset when a new window starts, otherwise incremented.
-import { sql } from "drizzle-orm";
+// A fixed-window rate limiter kept in PostgreSQL, so every stateless app node counts against the same window.
+// No hot row: each counted request appends its own stamp (`rate_limit_hits`), and a window's count is the sum of
+// its bucket's stamps, so an actor's concurrent calls never queue on one counter row. One statement per check
+// (`limitCtes`, which other statements embed: authentication counts the call in its own statement): read the
+// window's stamps, append this one, and delete a few expired stamps of any bucket (SKIP LOCKED, so nobody waits).
+import { sql, type SQL } from "drizzle-orm";
 import type { Executor } from "@/db/client";
-import { rateLimitCounters } from "@/db/schema";
 import { AppError } from "@/lib/errors";
 
 export type Limit = { limit: number; windowSeconds: number };
 export type LimitResult = { allowed: boolean; count: number; retryAfterSeconds: number };
 
-export async function hitRateLimit(db: Executor, bucket: string, l: Limit, now = new Date(), weight = 1): Promise<LimitResult> {
+/** Expired stamps a check deletes at most (of any bucket), and how long past its window (by the database's clock) a stamp is kept. */
+const GC_BATCH = 16;
+const GC_GRACE_SECONDS = 60;
+
+/**
+ * The CTEs (`rl_w`, `rl_n`, `rl_ins`, `rl_gc`) that count `weight` into `bucket` (an SQL expression; null counts
+ * nothing) for the window `now` falls in, to put in a statement's WITH list; `limitColumns` are their answer.
+ * A node whose clock lags may name an older window: it then counts into the newest one the bucket has.
+ * The count reads at most `limit + 1` stamps: past that it is over the limit anyway.
+ */
+export function limitCtes(bucket: SQL, l: Limit, now: Date, weight = 1): SQL {
   const windowMs = l.windowSeconds * 1000;
-  const windowStart = new Date(Math.floor(now.getTime() / windowMs) * windowMs);
-  // A node whose clock lags may name an older window: it then counts into the newer one instead of resetting it.
-  const [row] = await db
-    .insert(rateLimitCounters)
-    .values({ bucket, windowStart, count: weight })
-    .onConflictDoUpdate({
-      target: rateLimitCounters.bucket,
-      set: {
-        count: sql`case when ${rateLimitCounters.windowStart} >= excluded.window_start then ${rateLimitCounters.count} + excluded.count else excluded.count end`,
-        windowStart: sql`greatest(${rateLimitCounters.windowStart}, excluded.window_start)`,
-      },
-    })
-    .returning({ count: rateLimitCounters.count, windowStart: rateLimitCounters.windowStart });
-  const count = Number(row!.count);
-  const windowEnd = row!.windowStart.getTime() + windowMs;
+  const windowStart = new Date(Math.floor(now.getTime() / windowMs) * windowMs).toISOString();
+  return sql`rl_b as (select ${bucket}::text as bucket),
+    rl_w as (
+      select rl_b.bucket, greatest(${windowStart}::timestamptz, (select max(h.window_start) from rate_limit_hits h where h.bucket = rl_b.bucket)) as ws
+      from rl_b where rl_b.bucket is not null),
+    rl_n as (
+      select coalesce(sum(s.weight), 0)::int as n
+      from (select h.weight from rate_limit_hits h, rl_w where h.bucket = rl_w.bucket and h.window_start = rl_w.ws limit ${l.limit + 1}) s),
+    rl_ins as (
+      insert into rate_limit_hits (bucket, window_start, weight, expires_at)
+      select rl_w.bucket, rl_w.ws, ${weight}::int, rl_w.ws + make_interval(secs => ${l.windowSeconds}::int) from rl_w),
+    rl_gc as (
+      delete from rate_limit_hits where ctid = any(array(
+        select ctid from rate_limit_hits where expires_at < now() - make_interval(secs => ${GC_GRACE_SECONDS}::int)
+        limit ${GC_BATCH} for update skip locked)))`;
+}
+
+/** The answer columns of `limitCtes`: `rl_count` (null when nothing was counted) and `rl_window_ms`. */
+export const limitColumns = (weight = 1) =>
+  sql`(select n + ${weight}::int from rl_n where exists (select 1 from rl_w)) as rl_count, (select (extract(epoch from ws) * 1000)::float8 from rl_w) as rl_window_ms`;
+
+export type LimitColumns = { rl_count: number | null; rl_window_ms: number | null };
+
+/** What `limitColumns` say, for a check that counted (null when nothing was). */
+export function limitResultOf(row: LimitColumns, l: Limit, now: Date): LimitResult | null {
+  if (row.rl_count === null || row.rl_window_ms === null) return null;
+  const count = Number(row.rl_count);
+  const windowEnd = Number(row.rl_window_ms) + l.windowSeconds * 1000;
   return { allowed: count <= l.limit, count, retryAfterSeconds: Math.max(1, Math.ceil((windowEnd - now.getTime()) / 1000)) };
 }
 
-/** Count `weight` requests against `bucket`; over the limit, a 429 `rate_limited` with Retry-After. */
-export async function enforceRateLimit(db: Executor, bucket: string, l: Limit, what: string, now = new Date(), weight = 1): Promise<void> {
-  const r = await hitRateLimit(db, bucket, l, now, weight);
-  if (r.allowed) return;
-  throw new AppError("rate_limited", `Too many ${what}: at most ${l.limit} per ${l.windowSeconds} seconds. Retry after ${r.retryAfterSeconds} s.`, {
+/** node-postgres and PGlite both answer `execute` with `{ rows }`. */
+const rowsOf = <T>(result: unknown): T[] => (result as { rows: T[] }).rows;
+
+export async function hitRateLimit(db: Executor, bucket: string, l: Limit, now = new Date(), weight = 1): Promise<LimitResult> {
+  const [row] = rowsOf<LimitColumns>(await db.execute(sql`with ${limitCtes(sql`${bucket}`, l, now, weight)} select ${limitColumns(weight)}`));
+  return limitResultOf(row!, l, now)!;
+}
+
+/** The 429 `rate_limited` answer, with Retry-After, for a check over its limit. */
+export function rateLimitedError(l: Limit, r: LimitResult, what: string): AppError {
+  return new AppError("rate_limited", `Too many ${what}: at most ${l.limit} per ${l.windowSeconds} seconds. Retry after ${r.retryAfterSeconds} s.`, {
     headers: { "Retry-After": String(r.retryAfterSeconds) },
     details: { limit: l.limit, window_seconds: l.windowSeconds, retry_after_seconds: r.retryAfterSeconds },
   });
 }
 
+/** Count `weight` requests against `bucket`; over the limit, a 429 `rate_limited` with Retry-After. */
+export async function enforceRateLimit(db: Executor, bucket: string, l: Limit, what: string, now = new Date(), weight = 1): Promise<void> {
+  const r = await hitRateLimit(db, bucket, l, now, weight);
+  if (!r.allowed) throw rateLimitedError(l, r, what);
+}
+
 /** The bucket of one caller (an actor or a user) for tool calls, whichever transport they use. */
 export const callerBucket = (principalId: string) => `calls:${principalId}`;
+/** The same, as SQL over a column or expression holding the principal id. */
+export const callerBucketSql = (principalId: SQL) => sql`'calls:' || ${principalId}`;

@@ -1,10 +1,10 @@
 // Dynamic client registration's rate limit: one budget for everyone unless a trusted proxy says who is asking,
 // so a client cannot mint itself fresh budgets with made-up X-Forwarded-For values.
 import { randomBytes } from "node:crypto";
-import { eq } from "drizzle-orm";
+import { and, eq, gte, sql } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { getDb } from "@/db/client";
-import { rateLimitCounters } from "@/db/schema";
+import { rateLimitHits } from "@/db/schema";
 import { envOverride, frozenClock } from "@/test-support";
 import { registrationBuckets, registrationEndpoint } from "./endpoints";
 
@@ -32,9 +32,12 @@ const register = (headers: Record<string, string>) =>
 
 /** This hour's count of a bucket (other tests in this worker may have registered already). */
 async function countOf(bucket: string): Promise<number> {
-  const [row] = await (await getDb()).select().from(rateLimitCounters).where(eq(rateLimitCounters.bucket, bucket));
-  const hour = Math.floor(Date.now() / 3_600_000) * 3_600_000;
-  return row && row.windowStart.getTime() >= hour ? Number(row.count) : 0;
+  const hour = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000);
+  const [row] = await (await getDb())
+    .select({ n: sql<number>`coalesce(sum(${rateLimitHits.weight}), 0)::int` })
+    .from(rateLimitHits)
+    .where(and(eq(rateLimitHits.bucket, bucket), gte(rateLimitHits.windowStart, hour)));
+  return Number(row?.n ?? 0);
 }
 
 describe("the registration limiter's key", () => {

@@ -6,8 +6,8 @@ import type { Tx } from "@/db/client";
 import type { AuditPrincipal } from "@/lib/audit/record";
 import { allowedOperations, grantableOperations } from "@/lib/authz/allowed";
 import type { AuthContext } from "@/lib/authz/context";
-import { coversRef, type GateOneDecision } from "@/lib/authz/gate";
-import { readAndDecideGateOne } from "@/lib/authz/gate-read";
+import { coversRef } from "@/lib/authz/gate";
+import { readAndDecideGateOne, type GateOneReadDecision } from "@/lib/authz/gate-read";
 import { deliveryPort, type DeliveryCaller } from "@/lib/delivery/files";
 import { env } from "@/lib/env";
 import type { OperationKey, ParsedRef, Principal, Realm, RealmContext } from "@/lib/realms/contract";
@@ -32,7 +32,7 @@ export type GateAsk = {
   grantId?: string;
 };
 
-export type OpenCall = { ctx: RealmContext; caller: DeliveryCaller; decision: GateOneDecision; settled: SettledWrites };
+export type OpenCall = { ctx: RealmContext; caller: DeliveryCaller; decision: GateOneReadDecision; settled: SettledWrites };
 
 /** Thrown by ctx.gateRef when a ref reached by name is outside every grant still in the running. */
 export class OutsideScope extends Error {

@@ -20,6 +20,18 @@ import { shapeResult } from "./shape";
 
 export type DispatchOptions = { now?: () => Date };
 
+type Outcome = { result: unknown } | { error: unknown };
+
+/** Thrown out of a call's transaction to roll it back; `finish` then runs in a fresh one. */
+class RolledBack extends Error {
+  constructor(
+    readonly reason: unknown,
+    readonly finish: (fresh: Tx) => Promise<Outcome>,
+  ) {
+    super("the call's effect failed; its transaction was rolled back");
+  }
+}
+
 /** Errors that are a realm's own refusal (gate two): audited as a deny of gate two. */
 const GATE_TWO_CODES = new Set(["realm_denied", "needs_connected_account_consent"]);
 
@@ -37,7 +49,7 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
   if (!("error" in resolved) && resolved.namespace === null) return allRealms(auth, def, resolved.operation, input, now);
 
   const db = await getDb();
-  const outcome = await db.transaction(async (tx) => {
+  const outcome: Outcome = await db.transaction(async (tx): Promise<Outcome> => {
     const baseAudit = { tenantId: auth.tenantId, event: "tool.call" as const, principal: auditPrincipalOf(auth), requestId: auth.requestId, clientRequestId: auth.clientRequestId };
 
     // Before gate one: every ref the call names is parsed, and the call's shape checked for its operation. A
@@ -75,34 +87,58 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
 
     const idem = def.idempotent ? idempotencyOf(input) : null;
     const keyed = { tenantId: auth.tenantId, principalId: caller.principalId, tool };
+    // What a failed effect is answered with, and audited as, on the transaction given.
+    const failed = async (on: Tx, err: unknown): Promise<Outcome> => {
+      if (err instanceof OutsideScope && auth.kind === "actor") {
+        // A name the adapter resolved led outside the grant (the effect was rolled back): the same answer as a ref
+        // named outright — a consent request for this call with every item it touches.
+        const outside = { allow: false as const, code: "consent_required" as const, wall: "grant" as const, grantId: null, outsideScope: [err.ref] };
+        return refuse(on, refusal, outside, [...namedRefs, { ref: err.ref, where: err.where }], decision.grantId);
+      }
+      const code = isAppError(err) ? err.code : "internal_error";
+      const gateTwo = GATE_TWO_CODES.has(code);
+      await recordAudit(on, { ...audit, outcome: gateTwo ? "deny" : "error", gate: gateTwo ? "two" : null, reason: code, subjectId: decision.grantId, details: { tool } });
+      return { error: err };
+    };
+    const effect = async (on: Tx) => {
+      const onCtx = { ...ctx, tx: on };
+      const r = await def.run(runContext(realm, onCtx, auth, operation, call.prepared), input);
+      const shaped = await shapeResult(r, onCtx, target.namespace);
+      if (idem) await storeIdempotent(on, keyed, idem, shaped);
+      return shaped;
+    };
+    // A read's effect runs on the call's transaction itself, without a savepoint: if it fails, the whole
+    // transaction is rolled back (nothing it did stays) and its audit record is written in a fresh one, below.
+    // Any other effect runs in a savepoint, so a failed effect leaves nothing half-written while its audit record
+    // commits with the rest of the call.
+    const read = riskOf(realm.manifest, operation) === "read";
     try {
       const replay = idem ? await idempotentReplay(tx, keyed, idem) : undefined;
       if (replay !== undefined) {
         await recordAudit(tx, { ...audit, outcome: "allow", gate: null, subjectId: decision.grantId, details: { tool, replayed: true } });
         return { result: replay };
       }
-      // A savepoint: a failed effect leaves nothing half-written, while its audit record still commits.
-      const result = await tx.transaction(async (sp) => {
-        const spCtx = { ...ctx, tx: sp };
-        const r = await def.run(runContext(realm, spCtx, auth, operation, call.prepared), input);
-        const shaped = await shapeResult(r, spCtx, target.namespace);
-        if (idem) await storeIdempotent(sp, keyed, idem, shaped);
-        return shaped;
-      }).finally(() => settled.run(tx));
+      let result: unknown;
+      if (read) {
+        result = await effect(tx);
+        await settled.run(tx);
+      } else {
+        result = await tx.transaction(effect).finally(() => settled.run(tx));
+      }
+      // The audit append comes last: the tenant's chain head is locked from here to COMMIT.
       await recordAudit(tx, { ...audit, outcome: "allow", gate: null, subjectId: caller.grantId ?? decision.grantId, details: { tool } });
       return { result };
     } catch (err) {
-      if (err instanceof OutsideScope && auth.kind === "actor") {
-        // A name the adapter resolved led outside the grant (the effect was rolled back with its savepoint): the
-        // same answer as a ref named outright — a consent request for this call with every item it touches.
-        const outside = { allow: false as const, code: "consent_required" as const, wall: "grant" as const, grantId: null, outsideScope: [err.ref] };
-        return refuse(tx, refusal, outside, [...namedRefs, { ref: err.ref, where: err.where }], decision.grantId);
-      }
-      const code = isAppError(err) ? err.code : "internal_error";
-      const gateTwo = GATE_TWO_CODES.has(code);
-      await recordAudit(tx, { ...audit, outcome: gateTwo ? "deny" : "error", gate: gateTwo ? "two" : null, reason: code, subjectId: decision.grantId, details: { tool } });
-      return { error: err };
+      if (read) throw new RolledBack(err, async (fresh) => {
+        await settled.run(fresh);
+        return failed(fresh, err);
+      });
+      return failed(tx, err);
     }
+  }).catch(async (err: unknown) => {
+    if (!(err instanceof RolledBack)) throw err;
+    // The read's transaction was rolled back: its settled writes and its one audit record, in a transaction of their own.
+    return db.transaction((fresh) => err.finish(fresh));
   });
   if ("error" in outcome) throw outcome.error;
   return outcome.result;

@@ -30,7 +30,7 @@ export type Refusal = {
   now: Date;
 };
 
-export async function refuse(tx: Tx, r: Refusal, d: Denied, named: NamedRef[], subjectId: string | null): Promise<{ error: AppError }> {
+export async function refuse(tx: Tx, r: Refusal, d: Denied & { grantorName?: string }, named: NamedRef[], subjectId: string | null): Promise<{ error: AppError }> {
   const { auth, target, operation } = r;
   let consentRequestId: string | undefined;
   if (auth.kind === "actor" && d.code !== "operation_disabled" && d.code !== "grant_revoked") {
@@ -48,6 +48,9 @@ export async function refuse(tx: Tx, r: Refusal, d: Denied, named: NamedRef[], s
       })
     ).id;
   }
+  // The grantor's name came with gate one's read; read here only when it did not (a ref reached outside the grant).
+  // Before the audit record: from the audit append to COMMIT, the transaction holds the tenant's chain head.
+  const grantorName = auth.kind !== "actor" ? "" : (d.grantorName ?? (await userName(tx, auth.grantorId)));
   await recordAudit(tx, {
     ...r.audit,
     outcome: "deny",
@@ -56,7 +59,6 @@ export async function refuse(tx: Tx, r: Refusal, d: Denied, named: NamedRef[], s
     subjectId,
     details: { tool: r.tool, wall: d.wall, ...(d.outsideScope?.length ? { outside_scope: d.outsideScope } : {}), ...(d.suspended ? { suspended: d.suspended.change } : {}) },
   });
-  const grantorName = auth.kind === "actor" ? await userName(tx, auth.grantorId) : "";
   const facts = { namespace: target.namespace, operation, ref: target.ref, appUrl: env().appUrl, actorName: auth.kind === "actor" ? auth.actorName : "", grantorName };
   return { error: gateOneError(d, { ...facts, consentRequestId, namedRefs: named }) };
 }

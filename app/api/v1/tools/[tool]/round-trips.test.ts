@@ -1,0 +1,229 @@
+// Round trips per tool call, counted at the driver (BEGIN, COMMIT, ROLLBACK, SAVEPOINT and RELEASE included): a
+// change that adds a statement to a call's path fails here. Each count is the whole REST request: authentication
+// and the rate limit, the call's transaction, and anything written after a rollback.
+import { and, eq, sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { dbKind } from "@/db/client";
+import { actorTokens, auditEvents, consentRequests, grants, rateLimitHits } from "@/db/schema";
+import { readAndDecideGateOne } from "@/lib/authz/gate-read";
+import { AppError } from "@/lib/errors";
+import { manifestSchema, type Realm, type RealmAdapter } from "@/lib/realms/contract";
+import { dispatch } from "@/lib/tools/dispatch";
+import { call, grant, makeActor, makeTenant, roundTrips, tenantRealm, type TestTenant } from "@/test-support";
+import { POST } from "./route";
+
+type Json = Record<string, unknown>;
+
+/** A statement as the tables below name it. */
+const kindOf = (s: string): string => {
+  const l = s.toLowerCase();
+  if (/^rollback to\b/.test(l)) return "ROLLBACK TO";
+  if (/^(begin|commit|rollback)\b/.test(l)) return l.split(" ")[0]!.toUpperCase();
+  if (/^savepoint\b/.test(l)) return "SAVEPOINT";
+  if (/^release\b/.test(l)) return "RELEASE";
+  if (l.includes("from actor_tokens") && l.includes("rate_limit_hits")) return "auth + rate limit";
+  if (l.includes("from ceiling_settings") && l.includes("for share")) return "gate one";
+  if (l.startsWith('insert into "audit_heads"')) return "audit head (lock)";
+  if (l.includes("insert into audit_events")) return "audit record + head";
+  if (l.includes("consent_requests")) return "consent request";
+  return "realm";
+};
+
+async function rest(token: string, tool: string, body: Json) {
+  const res = await POST(new Request(`http://realmgate.test/api/v1/tools/${tool}`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(body) }), {
+    params: Promise.resolve({ tool }),
+  });
+  return { status: res.status, body: (await res.json()) as Json };
+}
+
+/** The statements of one REST call, by kind, after one warm-up call of the same shape. */
+async function counted(token: string, tool: string, body: Json, warm: Json | null = body) {
+  if (warm) await rest(token, tool, warm);
+  const rt = roundTrips();
+  const res = await rest(token, tool, body);
+  const kinds = rt.stop().map(kindOf);
+  return { ...res, kinds, n: kinds.length };
+}
+
+let t: TestTenant;
+let agent: Awaited<ReturnType<typeof makeActor>>;
+let docRef: string;
+
+beforeAll(async () => {
+  t = await makeTenant({ alice: "owner" });
+  const alice = t.users.alice!;
+  docRef = ((await dispatch(call(alice), "upsert_object", { namespace: "docs", kind: "docs.document", fields: { title: "Q3 planning" } })) as Json).ref as string;
+  agent = await makeActor(t, alice);
+  await grant(t, alice, agent.actorId, "docs", ["object.search", "object.get", "object.upsert"]);
+});
+
+describe("round trips per REST tool call (an agent with a grant)", () => {
+  it("search_objects on docs: 9 — auth and rate limit in one statement, gate one in one, the realm's 3, the audit in 2", async () => {
+    const r = await counted(agent.token, "search_objects", { namespace: "docs", query: "Q3" });
+    expect(r.status).toBe(200);
+    expect(r.kinds).toEqual(["auth + rate limit", "BEGIN", "gate one", "realm", "realm", "realm", "audit head (lock)", "audit record + head", "COMMIT"]);
+    expect(r.n).toBeLessThanOrEqual(9);
+  });
+
+  it("search_objects, a token's first call of the minute: still 9 (last_used_at is written by the auth statement)", async () => {
+    const fresh = await makeActor(t, t.users.alice!, "Fresh agent");
+    await grant(t, t.users.alice!, fresh.actorId, "docs", ["object.search"]);
+    const r = await counted(fresh.token, "search_objects", { namespace: "docs", query: "Q3" }, null);
+    expect(r.status).toBe(200);
+    expect(r.n).toBe(9);
+    const [row] = await t.db.select({ lastUsedAt: actorTokens.lastUsedAt }).from(actorTokens).where(eq(actorTokens.id, fresh.credentialId));
+    expect(row!.lastUsedAt).not.toBeNull();
+  });
+
+  it("get_object: the realm's reads between gate one and the audit, no savepoint", async () => {
+    const r = await counted(agent.token, "get_object", { ref: docRef });
+    expect(r.status).toBe(200);
+    // The realm's 4: the document, its tabs, its threads' counts, the people it names.
+    expect(r.kinds).toEqual(["auth + rate limit", "BEGIN", "gate one", "realm", "realm", "realm", "realm", "audit head (lock)", "audit record + head", "COMMIT"]);
+  });
+
+  it("upsert_object (a write): the effect in a savepoint", async () => {
+    const upsert = (title: string) => ({ namespace: "docs", kind: "docs.document", ref: docRef, fields: { title } });
+    const r = await counted(agent.token, "upsert_object", upsert("Q3 planning, v2"), upsert("Q3 planning, v1"));
+    expect(r.status).toBe(200);
+    // The realm's 5: the document, its update, then what the answer adds (tabs, threads' counts, people).
+    expect(r.kinds).toEqual([
+      "auth + rate limit", "BEGIN", "gate one",
+      "SAVEPOINT", "realm", "realm", "realm", "realm", "realm", "RELEASE",
+      "audit head (lock)", "audit record + head", "COMMIT",
+    ]);
+  });
+
+  it("a gate-one denial: its consent request, the audit of both, no realm statement", async () => {
+    // No grant covers object.list: a consent request (the first time: created and audited; then: counted again).
+    const first = await counted(agent.token, "list_objects", { namespace: "docs", kind: "docs.document" }, null);
+    expect(first.status).toBe(403);
+    expect(first.kinds).toEqual([
+      "auth + rate limit", "BEGIN", "gate one",
+      "consent request", "consent request", "audit head (lock)", "audit record + head",
+      "audit head (lock)", "audit record + head", "COMMIT",
+    ]);
+    const again = await counted(agent.token, "list_objects", { namespace: "docs", kind: "docs.document" }, null);
+    expect(again.status).toBe(403);
+    expect(again.kinds).toEqual(["auth + rate limit", "BEGIN", "gate one", "consent request", "consent request", "audit head (lock)", "audit record + head", "COMMIT"]);
+    const [req] = await t.db.select().from(consentRequests).where(and(eq(consentRequests.tenantId, t.tenantId), eq(consentRequests.actorId, agent.actorId)));
+    expect(req).toMatchObject({ operations: ["object.list"], attempts: 2 });
+  });
+});
+
+describe("gate one's one statement", () => {
+  it("still locks the actor's grants FOR SHARE: a revoke waits for the call that read them", async () => {
+    const [g] = await t.db.select().from(grants).where(and(eq(grants.tenantId, t.tenantId), eq(grants.actorId, agent.actorId), eq(grants.namespace, "docs")));
+    const principal = { type: "actor" as const, actorId: agent.actorId, grantorId: t.users.alice!.userId, actorKind: "hosted_agent" };
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let read!: (allow: boolean) => void;
+    const decided = new Promise<boolean>((r) => (read = r));
+    const inCall = t.db.transaction(async (tx) => {
+      const d = await readAndDecideGateOne(tx, { tenantId: t.tenantId, principal, namespace: "docs", operation: "object.get", refs: [docRef], now: new Date() });
+      read(d.allow);
+      await held;
+    });
+    expect(await decided).toBe(true);
+    if ((await dbKind()) === "postgres") {
+      // Another connection cannot take the row for an update while the call's transaction is open.
+      const err = await t.db
+        .transaction(async (tx) => {
+          await tx.execute(sql`set local lock_timeout = '200ms'`);
+          await tx.execute(sql`update grants set revoke_reason = revoke_reason where id = ${g!.id}`);
+        })
+        .catch((e: unknown) => e);
+      expect(String((err as { cause?: { code?: string } })?.cause?.code ?? err)).toMatch(/55P03|lock/);
+    }
+    release();
+    await inCall;
+  });
+});
+
+// A realm whose effects write a row and then fail: a read (get) and a write (upsert).
+const manifest = manifestSchema.parse({
+  namespace: "rtfail",
+  realm_type: "native",
+  service_card: { title: "Failing", purpose: "Effects that fail after writing.", works_with: "Nothing.", touches: ["Items"], operation_labels: { "provider.about": "About", "object.schema": "Schema", "object.get": "Get", "object.upsert": "Upsert" } },
+  kinds: [
+    {
+      name: "rtfail.item",
+      label: "Item",
+      one_liner: "One item.",
+      ref_pattern: "rtfail:item:<id>",
+      fields: [{ name: "title", type: "text", description: "Title.", writable: true }],
+      operations: ["object.get", "object.upsert"],
+    },
+  ],
+  selectors: [],
+  actions: [],
+  catalog: { path: "/", label: "Failing", description: "Everything.", keywords: [], kinds: ["rtfail.item"], operations: [], children: [] },
+  delivery: { cursors: false, files: false },
+});
+/** The stamp an effect writes before it fails (a table any test may write; the bucket names the call). */
+const halfWrite = (ctx: { tx: { execute: (q: ReturnType<typeof sql>) => Promise<unknown> } }, bucket: string) =>
+  ctx.tx.execute(sql`insert into rate_limit_hits (bucket, window_start, weight, expires_at) values (${bucket}, now(), 1, now())`);
+const adapter: RealmAdapter = {
+  parseRef: (ref) => {
+    if (!/^rtfail:item:[a-z0-9_]+$/.test(ref)) throw new AppError("invalid_ref", "not an item ref", { details: { ref } });
+    return { kind: "rtfail.item" };
+  },
+  describeRefs: async (_ctx, refs) => Object.fromEntries(refs.map((r) => [r, { kind: "rtfail.item", label: r, lineage: [] }])),
+  list: () => Promise.reject(new Error("unused")),
+  search: () => Promise.reject(new Error("unused")),
+  get: async (ctx, { ref }) => {
+    await halfWrite(ctx, `half:${ref}`);
+    // A database error aborts the transaction itself (no savepoint to fall back to); an AppError does not.
+    if (ref.endsWith("_sql")) await ctx.tx.execute(sql`select 1 / 0`);
+    throw new AppError("provider_unavailable", "the item's store is down");
+  },
+  upsert: async (ctx, { ref }) => {
+    await halfWrite(ctx, `half:${ref}`);
+    throw new AppError("provider_unavailable", "the item's store is down");
+  },
+  resolve: () => Promise.reject(new Error("unused")),
+  action: () => Promise.reject(new Error("unused")),
+  delete: () => Promise.reject(new Error("unused")),
+  hostFile: () => Promise.reject(new Error("unused")),
+};
+const failing = tenantRealm({ manifest, adapter } satisfies Realm);
+
+describe("a failed effect: rolled back, its audit record written exactly once", () => {
+  let a: Awaited<ReturnType<typeof makeActor>>;
+  beforeAll(async () => {
+    failing.showTo(t.tenantId);
+    a = await makeActor(t, t.users.alice!, "Failing agent");
+    await grant(t, t.users.alice!, a.actorId, "rtfail", ["object.get", "object.upsert"]);
+  });
+  afterAll(() => failing.remove());
+
+  const recordsOf = (requestRef: string) =>
+    t.db.select().from(auditEvents).where(and(eq(auditEvents.tenantId, t.tenantId), eq(auditEvents.actorId, a.actorId), eq(auditEvents.ref, requestRef)));
+  const stamps = async (ref: string) => (await t.db.select().from(rateLimitHits).where(eq(rateLimitHits.bucket, `half:${ref}`))).length;
+
+  for (const [what, ref] of [
+    ["an AppError", "rtfail:item:app"],
+    ["a database error", "rtfail:item:db_sql"],
+  ] as const) {
+    it(`a read that fails with ${what}: the transaction is rolled back, the error audited in a fresh one`, async () => {
+      const r = await counted(a.token, "get_object", { ref }, null);
+      expect(r.status).toBe(ref.endsWith("_sql") ? 500 : 502);
+      expect(r.kinds).toEqual([
+        "auth + rate limit", "BEGIN", "realm", "gate one", "realm", ...(ref.endsWith("_sql") ? ["realm"] : []), "ROLLBACK",
+        "BEGIN", "audit head (lock)", "audit record + head", "COMMIT",
+      ]);
+      expect(await stamps(ref)).toBe(0);
+      const records = await recordsOf(ref);
+      expect(records.map((e) => [e.outcome, e.reason])).toEqual([["error", ref.endsWith("_sql") ? "internal_error" : "provider_unavailable"]]);
+    });
+  }
+
+  it("a write that fails: rolled back to its savepoint, the error audited in the same transaction", async () => {
+    const ref = "rtfail:item:w";
+    const r = await counted(a.token, "upsert_object", { namespace: "rtfail", kind: "rtfail.item", ref, fields: { title: "x" } }, null);
+    expect(r.status).toBe(502);
+    expect(r.kinds).toEqual(["auth + rate limit", "BEGIN", "realm", "gate one", "SAVEPOINT", "realm", "ROLLBACK TO", "audit head (lock)", "audit record + head", "COMMIT"]);
+    expect(await stamps(ref)).toBe(0);
+    expect((await recordsOf(ref)).map((e) => [e.outcome, e.reason])).toEqual([["error", "provider_unavailable"]]);
+  });
+});
