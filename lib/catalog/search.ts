@@ -164,8 +164,8 @@ function build(docs: CapabilityDoc[]): Shard {
  * documents held; an evicted version is rebuilt when next searched.
  */
 const shards = new Map<object, Shard>();
-/** At most this many documents are kept indexed (about 10 MB per 10,000). */
-export const INDEX_CACHE_DOCS = 200_000;
+/** At most this many documents are kept indexed (about 10 MB per 10,000); tests lower it. */
+export const indexCache = { maxDocs: 200_000 };
 const held = { docs: 0, builds: 0 };
 
 function shardOf(s: Searchable): Shard {
@@ -186,7 +186,7 @@ function shardOf(s: Searchable): Shard {
 /** Over budget: the least recently used shards go, except those of the search under way. */
 function evict(keep: Shard[]): void {
   for (const [k, old] of shards) {
-    if (held.docs <= INDEX_CACHE_DOCS) break;
+    if (held.docs <= indexCache.maxDocs) break;
     if (keep.includes(old)) continue;
     shards.delete(k);
     held.docs -= old.docs.length;
@@ -204,7 +204,7 @@ function shardsFor(manifests: Searchable[]): Shard[] {
     const shard = shardOf(m);
     if (!out.includes(shard)) out.push(shard);
   }
-  if (held.docs > INDEX_CACHE_DOCS) evict(out);
+  if (held.docs > indexCache.maxDocs) evict(out);
   return out;
 }
 
