@@ -247,6 +247,25 @@ function expand(shards: Shard<object>[], term: string, o: QueryOptions): Expansi
 /** Better: a higher score, then a higher score before the lead-verb bonus, then found earlier. */
 const better = (score: number, raw: number, seq: number, b: ShardHit) => score > b.score || (score === b.score && (raw > b.raw || (raw === b.raw && seq < b.seq)));
 
+/** Add one (term, field) posting list's BM25+ contributions to the shard's accumulator. */
+function scoreRange(s: Shard<object>, x: Scratch, at: number, F: number, f: number, qi: number, weight: number, norm: number, perLength: number): void {
+  const { postDoc, postTf, fieldLength, docBoost } = s;
+  const { acc, last } = x;
+  const end = s.start[at + 1]!;
+  for (let p = s.start[at]!; p < end; p++) {
+    const d = postDoc[p]!;
+    const tf = postTf[p]!;
+    acc[d]! += weight * docBoost[d]! * (D + (tf * (K + 1)) / (tf + norm + perLength * fieldLength[d * F + f]!));
+    const seen = last[d]!;
+    if (seen !== qi) {
+      if (seen === -1) x.touched[x.touchedCount++] = d;
+      last[d] = qi;
+      x.count[d]!++;
+      pushEvent(x, d, qi);
+    }
+  }
+}
+
 /**
  * The best `limit` documents of these shards for the processed query terms (duplicates count twice, as in
  * minisearch), scored as one index over all of them would score them.
@@ -270,43 +289,29 @@ export function searchShards(shards: Shard<object>[], queryTerms: string[], o: Q
   if (o.limit <= 0 || !unique.length) return [];
   const scratch = shards.map(scratchOf);
   try {
-    unique.forEach((qt, qi) => {
+    const norm = K * (1 - B);
+    for (let qi = 0; qi < unique.length; qi++) {
+      const qt = unique[qi]!;
       const mult = times.get(qt)!;
       for (const e of expand(shards, qt, o)) {
         for (let f = 0; f < F; f++) {
           // Document frequency in this field, over every shard of the call.
           let df = 0;
-          shards.forEach((s, i) => {
+          for (let i = 0; i < shards.length; i++) {
             const no = e.no[i]!;
-            if (no >= 0) df += s.start[no * F + f + 1]! - s.start[no * F + f]!;
-          });
+            if (no >= 0) df += shards[i]!.start[no * F + f + 1]! - shards[i]!.start[no * F + f]!;
+          }
           if (!df) continue;
           const idf = Math.log(1 + (N - df + 0.5) / (df + 0.5));
-          const weight = e.weight * mult * o.boosts[f]!;
-          const norm = K * (1 - B);
+          const weight = e.weight * mult * o.boosts[f]! * idf;
           const perLength = avg[f]! > 0 ? (K * B) / avg[f]! : 0;
-          shards.forEach((s, i) => {
+          for (let i = 0; i < shards.length; i++) {
             const no = e.no[i]!;
-            if (no < 0) return;
-            const x = scratch[i]!;
-            const end = s.start[no * F + f + 1]!;
-            for (let p = s.start[no * F + f]!; p < end; p++) {
-              const d = s.postDoc[p]!;
-              const tf = s.postTf[p]!;
-              const len = s.fieldLength[d * F + f]!;
-              x.acc[d]! += weight * s.docBoost[d]! * idf * (D + (tf * (K + 1)) / (tf + norm + perLength * len));
-              const last = x.last[d]!;
-              if (last !== qi) {
-                if (last === -1) x.touched[x.touchedCount++] = d;
-                x.last[d] = qi;
-                x.count[d]!++;
-                pushEvent(x, d, qi);
-              }
-            }
-          });
+            if (no >= 0) scoreRange(shards[i]!, scratch[i]!, no * F + f, F, f, qi, weight, norm, perLength);
+          }
         }
       }
-    });
+    }
     // The best `limit`, best first.
     const best: ShardHit[] = [];
     let seq = 0;
