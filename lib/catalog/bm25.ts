@@ -54,10 +54,18 @@ export type Shard<Doc> = {
  */
 const vocabulary = new SearchableMap<number>();
 
+/**
+ * What a query term expanded to (prefix and fuzzy matches in the vocabulary, with their weights), for as long
+ * as the vocabulary stays as it was: walking the radix tree allocates, and requests repeat their words.
+ */
+const expansions = new Map<string, [string, number][]>();
+const EXPANSIONS_MAX = 4096;
+
 /** A shard leaves the cache: its terms leave the vocabulary unless another shard has them. */
 export function releaseShard(s: Shard<object>): void {
   if (s.released) return;
   s.released = true;
+  expansions.clear();
   for (const t of s.lookup.keys()) {
     const n = vocabulary.get(t) ?? 0;
     if (n <= 1) vocabulary.delete(t);
@@ -149,6 +157,7 @@ export function buildShard<Doc extends object>(
     if (n !== undefined) verb[d] = n;
   });
   for (const t of lookup.keys()) vocabulary.update(t, (n) => (n ?? 0) + 1);
+  expansions.clear();
   return { docs, fields, totalLength, fieldLength, lookup, start, postDoc, postTf, docBoost, verb };
 }
 
@@ -216,31 +225,49 @@ export type ShardHit = { shard: number; doc: number; score: number; raw: number;
 
 type Expansion = { weight: number; no: number[] /* per shard, -1: absent */ };
 
-/** What a query term expands to in these shards: itself, then its prefix matches, then its fuzzy matches. */
-function expand(shards: Shard<object>[], term: string, o: QueryOptions): Expansion[] {
-  const out: Expansion[] = [];
-  const note = (t: string, weight: number) => {
-    const no = shards.map((s) => s.lookup.get(t) ?? -1);
-    if (no.some((n) => n >= 0)) out.push({ weight, no });
-  };
-  note(term, 1);
-  const fuzzy = o.fuzzy(term);
-  const maxDistance = fuzzy === false ? 0 : fuzzy < 1 ? Math.min(MAX_FUZZY, Math.round(term.length * fuzzy)) : fuzzy;
+/** The vocabulary's prefix matches of a term, then its fuzzy matches (not also prefix matches), weighted. */
+function expansionsOf(term: string, prefix: boolean, maxDistance: number): [string, number][] {
+  const key = `${prefix ? "p" : "-"}${maxDistance} ${term}`;
+  const known = expansions.get(key);
+  if (known) return known;
+  const out: [string, number][] = [];
   const prefixed = new Set<string>();
-  if (o.prefix(term)) {
+  if (prefix) {
     for (const t of vocabulary.atPrefix(term).keys()) {
       const distance = t.length - term.length;
       if (!distance) continue;
       prefixed.add(t);
-      note(t, (PREFIX_WEIGHT * t.length) / (t.length + 0.3 * distance));
+      out.push([t, (PREFIX_WEIGHT * t.length) / (t.length + 0.3 * distance)]);
     }
   }
   if (maxDistance) {
     for (const [t, [, distance]] of vocabulary.fuzzyGet(term, maxDistance)) {
       if (!distance || prefixed.has(t)) continue;
-      note(t, (FUZZY_WEIGHT * t.length) / (t.length + distance));
+      out.push([t, (FUZZY_WEIGHT * t.length) / (t.length + distance)]);
     }
   }
+  if (expansions.size >= EXPANSIONS_MAX) expansions.clear();
+  expansions.set(key, out);
+  return out;
+}
+
+/** What a query term expands to in these shards: itself, then its prefix matches, then its fuzzy matches. */
+function expand(shards: Shard<object>[], term: string, o: QueryOptions): Expansion[] {
+  const out: Expansion[] = [];
+  const note = (t: string, weight: number) => {
+    let no: number[] | undefined;
+    for (let i = 0; i < shards.length; i++) {
+      const n = shards[i]!.lookup.get(t);
+      if (n === undefined) continue;
+      no ??= new Array<number>(shards.length).fill(-1);
+      no[i] = n;
+    }
+    if (no) out.push({ weight, no });
+  };
+  note(term, 1);
+  const fuzzy = o.fuzzy(term);
+  const maxDistance = fuzzy === false ? 0 : fuzzy < 1 ? Math.min(MAX_FUZZY, Math.round(term.length * fuzzy)) : fuzzy;
+  for (const [t, weight] of expansionsOf(term, o.prefix(term), maxDistance)) note(t, weight);
   return out;
 }
 
