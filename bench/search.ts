@@ -91,7 +91,7 @@ function score(rankings: string[][], queries: Query[]): Metrics {
 }
 
 async function timeEach(queries: string[], rounds: number, run: (q: string) => unknown): Promise<number[]> {
-  for (const q of queries.slice(0, 20)) await run(q); // warm-up
+  for (const q of queries) await run(q); // warm-up: one untimed round
   const out: number[] = [];
   for (let r = 0; r < rounds; r++) {
     for (const q of queries) {
@@ -320,7 +320,7 @@ Confidence (\`confidence: "low"\` answers list near alternatives and how they di
 
 ${conf}
 
-Latency of one capability search (${LATENCY_ROUNDS} rounds of all ${queries.length} queries, after warm-up) over ${total} operations: ${copies} copies of the GitHub cards under different namespaces, searched together. The caller is an agent granted the read operations of every realm, in a tenant whose owner turned every tenth operation off; each call gets a realm list of its own. Indexes are built once per realm version and cached: the first call built all ${copies} (${fmt(buildMs / 1000, 2)} s, ${fmt(perRealmMs, 0)} ms per ${ops}-operation realm — what a re-import costs its next search); the cache then held ${held.realms} realms, ${held.docs} operations, and the process ${heapMb.toFixed(0)} MB of heap. Load average when timing began: ${loadAvg.toFixed(1)} on ${os.cpus().length} cores (a p99 in wall time counts every moment the scheduler gave to another process).${sf ? ` Rankings against ${BASELINE_REF}: ${same.equal} of ${same.of} identical (operation order and matched terms; the GitHub realm alone at ${K}, all copies with the filter at 8 and without at 100).` : ""}
+Latency of one capability search (${LATENCY_ROUNDS} rounds of all ${queries.length} queries, after one untimed round) over ${total} operations: ${copies} copies of the GitHub cards under different namespaces, searched together. The caller is an agent granted the read operations of every realm, in a tenant whose owner turned every tenth operation off; each call gets a realm list of its own. Indexes are built once per realm version and cached: the first call built all ${copies} (${fmt(buildMs / 1000, 2)} s, ${fmt(perRealmMs, 0)} ms per ${ops}-operation realm — what a re-import costs its next search); the cache then held ${held.realms} realms, ${held.docs} operations, and the process ${heapMb.toFixed(0)} MB of heap. Load average when timing began: ${loadAvg.toFixed(1)} on ${os.cpus().length} cores (a p99 in wall time counts every moment the scheduler gave to another process).${sf ? ` Rankings against ${BASELINE_REF}: ${same.equal} of ${same.of} identical (operation order and matched terms; the GitHub realm alone at ${K}, all copies with the filter at 8 and without at 100).` : ""}
 
 ${latency}
 

@@ -99,26 +99,26 @@ export function buildShard<Doc extends object>(
 ): Shard<Doc> {
   const F = fields.length;
   const lookup = new Map<string, number>();
-  const postings: { doc: number[]; tf: number[] }[] = [];
   const totalLength = new Float64Array(F);
   const fieldLength = new Uint32Array(docs.length * F);
-  const termNo = (t: string): number => {
-    let n = lookup.get(t);
-    if (n === undefined) {
-      n = lookup.size;
-      lookup.set(t, n);
-      for (let f = 0; f < F; f++) postings.push({ doc: [], tf: [] });
-    }
-    return n;
-  };
+  // Every occurrence as (term × fields + field, doc), in document order; sorted into postings below. Flat
+  // growable arrays rather than one array per posting list: building leaves little for the collector.
+  let occKey = new Uint32Array(1024);
+  let occDoc = new Uint32Array(1024);
+  let occurrences = 0;
   const add = (t: string, d: number, f: number) => {
-    const p = postings[termNo(t) * F + f]!;
-    const last = p.doc.length - 1;
-    if (last >= 0 && p.doc[last] === d) p.tf[last]!++;
-    else {
-      p.doc.push(d);
-      p.tf.push(1);
+    let n = lookup.get(t);
+    if (n === undefined) lookup.set(t, (n = lookup.size));
+    if (occurrences === occKey.length) {
+      const k = new Uint32Array(occKey.length * 2);
+      k.set(occKey);
+      occKey = k;
+      const o = new Uint32Array(occDoc.length * 2);
+      o.set(occDoc);
+      occDoc = o;
     }
+    occKey[occurrences] = n * F + f;
+    occDoc[occurrences++] = d;
   };
   docs.forEach((doc, d) => {
     for (let f = 0; f < F; f++) {
@@ -135,19 +135,30 @@ export function buildShard<Doc extends object>(
       }
     }
   });
-  const start = new Uint32Array(postings.length + 1);
+  // A stable counting sort by posting list keeps each list in document order; repeats of a document are
+  // then one posting with its term frequency.
+  const keys = lookup.size * F;
+  const at = new Uint32Array(keys + 1);
+  for (let i = 0; i < occurrences; i++) at[occKey[i]! + 1]!++;
+  for (let k = 0; k < keys; k++) at[k + 1]! += at[k]!;
+  const sorted = new Uint32Array(occurrences);
+  const fill = at.slice(0, keys);
+  for (let i = 0; i < occurrences; i++) sorted[fill[occKey[i]!]!++] = occDoc[i]!;
+  const start = new Uint32Array(keys + 1);
+  const postDoc = new Uint32Array(occurrences);
+  const postTf = new Uint32Array(occurrences);
   let total = 0;
-  postings.forEach((p, i) => {
-    start[i] = total;
-    total += p.doc.length;
-  });
-  start[postings.length] = total;
-  const postDoc = new Uint32Array(total);
-  const postTf = new Uint32Array(total);
-  postings.forEach((p, i) => {
-    postDoc.set(p.doc, start[i]);
-    postTf.set(p.tf, start[i]);
-  });
+  for (let k = 0; k < keys; k++) {
+    start[k] = total;
+    for (let i = at[k]!; i < at[k + 1]!; i++) {
+      if (total > start[k]! && postDoc[total - 1] === sorted[i]) postTf[total - 1]!++;
+      else {
+        postDoc[total] = sorted[i]!;
+        postTf[total++] = 1;
+      }
+    }
+  }
+  start[keys] = total;
   const verb = new Int32Array(docs.length).fill(-1);
   const docBoost = new Float64Array(docs.length);
   docs.forEach((doc, d) => {
@@ -158,7 +169,7 @@ export function buildShard<Doc extends object>(
   });
   for (const t of lookup.keys()) vocabulary.update(t, (n) => (n ?? 0) + 1);
   expansions.clear();
-  return { docs, fields, totalLength, fieldLength, lookup, start, postDoc, postTf, docBoost, verb };
+  return { docs, fields, totalLength, fieldLength, lookup, start, postDoc: postDoc.slice(0, total), postTf: postTf.slice(0, total), docBoost, verb };
 }
 
 function scratchOf(s: Shard<object>): Scratch {
