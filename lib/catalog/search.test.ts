@@ -4,7 +4,9 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { compileSpec } from "@/lib/realms/openapi/compile";
 import { buildRealm, type BuiltRealm } from "@/lib/realms/openapi/manifest";
 import { loadSpec } from "@/lib/realms/openapi/spec";
-import { leadTerm, processTerm, queryTerms, rankCapabilities, searchCapabilities, tokenize } from "./search";
+import type { RealmManifest } from "@/lib/realms/contract";
+import { vocabularySize } from "./bm25";
+import { indexCache, lexicalCacheStats, leadTerm, processTerm, queryTerms, rankCapabilities, searchCapabilities, tokenize } from "./search";
 
 let desk: BuiltRealm;
 beforeAll(async () => {
@@ -102,5 +104,89 @@ describe("words that are also Object.prototype's names", () => {
     expect(found).toContain("object.action.constructor");
     expect(found).toContain("object.action.make");
     expect(rankCapabilities(both, "toString __proto__").matches).toEqual(expect.any(Array));
+  });
+});
+
+describe("the index cache (one index per realm version)", () => {
+  /** An imported realm of `tenant`, namespace `svc`, whose operations are the given (operationId, summary) pairs. */
+  async function svc(tenant: string, version: number, ops: [string, string][]): Promise<BuiltRealm> {
+    const spec = compileSpec(
+      await loadSpec({
+        openapi: "3.0.3",
+        info: { title: "Service", version: String(version) },
+        paths: Object.fromEntries(ops.map(([id, summary]) => [`/${id}`, { post: { operationId: id, summary, responses: { "200": { description: "ok" } } } }])),
+      }),
+    );
+    return buildRealm(
+      { id: `oas_${tenant}`, tenantId: tenant, namespace: "svc", title: "Service", description: "", keywords: [], baseUrl: "https://svc.example.com", version },
+      spec.operations.map((o) => ({ action: o.card.action, card: o.card, contract: o.contract })),
+      new Map(),
+    );
+  }
+  const ops = (r: BuiltRealm) => new Set(r.capabilityDocs.map((d) => d.operation));
+  const found = (r: BuiltRealm, q: string) => searchCapabilities([desk, r], q, { limit: 20 }).filter((m) => m.namespace === "svc").map((m) => m.operation);
+
+  it("two tenants' realms of the same namespace never answer for each other, whichever is searched first", async () => {
+    const a = await svc("tnt_a", 1, [["refund", "Refund a card charge"], ["charges", "List card charges"]]);
+    const b = await svc("tnt_b", 1, [["payroll", "Run the payroll for employees"], ["void", "Void a customer invoice"]]);
+    for (let round = 0; round < 2; round++) {
+      for (const q of ["refund a card charge", "run the payroll", "void an invoice", "charges"]) {
+        const fromA = found(a, q);
+        const fromB = found(b, q);
+        expect(fromA.every((op) => ops(a).has(op))).toBe(true);
+        expect(fromB.every((op) => ops(b).has(op))).toBe(true);
+        // The same answer with a filter (checked against candidates, never by rebuilding).
+        const filtered = rankCapabilities([b], q, { filter: (m) => m.operation !== "object.action.void" }).matches.map((m) => m.operation);
+        expect(filtered.every((op) => ops(b).has(op) && op !== "object.action.void")).toBe(true);
+      }
+    }
+    expect(found(a, "refund a card charge")[0]).toBe("object.action.refund");
+    expect(found(b, "refund a card charge")).not.toContain("object.action.refund");
+    expect(found(b, "run the payroll")[0]).toBe("object.action.payroll");
+    expect(found(a, "run the payroll")).not.toContain("object.action.payroll");
+  });
+
+  it("a realm's new version is indexed afresh; searching an unchanged version builds nothing", async () => {
+    const v1 = await svc("tnt_c", 1, [["refund", "Refund a card charge"]]);
+    expect(found(v1, "refund a card charge")).toEqual(["object.action.refund"]);
+    const builds = lexicalCacheStats().builds;
+    found(v1, "refund a card charge");
+    expect(lexicalCacheStats().builds).toBe(builds);
+    // Re-imported: the refund is gone, a capture came.
+    const v2 = await svc("tnt_c", 2, [["capture", "Capture an authorized card charge"]]);
+    expect(found(v2, "refund a card charge")).not.toContain("object.action.refund");
+    expect(found(v2, "capture a card charge")).toEqual(["object.action.capture"]);
+    expect(lexicalCacheStats().builds).toBe(builds + 1);
+  });
+
+  it("a native realm's changed manifest is indexed afresh", () => {
+    const m = desk.manifest;
+    const changed: RealmManifest = structuredClone(m);
+    changed.service_card.operation_labels["object.schema"] = "Browse the helpdesk's zebra catalog";
+    expect(searchCapabilities([m], "zebra catalog")).toEqual([]);
+    expect(searchCapabilities([changed], "zebra catalog")[0]).toMatchObject({ namespace: "desk", operation: "object.schema" });
+    expect(searchCapabilities([m], "zebra catalog")).toEqual([]);
+  });
+
+  it("holds at most its budget of documents, never evicting the realms of the search under way", async () => {
+    const saved = indexCache.maxDocs;
+    try {
+      const realms = await Promise.all([1, 2, 3].map((i) => svc(`tnt_e${i}`, 1, [[`thing${i}`, `Frobnicate the quux number ${i}`], ["other", "Something else"]])));
+      indexCache.maxDocs = 0;
+      searchCapabilities([desk], "ticket");
+      const deskWords = vocabularySize();
+      indexCache.maxDocs = 2;
+      for (const r of realms) expect(searchCapabilities([r], "frobnicate the quux")[0]?.operation).toMatch(/^object\.action\.thing/);
+      expect(lexicalCacheStats().docs).toBeLessThanOrEqual(2);
+      // A search over more than the budget still sees every realm it was given.
+      expect(searchCapabilities(realms, "frobnicate the quux", { limit: 10 }).map((m) => m.operation).sort()).toEqual(["object.action.thing1", "object.action.thing2", "object.action.thing3"]);
+      indexCache.maxDocs = 0;
+      searchCapabilities([desk], "ticket");
+      // Evicted realms' words leave the vocabulary used for prefix and fuzzy matching.
+      expect(vocabularySize()).toBe(deskWords);
+      expect(searchCapabilities([realms[0]!], "frobnicate the quux")[0]?.operation).toBe("object.action.thing1");
+    } finally {
+      indexCache.maxDocs = saved;
+    }
   });
 });

@@ -2,13 +2,15 @@
 // the realms a caller may use — native catalogs, and the operation cards of imported (OpenAPI) realms.
 // Ranking is minisearch's BM25 over label, description, keywords, group and tokenized ids (operation ids
 // and path words), with field weights, stemming, a small table of everyday synonyms (remove → delete,
-// repo → repository) applied to documents and queries alike, and prefix/fuzzy matching. An answer says
+// repo → repository) applied to documents and queries alike, and prefix/fuzzy matching — computed by
+// bm25.ts over one index per realm version, built once and cached, so a search costs the postings of its
+// terms rather than work over every operation (same results and order as one minisearch index). An answer says
 // how sure it is: a low-confidence answer is flagged and lists the near alternatives and how they differ.
 // This file is the lexical ranking and the answer shaping every mode shares; search by meaning (semantic,
 // hybrid) is in semantic.ts.
-import MiniSearch, { type SearchResult } from "minisearch";
 import { stemmer } from "stemmer";
 import type { CapabilityDoc, CatalogNode, Realm, RealmManifest } from "@/lib/realms/contract";
+import { buildShard, releaseShard, searchShards, type Shard as BM25Shard } from "./bm25";
 
 export type { CapabilityDoc };
 
@@ -127,8 +129,7 @@ export function capabilityDocs(s: Searchable): CapabilityDoc[] {
 
 const fields = ["label", "description", "keywords", "ids", "group", "verbs"] as const;
 export const fieldBoost = { label: 3, keywords: 2, ids: 1.5, group: 3, description: 0.3, verbs: 0.7 };
-// Stored for ranking only; answers are shaped from the docs themselves.
-const STORED = ["deprecated", "verb"] as const;
+const boosts = fields.map((f) => fieldBoost[f]);
 
 /** Matching knobs (tuned on the dev half of bench/search-queries.json; see BENCHMARKS.md). */
 export const searchTuning = { prefixMin: 7, fuzzyMin: 6, fuzzy: 0.15, verbBonus: 0.5 };
@@ -143,49 +144,73 @@ export function leadTerm(text: string): string | null {
   return null;
 }
 
-const searchOptions = () => ({
-  boost: fieldBoost,
-  prefix: (t: string) => t.length >= searchTuning.prefixMin,
-  fuzzy: (t: string) => (t.length >= searchTuning.fuzzyMin ? searchTuning.fuzzy : false),
-  combineWith: "OR" as const,
-  // Deprecated operations still match, a little lower than their replacements.
-  boostDocument: (_id: unknown, _term: string, stored?: Record<string, unknown>) => (stored?.deprecated ? 0.7 : 1),
-});
+type Shard = BM25Shard<CapabilityDoc> & { probes: (CapabilityMatch | undefined)[] };
 
-type IndexedDoc = CapabilityDoc & { verb: string | null };
-type LexicalIndex = { ms: MiniSearch<IndexedDoc>; docs: Map<string, CapabilityDoc> };
+const analyzer = { tokenize, processTerm };
 
-function build(docs: CapabilityDoc[]): LexicalIndex {
-  const ms = new MiniSearch<IndexedDoc>({ fields: [...fields], storeFields: [...STORED], tokenize, processTerm });
-  ms.addAll(docs.map((d) => ({ ...d, verb: leadTerm(d.label) })));
-  return { ms, docs: new Map(docs.map((d) => [d.id, d])) };
+function build(docs: CapabilityDoc[]): Shard {
+  const shard = buildShard(docs, fields, analyzer, {
+    // Deprecated operations still match, a little lower than their replacements.
+    boost: (d) => (d.deprecated ? 0.7 : 1),
+    verb: (d) => leadTerm(d.label),
+  });
+  return Object.assign(shard, { probes: new Array<CapabilityMatch | undefined>(docs.length) });
 }
 
-// Indexes are pure functions of the manifests; keep a few built ones (keyed by realm identity).
-const cache = new Map<string, LexicalIndex>();
-const CACHE_MAX = 32;
-const identity = new WeakMap<object, string>();
-let counter = 0;
-const idOf = (s: Searchable) => {
-  const key = searchKey(s);
-  let id = identity.get(key);
-  if (!id) identity.set(key, (id = `${manifestOf(s).namespace}#${++counter}`));
-  return id;
-};
+/**
+ * Built shards, one per realm version, least recently used first. The key is the realm version's own object
+ * (its capability docs, else its manifest: searchKey), never a name: two tenants' realms of the same namespace
+ * are two keys, and an imported realm's new version (a new object) is built afresh. Bounded by the number of
+ * documents held; an evicted version is rebuilt when next searched.
+ */
+const shards = new Map<object, Shard>();
+/** At most this many documents are kept indexed (about 10 MB per 10,000); tests lower it. */
+export const indexCache = { maxDocs: 200_000 };
+const held = { docs: 0, builds: 0 };
 
-function indexFor(manifests: Searchable[]): LexicalIndex {
-  const key = manifests.map(idOf).sort().join("|");
-  let index = cache.get(key);
-  if (index) {
-    // Least recently used goes first.
-    cache.delete(key);
-    cache.set(key, index);
-    return index;
+function shardOf(s: Searchable): Shard {
+  const key = searchKey(s);
+  let shard = shards.get(key);
+  if (shard) {
+    shards.delete(key);
+    shards.set(key, shard);
+    return shard;
   }
-  index = build(manifests.flatMap(capabilityDocs));
-  if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
-  cache.set(key, index);
-  return index;
+  shard = build(capabilityDocs(s));
+  held.builds++;
+  shards.set(key, shard);
+  held.docs += shard.docs.length;
+  return shard;
+}
+
+/** Over budget: the least recently used shards go, except those of the search under way. */
+function evict(keep: Shard[]): void {
+  for (const [k, old] of shards) {
+    if (held.docs <= indexCache.maxDocs) break;
+    if (keep.includes(old)) continue;
+    shards.delete(k);
+    held.docs -= old.docs.length;
+    releaseShard(old);
+  }
+}
+
+/** What the index cache holds, and how many shards it has built (for tests and benches). */
+export const lexicalCacheStats = () => ({ realms: shards.size, docs: held.docs, builds: held.builds });
+
+/** The shards of these searchables, each once (a realm version listed twice is searched once). */
+function shardsFor(manifests: Searchable[]): Shard[] {
+  const out: Shard[] = [];
+  for (const m of manifests) {
+    const shard = shardOf(m);
+    if (!out.includes(shard)) out.push(shard);
+  }
+  if (held.docs > indexCache.maxDocs) evict(out);
+  return out;
+}
+
+/** The caller's view of a document, made once per document (a filter reads it; nobody may change it). */
+function probe(shard: Shard, d: number): CapabilityMatch {
+  return (shard.probes[d] ??= Object.freeze(toMatch(shard.docs[d]!, 1)));
 }
 
 /** The distinct processed terms of a query (what ranking actually looks for). */
@@ -231,24 +256,27 @@ export type CapabilityFilter = (m: CapabilityMatch) => boolean;
 
 /** Lexical ranking: BM25 with the lead-verb bonus, the caller's filter applied before the first `limit` are kept. */
 export function lexicalHits(manifests: Searchable[], query: string, opts: { limit: number; filter?: CapabilityFilter }): RankedHit[] {
-  const index = indexFor(manifests);
-  const found = index.ms.search(query, searchOptions());
-  // A request usually leads with what to do ("star a gist"): capabilities whose label leads with the same
-  // verb rank above ones that merely share the nouns ("List starred gists").
-  const lead = leadTerm(query);
-  if (lead) {
-    for (const h of found) if (h.verb === lead) h.score *= 1 + searchTuning.verbBonus;
-    found.sort((a, b) => b.score - a.score);
+  const parts = shardsFor(manifests);
+  const terms: string[] = [];
+  for (const t of tokenize(query)) {
+    const p = processTerm(t);
+    if (Array.isArray(p)) terms.push(...p);
+    else if (p) terms.push(p);
   }
-  // Only the first few are shaped (a broad query can match thousands of operations).
-  const kept: { doc: CapabilityDoc; hit: SearchResult }[] = [];
-  for (const hit of found) {
-    if (kept.length >= opts.limit) break;
-    const doc = index.docs.get(hit.id as string)!;
-    if (!opts.filter || opts.filter(toMatch(doc, 1))) kept.push({ doc, hit });
-  }
-  const top = kept[0]?.hit.score ?? 1;
-  return kept.map(({ doc, hit }) => ({ doc, score: hit.score / top, lexical: { rel: hit.score / top, terms: hit.queryTerms } }));
+  const filter = opts.filter;
+  const found = searchShards(parts, terms, {
+    boosts,
+    prefix: (t) => t.length >= searchTuning.prefixMin,
+    fuzzy: (t) => (t.length >= searchTuning.fuzzyMin ? searchTuning.fuzzy : false),
+    // A request usually leads with what to do ("star a gist"): capabilities whose label leads with the same
+    // verb rank above ones that merely share the nouns ("List starred gists").
+    lead: leadTerm(query),
+    leadBonus: searchTuning.verbBonus,
+    limit: opts.limit,
+    ...(filter ? { accept: (i: number, d: number) => filter(probe(parts[i]!, d)) } : {}),
+  });
+  const top = found[0]?.score ?? 1;
+  return found.map((h) => ({ doc: parts[h.shard]!.docs[h.doc]!, score: h.score / top, lexical: { rel: h.score / top, terms: h.terms } }));
 }
 
 export function searchCapabilities(manifests: Searchable[], query: string, opts: { limit?: number } = {}): CapabilityMatch[] {
