@@ -249,8 +249,7 @@ test.describe("two app nodes on one PostgreSQL database", () => {
     // Nothing but allowed-then-revoked answers: no 5xx, no 429 (the load stays below the limit).
     expect(all.filter((c) => !(c.status === 200 || (c.status === 403 && c.code === "grant_revoked"))).map((c) => `${c.node}#${c.i}: ${c.status} ${c.code}`)).toEqual([]);
     // The load really streamed through both nodes on either side of the revoke.
-    expect(before.filter((c) => c.status === 200).length).toBeGreaterThan(10);
-    expect(new Set(before.map((c) => c.node))).toEqual(new Set(["A", "B"]));
+    expect(new Set(before.filter((c) => c.status === 200).map((c) => c.node))).toEqual(new Set(["A", "B"]));
     expect(new Set(sentAfter.map((c) => c.node))).toEqual(new Set(["A", "B"]));
     expect(after.length).toBeGreaterThan(10);
     // The claim: once the revoke has answered, no call is allowed on either node.
