@@ -1,0 +1,324 @@
+// npm run bench:load [-- --quick | --full | --seconds N] [--pglite] [--label "…"] — the app under concurrent load, against a
+// real `next start` (built first: `npm run build`, or set NEXT_DIST_DIR to your build folder; this builds nothing).
+// On a fresh PostgreSQL database (BENCH_PG_ADMIN_URL, default the local server; with --pglite also on embedded
+// PGlite) it seeds, through lib functions before the server starts, 200 delegated actors granted docs search in one
+// tenant, and 200 more spread over 10 other tenants (20 each), every tenant with the docs demo documents. Then, at
+// 1, 4, 16, 64 and 200 connections (autocannon, loopback only), for N seconds each (--quick 5 s, default 10 s,
+// --full 60 s at 200): GET /api/health, then search_objects on docs as the 200 one-tenant actors (each request
+// the next actor's token), then as the 200 actors of the 10 tenants. Per run: requests/s, median and p99 latency,
+// non-2xx and 5xx, and the audit rows written for it against the tool calls answered (none may be lost); after
+// all runs, whether every tenant's chain still verifies. Results go between <!-- bench:load --> markers.
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import autocannon from "autocannon";
+import pg from "pg";
+import { freePort, spawnNext, waitForHealth } from "../e2e/support/server";
+import { machineLine, writeSection } from "./report";
+
+const args = process.argv.slice(2);
+const flag = (name: string) => args.includes(name);
+const valueOf = (name: string) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : args.find((a) => a.startsWith(`${name}=`))?.slice(name.length + 1);
+};
+const QUICK = flag("--quick");
+const FULL = flag("--full");
+const SECONDS = Number(valueOf("--seconds") ?? (QUICK ? 5 : 10));
+const LEVELS = [1, 4, 16, 64, 200];
+const secondsAt = (connections: number) => (FULL && connections === 200 ? 60 : SECONDS);
+const LABEL = valueOf("--label");
+const ACTORS = 200;
+const TENANTS = 10;
+const SEARCH = JSON.stringify({ namespace: "docs", query: "Q3" });
+const GRANTED = ["provider.about", "object.search"];
+
+type Seeded = {
+  one: { tenantIds: string[]; tokens: string[]; ownerKeys: string[] };
+  ten: { tenantIds: string[]; tokens: string[]; ownerKeys: string[] };
+};
+
+type Row = {
+  connections: number;
+  what: string;
+  seconds: number;
+  rps: number;
+  median: number;
+  p99: number;
+  answered: number;
+  sent: number;
+  non2xx: number;
+  x5xx: number;
+  errors: number;
+  audit: { rows: number; answered: number } | null;
+};
+
+/** Tenants, people, docs, actors and grants, written straight through lib functions (no server running yet). */
+async function seed(): Promise<Seeded> {
+  const { openDb, closeDb } = await import("@/db/client");
+  const { runDataSteps } = await import("@/db/data-steps");
+  const { memberships, tenants, users } = await import("@/db/schema");
+  const { createActor } = await import("@/lib/authz/actors");
+  const { createApiKey } = await import("@/lib/authz/api-keys");
+  const { createGrantTx } = await import("@/lib/authz/grants");
+  const { newId } = await import("@/lib/ids");
+  const { seedDemo: seedDocs } = await import("@/lib/realms/docs/demo");
+  const db = await openDb(runDataSteps);
+  const tenant = async (name: string, actorCount: number, tokens: string[]) => {
+    const tenantId = newId("tnt");
+    await db.insert(tenants).values({ id: tenantId, slug: `${name}-${tenantId.slice(4, 12).toLowerCase()}`, name: `Bench ${name}` });
+    const people: Record<string, string> = {};
+    for (const [key, role] of [["alice", "owner"], ["bob", "member"]] as const) {
+      const userId = newId("usr");
+      await db.insert(users).values({ id: userId, email: `${key}.${userId}@bench.test`, name: key });
+      await db.insert(memberships).values({ tenantId, userId, role });
+      people[key] = userId;
+    }
+    const u = (key: string) => ({ email: "", name: key, role: "owner" as const, password: "", api_key: "", user_id: people[key]! });
+    await seedDocs(db, { app_url: "http://127.0.0.1", tenant: { id: tenantId, slug: name, name }, users: { alice: u("alice"), bob: u("bob") } }, null);
+    const who = { tenantId, userId: people.alice!, role: "owner" as const, requestId: newId("req") };
+    const ownerKey = (await createApiKey(db, who, "bench:load")).key;
+    for (let i = 0; i < actorCount; i++) {
+      const { actor, token } = await createActor(db, who, { name: `bench:load ${i}`, kind: "hosted_agent", issue_token: true, token_expires_in_days: null });
+      await db.transaction((tx) => createGrantTx(tx, who, { actorId: actor.id, namespace: "docs", operations: GRANTED, resourceScope: null, expiresAt: null }));
+      tokens.push(token!.token);
+    }
+    return { tenantId, ownerKey };
+  };
+  const out: Seeded = { one: { tenantIds: [], tokens: [], ownerKeys: [] }, ten: { tenantIds: [], tokens: [], ownerKeys: [] } };
+  const t = await tenant("one", ACTORS, out.one.tokens);
+  out.one.tenantIds.push(t.tenantId);
+  out.one.ownerKeys.push(t.ownerKey);
+  for (let k = 0; k < TENANTS; k++) {
+    const s = await tenant(`ten${k}`, ACTORS / TENANTS, out.ten.tokens);
+    out.ten.tenantIds.push(s.tenantId);
+    out.ten.ownerKeys.push(s.ownerKey);
+  }
+  // Interleave the ten tenants' tokens so consecutive requests go to different tenants.
+  const per = ACTORS / TENANTS;
+  out.ten.tokens = Array.from({ length: ACTORS }, (_, i) => out.ten.tokens[(i % TENANTS) * per + Math.floor(i / TENANTS)]!);
+  await closeDb();
+  return out;
+}
+
+async function runBackend(kind: "postgres" | "pglite"): Promise<{ label: string; rows: Row[]; chain: string }> {
+  const { reloadEnv } = await import("@/lib/env");
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `realmgate-bench-load-${kind}-`));
+  const port = await freePort();
+  const appUrl = `http://127.0.0.1:${port}`;
+  const admin = process.env.BENCH_PG_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+  const dbName = `realmgate_bench_load_${Date.now()}`;
+  let databaseUrl: string | undefined;
+  if (kind === "postgres") {
+    const c = new pg.Client({ connectionString: admin, connectionTimeoutMillis: 3000 });
+    await c.connect();
+    await c.query(`create database ${dbName}`);
+    await c.end();
+    databaseUrl = admin.replace(/\/[^/]*$/, `/${dbName}`);
+  }
+  const env: Record<string, string | undefined> = {
+    AUTH_SECRET: randomBytes(32).toString("base64url"),
+    APP_URL: appUrl,
+    DATABASE_URL: databaseUrl,
+    REALMGATE_DATA_DIR: dataDir,
+    REALMGATE_SEED_DEMO: "0",
+    REALMGATE_DEV_LOGIN: "0",
+    // The load itself would trip the per-actor limit.
+    MCP_RATE_LIMIT_PER_MINUTE: "1000000",
+  };
+  const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
+  const setEnv = (vars: Record<string, string | undefined>) => {
+    for (const [k, v] of Object.entries(vars)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  };
+  setEnv(env);
+  reloadEnv();
+  let audit: pg.Client | null = null;
+  const server = { stop: async () => {} };
+  try {
+    const t0 = Date.now();
+    const seeded = await seed();
+    console.log(`[${kind}] seeded ${ACTORS} actors in 1 tenant and ${ACTORS} in ${TENANTS} tenants in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    // spawnNext passes the process environment on: DATABASE_URL is set there only for PostgreSQL.
+    const next = spawnNext(port, Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)));
+    server.stop = next.stop;
+    await waitForHealth(next);
+    if (databaseUrl) {
+      audit = new pg.Client({ connectionString: databaseUrl });
+      await audit.connect();
+    }
+
+    // Tool-call audit rows of these tenants so far: counted in the table on PostgreSQL; on PGlite (which the
+    // server holds open) through the audit API, as the newest record's seq (only tool calls happen during a run).
+    const auditCount = async (s: Seeded["one"]): Promise<number> => {
+      if (audit) return Number((await audit.query("select count(*) as n from audit_events where event = 'tool.call' and tenant_id = any($1)", [s.tenantIds])).rows[0].n);
+      let n = 0;
+      for (const key of s.ownerKeys) {
+        const res = await fetch(`${appUrl}/api/v1/audit?limit=1`, { headers: { authorization: `Bearer ${key}` } });
+        n += ((await res.json()) as { events: { seq: number }[] }).events[0]?.seq ?? 0;
+      }
+      return n;
+    };
+    const settled = async (s: Seeded["one"]) => {
+      // Calls still in flight when autocannon stopped finish after it: wait until the count stops moving.
+      let last = await auditCount(s);
+      for (let i = 0; i < 40; i++) {
+        await new Promise((r) => setTimeout(r, 250));
+        const n = await auditCount(s);
+        if (n === last && i >= 1) break;
+        last = n;
+      }
+      return last;
+    };
+
+    const search = (tokens: string[]) => {
+      let n = 0;
+      return [
+        {
+          method: "POST",
+          path: "/api/v1/tools/search_objects",
+          headers: { "content-type": "application/json" },
+          body: SEARCH,
+          setupRequest: (req: { headers?: Record<string, string> }) => ({ ...req, headers: { ...req.headers, authorization: `Bearer ${tokens[n++ % tokens.length]}` } }),
+        },
+      ];
+    };
+    const run = async (connections: number, what: string, opts: { path?: string; tokens?: string[]; scope?: Seeded["one"] }): Promise<Row> => {
+      const seconds = secondsAt(connections);
+      const before = opts.scope ? await settled(opts.scope) : 0;
+      const r = await autocannon({
+        url: opts.path ? `${appUrl}${opts.path}` : appUrl,
+        connections,
+        duration: seconds,
+        timeout: 30,
+        ...(opts.tokens ? { requests: search(opts.tokens) } : {}),
+      });
+      const answered = r["1xx"] + r["2xx"] + r["3xx"] + r["4xx"] + r["5xx"];
+      const rows = opts.scope ? (await settled(opts.scope)) - before : null;
+      const row: Row = {
+        connections,
+        what,
+        seconds,
+        rps: r.requests.average,
+        median: r.latency.p50,
+        p99: r.latency.p99,
+        answered,
+        sent: r.requests.sent,
+        non2xx: r.non2xx,
+        x5xx: r["5xx"],
+        errors: r.errors + r.timeouts,
+        // Every tool call answered 2xx or 4xx went through a decision, which writes exactly one record.
+        audit: rows === null ? null : { rows, answered: r["2xx"] + r["4xx"] },
+      };
+      console.log(
+        `[${kind}] ${String(connections).padStart(3)} conn  ${what.padEnd(26)} ${row.rps.toFixed(0).padStart(6)} req/s  median ${row.median} ms  p99 ${row.p99} ms  ` +
+          `answered ${answered}/${row.sent} sent  non-2xx ${row.non2xx}  5xx ${row.x5xx}  errors ${row.errors}` +
+          (row.audit ? `  audit rows ${row.audit.rows} for ${row.audit.answered} decided` : ""),
+      );
+      return row;
+    };
+
+    // Warm-up (not reported): compile the routes' code paths, fill the pools.
+    await autocannon({ url: appUrl, connections: 4, duration: 2, requests: search(seeded.one.tokens) });
+    await autocannon({ url: `${appUrl}/api/health`, connections: 4, duration: 1 });
+
+    const rows: Row[] = [];
+    for (const c of LEVELS) {
+      rows.push(await run(c, "GET /api/health", { path: "/api/health" }));
+      rows.push(await run(c, "search_objects, 1 tenant", { tokens: seeded.one.tokens, scope: seeded.one }));
+      rows.push(await run(c, `search_objects, ${TENANTS} tenants`, { tokens: seeded.ten.tokens, scope: seeded.ten }));
+    }
+
+    // Every tenant's chain, verified after the load (the owner's verification through the API).
+    const keys = [...seeded.one.ownerKeys, ...seeded.ten.ownerKeys];
+    const results = await Promise.all(
+      keys.map(async (key) => (await (await fetch(`${appUrl}/api/v1/audit/verify`, { headers: { authorization: `Bearer ${key}` } })).json()) as { ok: boolean; checked: number }),
+    );
+    const bad = results.filter((v) => !v.ok).length;
+    const chain = bad
+      ? `**${bad} of ${keys.length} tenants' chains do not verify** after the load`
+      : `all ${keys.length} tenants' chains verify after the load (${results.reduce((a, v) => a + v.checked, 0)} records checked)`;
+    console.log(`[${kind}] ${chain}`);
+    return { label: kind === "postgres" ? "PostgreSQL 127.0.0.1 (fresh database)" : "PGlite (embedded, on disk)", rows, chain };
+  } finally {
+    await audit?.end();
+    await server.stop();
+    const { closeDb } = await import("@/db/client");
+    await closeDb();
+    setEnv(saved);
+    reloadEnv();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    if (kind === "postgres") {
+      const c = new pg.Client({ connectionString: admin, connectionTimeoutMillis: 3000 });
+      await c.connect();
+      await c.query(`drop database if exists ${dbName} with (force)`);
+      await c.end();
+    }
+  }
+}
+
+const fmt = (x: number) => (Number.isInteger(x) ? String(x) : x.toFixed(1));
+
+function table(rows: Row[]) {
+  const lines = rows.map((r) => {
+    const audit = r.audit
+      ? `${r.audit.rows} / ${r.audit.answered}${
+          r.audit.rows < r.audit.answered
+            ? ` (**${r.audit.answered - r.audit.rows} lost**)`
+            : r.audit.rows > r.sent
+              ? ` (**${r.audit.rows - r.sent} more than sent**)`
+              : r.audit.rows > r.audit.answered
+                ? ` (+${r.audit.rows - r.audit.answered} in flight at the end)`
+                : ""
+        }`
+      : "—";
+    return `| ${r.connections} | ${r.what} | ${r.seconds} s | ${fmt(r.rps)} | ${fmt(r.median)} ms | ${fmt(r.p99)} ms | ${r.answered} | ${r.non2xx} | ${r.x5xx} | ${r.errors} | ${audit} |`;
+  });
+  return [
+    "| connections | request | for | requests/s | median | p99 | answered | non-2xx | 5xx | errors + timeouts | audit rows / tool calls decided |",
+    "|---|---|---|---|---|---|---|---|---|---|---|",
+    ...lines,
+  ].join("\n");
+}
+
+async function main() {
+  const distDir = process.env.NEXT_DIST_DIR || ".next";
+  if (!fs.existsSync(path.join(distDir, "BUILD_ID"))) {
+    console.error(`No production build in ${distDir}/. Run \`npm run build\` (or set NEXT_DIST_DIR to your build folder) first.`);
+    process.exit(1);
+  }
+  const backends: ("postgres" | "pglite")[] = ["postgres", ...(flag("--pglite") ? (["pglite"] as const) : [])];
+  const results = [];
+  for (const b of backends) results.push(await runBackend(b));
+
+  const mode = valueOf("--seconds")
+    ? `${SECONDS} s per run${FULL ? ", 60 s at 200 connections" : ""}`
+    : QUICK
+      ? "`--quick`: 5 s per run"
+      : FULL
+        ? "`--full`: 10 s per run, 60 s at 200 connections"
+        : "10 s per run";
+  const md = `## Under load (\`npm run bench:load\`)${LABEL ? ` — ${LABEL}` : ""}
+
+\`next start\` (production build) on a fresh database; ${ACTORS} delegated actors granted docs \`provider.about\` + \`object.search\`
+in one tenant, and ${ACTORS} more spread over ${TENANTS} tenants (${ACTORS / TENANTS} each), each tenant with the docs demo documents.
+autocannon over loopback, ${mode}, one run after another at each level: \`GET /api/health\` (one \`select 1\`), then
+\`POST /api/v1/tools/search_objects\` \`${SEARCH}\` with each request the next actor's token (the one tenant's, then
+the ${TENANTS} tenants' in turn). Latencies are autocannon's (p50, p99). "Audit rows" are the \`tool.call\` records written
+for the run (counted in \`audit_events\` once the server is idle) against the calls it answered 2xx or 4xx: none may be
+missing, and no more than were sent; the few more are calls still in flight when autocannon stopped counting (the
+server finished them).
+
+${results.map((r) => `### ${r.label}\n\n${table(r.rows)}\n\nChain: ${r.chain}.`).join("\n\n")}
+
+${machineLine()} Run at ${new Date().toISOString()}.`;
+  writeSection("load", md);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
