@@ -26,11 +26,25 @@ async function turnedOff(db: Executor, auth: Extract<AuthContext, { kind: "actor
  * on (a grant is still needed). Capability answers show these, marking the ungranted ones, so an agent learns
  * that an operation exists and that asking for it (consent_required) is the way in.
  */
-export async function grantableOperations(db: Executor, auth: AuthContext, realms: Realm[]): Promise<Map<string, Set<OperationKey>>> {
-  const out = new Map<string, Set<OperationKey>>();
+export async function grantableOperations(db: Executor, auth: AuthContext, realms: Realm[]): Promise<Map<string, ReadonlySet<OperationKey>>> {
+  const out = new Map<string, ReadonlySet<OperationKey>>();
   const off = auth.kind === "actor" ? await turnedOff(db, auth) : new Set<string>();
-  for (const r of realms) out.set(r.manifest.namespace, new Set(operationKeysOf(r.manifest).filter((op) => !off.has(`${r.manifest.namespace} ${op}`))));
+  const offIn = new Set([...off].map((k) => k.slice(0, k.indexOf(" "))));
+  for (const r of realms) {
+    const ns = r.manifest.namespace;
+    // Nothing turned off in this realm (the common case): its operations as they are, built once per manifest.
+    const all = operationSetOf(r.manifest);
+    out.set(ns, offIn.has(ns) ? new Set([...all].filter((op) => !off.has(`${ns} ${op}`))) : all);
+  }
   return out;
+}
+
+/** A manifest's operation keys as a set, built once per manifest object (an imported realm's new version is a new object). */
+const operationSets = new WeakMap<Realm["manifest"], ReadonlySet<OperationKey>>();
+function operationSetOf(m: Realm["manifest"]): ReadonlySet<OperationKey> {
+  let set = operationSets.get(m);
+  if (!set) operationSets.set(m, (set = new Set(operationKeysOf(m))));
+  return set;
 }
 
 export async function allowedOperations(db: Executor, auth: AuthContext, realms: Realm[], now = new Date()): Promise<Map<string, Set<OperationKey>>> {

@@ -133,7 +133,7 @@ export function runContext(realm: Realm, ctx: RealmContext, auth: AuthContext, o
     ...reachOf(realm, ctx, ctx.grantScope ?? null),
     pageSize: (limit) => Math.min(limit ?? DEFAULT_PAGE, m.delivery.max_page_size),
     allowedHere: async () => (await allowedOperations(ctx.tx, auth, [realm], ctx.now)).get(m.namespace) ?? new Set<OperationKey>(),
-    grantableHere: async () => (await grantableOperations(ctx.tx, auth, [realm])).get(m.namespace) ?? new Set<OperationKey>(),
+    grantableHere: async () => (await grantableOperations(ctx.tx, auth, [realm])).get(m.namespace) ?? (new Set<OperationKey>() as ReadonlySet<OperationKey>),
     toolOf: toolContract,
   };
 }

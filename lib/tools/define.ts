@@ -49,7 +49,7 @@ export type RunCtx<P> = {
   pageSize(limit: number | undefined): number;
   /** What the caller may use, and could be granted, in this realm (only the describing tools need them). */
   allowedHere(): Promise<Set<OperationKey>>;
-  grantableHere(): Promise<Set<OperationKey>>;
+  grantableHere(): Promise<ReadonlySet<OperationKey>>;
   /** The tool of a base operation and its input's JSON Schema (for object_schema's operation contracts). */
   toolOf(op: string): { name: string; inputSchema: Record<string, unknown> } | undefined;
 };

@@ -7,7 +7,7 @@ import { dbVectorStore } from "@/lib/catalog/vector-store";
 import { AppError } from "@/lib/errors";
 import { riskOf, type CatalogNode, type OperationKey, type Realm, type RealmManifest } from "@/lib/realms/contract";
 
-type Allowed = Map<string, Set<OperationKey>>;
+type Allowed = Map<string, ReadonlySet<OperationKey>>;
 
 const DENIAL_SHAPES =
   "Denials are answers: error.code says which wall (operation_disabled, consent_required, grant_expired, grant_revoked, needs_connected_account_consent, realm_denied); details name who can open it, a URL (connection_hub_url or url), retry_hint and instructions to relay to the user.";
@@ -38,7 +38,7 @@ export function aboutRoot(realms: Realm[], allowed: Allowed) {
 /** provider_about lists at most this many actions of a realm. */
 export const ABOUT_ACTIONS_CAP = 30;
 
-export function aboutRealm(m: RealmManifest, allowed: Set<OperationKey>) {
+export function aboutRealm(m: RealmManifest, allowed: ReadonlySet<OperationKey>) {
   return {
     namespace: m.namespace,
     title: m.service_card.title,
@@ -83,7 +83,7 @@ export function findNode(root: CatalogNode, path: string): CatalogNode | null {
 export const NEEDS_GRANT_HINT =
   "Operations marked needs_grant exist and may be granted to you: call them anyway — the answer is consent_required with a link where your user approves exactly that, then retry.";
 
-export function schemaNode(m: RealmManifest, path: string, allowed: Set<OperationKey>, grantable: Set<OperationKey> = allowed) {
+export function schemaNode(m: RealmManifest, path: string, allowed: ReadonlySet<OperationKey>, grantable: ReadonlySet<OperationKey> = allowed) {
   const node = findNode(m.catalog, path);
   if (!node) {
     throw new AppError("not_found", `No catalog node ${path} in ${m.namespace}.`, {
@@ -155,7 +155,7 @@ export async function schemaQuery(
   };
 }
 
-export function schemaKind(m: RealmManifest, kindName: string, allowed: Set<OperationKey>) {
+export function schemaKind(m: RealmManifest, kindName: string, allowed: ReadonlySet<OperationKey>) {
   const kind = m.kinds.find((k) => k.name === kindName);
   if (!kind) throw new AppError("not_found", `No kind ${kindName} in ${m.namespace}.`, { details: { known_kinds: m.kinds.map((k) => k.name) } });
   return {
