@@ -3,9 +3,8 @@
 // may be private (a local provider in development and tests); endpoints a provider's discovery document names
 // are held to `endpointPolicy` (providers/index.ts). Nothing here retries.
 import { env } from "@/lib/env";
-import { jsonOf, request, type NetError, type NetResponse, type PrivatePolicy } from "@/lib/net";
+import { request, type NetError, type NetResponse, type PrivatePolicy } from "@/lib/net";
 
-export { jsonOf };
 export const MAX_PROVIDER_RESPONSE_BYTES = 8 * 1024 * 1024;
 
 export type ProviderRequest = {

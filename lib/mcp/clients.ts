@@ -10,8 +10,6 @@ import { CLIENT_METADATA_MAX_BYTES, CLIENT_METADATA_TIMEOUT_MS, isLoopbackHost, 
 import { OAuthProtocolError } from "./errors";
 import { bareHost, NetError, request, textOf } from "@/lib/net";
 
-export { isPublicAddress } from "@/lib/net";
-
 export type ResolvedClient = { clientId: string; name: string; redirectUris: string[]; registration: "dcr" | "cimd" };
 
 const FORBIDDEN_SCHEMES = new Set(["javascript:", "data:", "vbscript:", "file:", "blob:", "about:", "ftp:", "ws:", "wss:"]);

@@ -69,13 +69,16 @@ const single = (p: AuthorizeParams, k: string): string | undefined | "__many__" 
   return Array.isArray(v) ? (v.length === 1 ? v[0] : "__many__") : v;
 };
 
+/** What a support account is told on the authorize page, whether it arrives there or comes back to it. */
+export const SUPPORT_CANNOT_CONNECT = "Your account cannot connect apps (support accounts review agents; they do not connect them).";
+
 /**
  * The authorize page's check for one signed-in person. Support staff review agents and never connect apps, so
  * they are refused before anything else: checking the request would fetch the client's metadata document.
  */
 export async function checkAuthorizationFor(db: Executor, who: { role: string }, params: AuthorizeParams, query: string, now = new Date()): Promise<AuthorizeCheck> {
   if (who.role === "support") {
-    return { ok: false, show: { title: "Support accounts cannot connect apps", message: "Your account cannot connect apps (support accounts review agents; they do not connect them)." } };
+    return { ok: false, show: { title: "Support accounts cannot connect apps", message: SUPPORT_CANNOT_CONNECT } };
   }
   return checkAuthorizationRequest(db, params, query, now);
 }

@@ -4,8 +4,8 @@
 import { z } from "zod";
 import { env, type Env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
-import { bareHost, NetError, type PrivatePolicy } from "@/lib/net";
-import { jsonOf, providerFailure, providerFetch } from "../http";
+import { bareHost, jsonOf, NetError, type PrivatePolicy } from "@/lib/net";
+import { providerFailure, providerFetch } from "../http";
 import { devmail } from "./devmail";
 import { google } from "./google";
 import type { ApiFamily, OAuthEndpoints, ProviderConfig, ProviderModule } from "./types";

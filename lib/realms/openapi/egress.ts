@@ -8,14 +8,12 @@
 import { checkUrl, NetError, request, type NetResponse } from "@/lib/net";
 import { fieldValueProblem, isFramingHeader, isHeaderName, specHeaderRefusal } from "./headers";
 
-export { isPrivateAddress } from "@/lib/net";
-
 /** `paramHeaders`: the (lower-case) names of headers that came from an operation's parameters. */
 export type EgressRequest = { url: URL; method: string; headers: Record<string, string>; body?: Buffer; timeoutMs: number; maxBytes: number; paramHeaders?: string[] };
 export type EgressResponse = NetResponse;
 
 /** Operator-listed hosts that may be private (hostnames or IPs, comma-separated). */
-export function allowedPrivateHosts(): Set<string> {
+function allowedPrivateHosts(): Set<string> {
   return new Set(
     (process.env.REALMGATE_OPENAPI_PRIVATE_HOSTS ?? "")
       .split(",")

@@ -9,7 +9,7 @@ import { Card, PageHeader } from "@/components/ui/card";
 import { getDb } from "@/db/client";
 import { requirePageUser } from "@/lib/auth/page-session";
 import { expiryChoices } from "@/lib/authz/grants";
-import { checkAuthorizationFor, consentOffer } from "@/lib/mcp/oauth";
+import { checkAuthorizationFor, consentOffer, SUPPORT_CANNOT_CONNECT } from "@/lib/mcp/oauth";
 import { signConsentRequest } from "@/lib/mcp/tokens";
 
 export const metadata: Metadata = { title: "Connect an app" };
@@ -19,7 +19,7 @@ type SearchParams = Record<string, string | string[] | undefined>;
 const notices: Record<string, string> = {
   empty: "Choose at least one operation, or deny the request.",
   expired: "That consent form expired or was not yours. Start the connection again from your app.",
-  forbidden: "Your account cannot connect apps (support accounts review agents; they do not connect them).",
+  forbidden: SUPPORT_CANNOT_CONNECT,
 };
 
 const expiryLabels: Record<(typeof expiryChoices)[number], string> = { "1h": "1 hour", "1d": "1 day", "30d": "30 days", never: "Until I revoke it" };
