@@ -1,9 +1,9 @@
 // What a caller could be granted (ceiling ∩ the grantor's choices), read fresh on every call even though each
 // realm's operation set is built once per manifest.
 import { describe, expect, it } from "vitest";
-import { makeActor, makeTenant } from "@/test-support";
+import { countingDb, grant, makeActor, makeTenant } from "@/test-support";
 import { listRealms } from "@/lib/realms/registry";
-import { grantableOperations } from "./allowed";
+import { allowedOperations, callerOperations, grantableOperations } from "./allowed";
 import { changeCeiling, changeChoices } from "./policy";
 
 describe("grantableOperations", () => {
@@ -27,5 +27,21 @@ describe("grantableOperations", () => {
     expect((await grantable(agent)).has("object.upsert")).toBe(true);
     // A person could be granted everything the realm offers.
     expect((await grantableOperations(t.db, t.users.bob!, realms)).get("docs")!.has("object.upsert")).toBe(true);
+  });
+});
+
+describe("callerOperations", () => {
+  it("answers what allowedOperations and grantableOperations answer, reading the switches once", async () => {
+    const t = await makeTenant();
+    const agent = await makeActor(t, t.users.alice!);
+    await grant(t, t.users.alice!, agent.actorId, "docs", ["provider.about", "object.get"]);
+    await changeCeiling(t.db, t.users.alice!, { namespace: "docs", changes: [{ operation: "object.delete", enabled: false }] });
+    const realms = (await listRealms(t.db, t.tenantId)).filter((r) => r.manifest.namespace === "docs");
+    const counted = countingDb(t.db);
+    const both = await callerOperations(counted.db, agent, realms);
+    expect(counted.queries()).toBe(3); // ceiling, choices, grants
+    expect(both.allowed).toEqual(await allowedOperations(t.db, agent, realms));
+    expect(both.grantable).toEqual(await grantableOperations(t.db, agent, realms));
+    expect([...both.allowed.get("docs")!].sort()).toEqual(["object.get", "provider.about"]);
   });
 });

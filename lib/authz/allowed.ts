@@ -27,8 +27,20 @@ async function turnedOff(db: Executor, auth: Extract<AuthContext, { kind: "actor
  * that an operation exists and that asking for it (consent_required) is the way in.
  */
 export async function grantableOperations(db: Executor, auth: AuthContext, realms: Realm[]): Promise<Map<string, ReadonlySet<OperationKey>>> {
-  const out = new Map<string, ReadonlySet<OperationKey>>();
+  return grantableGiven(realms, auth.kind === "actor" ? await turnedOff(db, auth) : new Set<string>());
+}
+
+/**
+ * Both answers for one call, the ceiling and the choices read once: what the caller may use now and what it
+ * could be granted (object_schema shows the one and marks the rest of the other needs_grant).
+ */
+export async function callerOperations(db: Executor, auth: AuthContext, realms: Realm[], now = new Date()) {
   const off = auth.kind === "actor" ? await turnedOff(db, auth) : new Set<string>();
+  return { allowed: await allowedGiven(db, auth, realms, off, now), grantable: grantableGiven(realms, off) };
+}
+
+function grantableGiven(realms: Realm[], off: Set<string>): Map<string, ReadonlySet<OperationKey>> {
+  const out = new Map<string, ReadonlySet<OperationKey>>();
   const offIn = new Set([...off].map((k) => k.slice(0, k.indexOf(" "))));
   for (const r of realms) {
     const ns = r.manifest.namespace;
@@ -48,12 +60,15 @@ function operationSetOf(m: Realm["manifest"]): ReadonlySet<OperationKey> {
 }
 
 export async function allowedOperations(db: Executor, auth: AuthContext, realms: Realm[], now = new Date()): Promise<Map<string, Set<OperationKey>>> {
+  return allowedGiven(db, auth, realms, auth.kind === "actor" ? await turnedOff(db, auth) : new Set<string>(), now);
+}
+
+async function allowedGiven(db: Executor, auth: AuthContext, realms: Realm[], off: Set<string>, now: Date): Promise<Map<string, Set<OperationKey>>> {
   const out = new Map<string, Set<OperationKey>>();
   if (auth.kind === "user") {
     for (const r of realms) out.set(r.manifest.namespace, new Set(operationKeysOf(r.manifest)));
     return out;
   }
-  const off = await turnedOff(db, auth);
   const live = (
     await db.select().from(grants).where(and(eq(grants.tenantId, auth.tenantId), eq(grants.actorId, auth.actorId), isNull(grants.revokedAt)))
   ).filter((g) => isLive(g, now));

@@ -4,7 +4,7 @@
 // the grants that still cover everything the call named (ctx.gateRef).
 import type { Tx } from "@/db/client";
 import type { AuditPrincipal } from "@/lib/audit/record";
-import { allowedOperations, grantableOperations } from "@/lib/authz/allowed";
+import { callerOperations } from "@/lib/authz/allowed";
 import type { AuthContext } from "@/lib/authz/context";
 import { coversRef } from "@/lib/authz/gate";
 import { readAndDecideGateOne, type GateOneReadDecision } from "@/lib/authz/gate-read";
@@ -122,6 +122,9 @@ const DEFAULT_PAGE = 20;
 /** What a tool's run gets: the context of the let-in call, the reach of its grant, what its prepare returned. */
 export function runContext(realm: Realm, ctx: RealmContext, auth: AuthContext, operation: OperationKey, prepared: unknown): RunCtx<unknown> {
   const m = realm.manifest;
+  // Read once per call, whichever of the two the tool asks for (object_schema asks for both).
+  let sets: ReturnType<typeof callerOperations> | undefined;
+  const operations = () => (sets ??= callerOperations(ctx.tx, auth, [realm], ctx.now));
   return {
     realm,
     manifest: m,
@@ -132,8 +135,8 @@ export function runContext(realm: Realm, ctx: RealmContext, auth: AuthContext, o
     principalId: auth.kind === "user" ? auth.userId : auth.actorId,
     ...reachOf(realm, ctx, ctx.grantScope ?? null),
     pageSize: (limit) => Math.min(limit ?? DEFAULT_PAGE, m.delivery.max_page_size),
-    allowedHere: async () => (await allowedOperations(ctx.tx, auth, [realm], ctx.now)).get(m.namespace) ?? new Set<OperationKey>(),
-    grantableHere: async () => (await grantableOperations(ctx.tx, auth, [realm])).get(m.namespace) ?? (new Set<OperationKey>() as ReadonlySet<OperationKey>),
+    allowedHere: async () => (await operations()).allowed.get(m.namespace) ?? new Set<OperationKey>(),
+    grantableHere: async () => (await operations()).grantable.get(m.namespace) ?? (new Set<OperationKey>() as ReadonlySet<OperationKey>),
     toolOf: toolContract,
   };
 }
