@@ -10,8 +10,10 @@ const securityHeaders = [
 ];
 
 const config: NextConfig = {
-  // PGlite ships ~15 MB of wasm; pg has optional native bindings. Both stay outside the bundle.
-  serverExternalPackages: ["@electric-sql/pglite", "pg", "oidc-provider"],
+  // PGlite ships ~15 MB of wasm; pg has optional native bindings. Both stay outside the bundle. drizzle-orm too:
+  // bundled, its classes were copied into several chunks, so every `is(x, Class)` check on a hot query fell back
+  // from instanceof to walking prototype chains (~1 ms of CPU per tool call under load; BENCHMARKS.md).
+  serverExternalPackages: ["@electric-sql/pglite", "pg", "oidc-provider", "drizzle-orm"],
   poweredByHeader: false,
   // `npm test` type-checks the whole project first (tsc --noEmit); the build need not do it again.
   typescript: { ignoreBuildErrors: true },

@@ -1,4 +1,4 @@
-// npm run bench:load [-- --quick | --full | --seconds N] [--pglite] [--label "…"] — the app under concurrent load, against a
+// npm run bench:load [-- --quick | --full | --seconds N] [--levels 16,64] [--pglite] [--label "…"] [--profile DIR] — the app under concurrent load, against a
 // real `next start` (built first: `npm run build`, or set NEXT_DIST_DIR to your build folder; this builds nothing).
 // On a fresh PostgreSQL database (BENCH_PG_ADMIN_URL, default the local server; with --pglite also on embedded
 // PGlite) it seeds, through lib functions before the server starts, 200 delegated actors granted docs search in one
@@ -7,7 +7,9 @@
 // --full 60 s at 200): GET /api/health, then search_objects on docs as the 200 one-tenant actors (each request
 // the next actor's token), then as the 200 actors of the 10 tenants. Per run: requests/s, median and p99 latency,
 // non-2xx and 5xx, and the audit rows written for it against the tool calls answered (none may be lost); after
-// all runs, whether every tenant's chain still verifies. Results go between <!-- bench:load --> markers.
+// all runs, whether every tenant's chain still verifies, and the CPU each request cost the app server, PostgreSQL
+// and the load generator (from /proc). Results go between <!-- bench:load --> markers. --profile DIR writes the
+// server's V8 CPU profile there (open it in Chrome DevTools) when it stops.
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
@@ -15,6 +17,7 @@ import path from "node:path";
 import autocannon from "autocannon";
 import pg from "pg";
 import { freePort, spawnNext, waitForHealth } from "../e2e/support/server";
+import { type CpuSample, cpuPerRequest, cpuSample } from "./cpu";
 import { machineLine, writeSection } from "./report";
 
 const args = process.argv.slice(2);
@@ -26,7 +29,7 @@ const valueOf = (name: string) => {
 const QUICK = flag("--quick");
 const FULL = flag("--full");
 const SECONDS = Number(valueOf("--seconds") ?? (QUICK ? 5 : 10));
-const LEVELS = [1, 4, 16, 64, 200];
+const LEVELS = valueOf("--levels")?.split(",").map(Number) ?? [1, 4, 16, 64, 200];
 const secondsAt = (connections: number) => (FULL && connections === 200 ? 60 : SECONDS);
 const LABEL = valueOf("--label");
 const ACTORS = 200;
@@ -52,6 +55,8 @@ type Row = {
   x5xx: number;
   errors: number;
   audit: { rows: number; answered: number } | null;
+  /** CPU milliseconds per answered request: app server, PostgreSQL, load generator. */
+  cpu: CpuSample;
 };
 
 /** Tenants, people, docs, actors and grants, written straight through lib functions (no server running yet). */
@@ -102,7 +107,26 @@ async function seed(): Promise<Seeded> {
   return out;
 }
 
-async function runBackend(kind: "postgres" | "pglite"): Promise<{ label: string; rows: Row[]; chain: string }> {
+/**
+ * What one round trip costs a Node client on this machine, with nothing else running: a named `select $1` on one
+ * pg connection, timed and CPU-counted over many calls. A tool call makes 9 of them, the health check 1.
+ */
+async function roundTripCost(url: string): Promise<{ cpuMs: number; wallMs: number }> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const q = (i: number) => client.query({ name: "bench_round_trip", text: "select $1::int as n", values: [i] });
+  for (let i = 0; i < 500; i++) await q(i);
+  const n = 3000;
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) await q(i);
+  const wallMs = (performance.now() - t0) / n;
+  const cpu = process.cpuUsage(cpu0);
+  await client.end();
+  return { cpuMs: (cpu.user + cpu.system) / 1000 / n, wallMs };
+}
+
+async function runBackend(kind: "postgres" | "pglite"): Promise<{ label: string; rows: Row[]; chain: string; roundTrip?: { cpuMs: number; wallMs: number } }> {
   const { reloadEnv } = await import("@/lib/env");
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `realmgate-bench-load-${kind}-`));
   const port = await freePort();
@@ -141,10 +165,15 @@ async function runBackend(kind: "postgres" | "pglite"): Promise<{ label: string;
   try {
     const t0 = Date.now();
     const seeded = await seed();
+    const roundTrip = databaseUrl ? await roundTripCost(databaseUrl) : undefined;
+    if (roundTrip) console.log(`[${kind}] one round trip from Node, alone: ${roundTrip.cpuMs.toFixed(3)} ms client CPU, ${roundTrip.wallMs.toFixed(3)} ms wall`);
     console.log(`[${kind}] seeded ${ACTORS} actors in 1 tenant and ${ACTORS} in ${TENANTS} tenants in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     // spawnNext passes the process environment on: DATABASE_URL is set there only for PostgreSQL.
-    const next = spawnNext(port, Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)));
+    const profileDir = valueOf("--profile");
+    const nodeArgs = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(profileDir)}`] : [];
+    const next = spawnNext(port, Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)), undefined, nodeArgs);
     server.stop = next.stop;
+    const appGroup = next.child.pid;
     await waitForHealth(next);
     if (databaseUrl) {
       audit = new pg.Client({ connectionString: databaseUrl });
@@ -189,6 +218,7 @@ async function runBackend(kind: "postgres" | "pglite"): Promise<{ label: string;
     const run = async (connections: number, what: string, opts: { path?: string; tokens?: string[]; scope?: Seeded["one"] }): Promise<Row> => {
       const seconds = secondsAt(connections);
       const before = opts.scope ? await settled(opts.scope) : 0;
+      const cpuBefore = cpuSample(appGroup);
       const r = await autocannon({
         url: opts.path ? `${appUrl}${opts.path}` : appUrl,
         connections,
@@ -197,6 +227,7 @@ async function runBackend(kind: "postgres" | "pglite"): Promise<{ label: string;
         ...(opts.tokens ? { requests: search(opts.tokens) } : {}),
       });
       const answered = r["1xx"] + r["2xx"] + r["3xx"] + r["4xx"] + r["5xx"];
+      const cpu = cpuPerRequest(cpuBefore, cpuSample(appGroup), answered);
       const rows = opts.scope ? (await settled(opts.scope)) - before : null;
       const row: Row = {
         connections,
@@ -212,11 +243,13 @@ async function runBackend(kind: "postgres" | "pglite"): Promise<{ label: string;
         errors: r.errors + r.timeouts,
         // Every tool call answered 2xx or 4xx went through a decision, which writes exactly one record.
         audit: rows === null ? null : { rows, answered: r["2xx"] + r["4xx"] },
+        cpu,
       };
       console.log(
         `[${kind}] ${String(connections).padStart(3)} conn  ${what.padEnd(26)} ${row.rps.toFixed(0).padStart(6)} req/s  median ${row.median} ms  p99 ${row.p99} ms  ` +
           `answered ${answered}/${row.sent} sent  non-2xx ${row.non2xx}  5xx ${row.x5xx}  errors ${row.errors}` +
-          (row.audit ? `  audit rows ${row.audit.rows} for ${row.audit.answered} decided` : ""),
+          (row.audit ? `  audit rows ${row.audit.rows} for ${row.audit.answered} decided` : "") +
+          (cpu ? `  cpu/req app ${cpu.app.toFixed(2)} ms db ${cpu.database.toFixed(2)} ms gen ${cpu.generator.toFixed(2)} ms` : ""),
       );
       return row;
     };
@@ -242,7 +275,7 @@ async function runBackend(kind: "postgres" | "pglite"): Promise<{ label: string;
       ? `**${bad} of ${keys.length} tenants' chains do not verify** after the load`
       : `all ${keys.length} tenants' chains verify after the load (${results.reduce((a, v) => a + v.checked, 0)} records checked)`;
     console.log(`[${kind}] ${chain}`);
-    return { label: kind === "postgres" ? "PostgreSQL 127.0.0.1 (fresh database)" : "PGlite (embedded, on disk)", rows, chain };
+    return { label: kind === "postgres" ? "PostgreSQL 127.0.0.1 (fresh database)" : "PGlite (embedded, on disk)", rows, chain, roundTrip };
   } finally {
     await audit?.end();
     await server.stop();
@@ -275,11 +308,12 @@ function table(rows: Row[]) {
                 : ""
         }`
       : "—";
-    return `| ${r.connections} | ${r.what} | ${r.seconds} s | ${fmt(r.rps)} | ${fmt(r.median)} ms | ${fmt(r.p99)} ms | ${r.answered} | ${r.non2xx} | ${r.x5xx} | ${r.errors} | ${audit} |`;
+    const cpu = r.cpu ? `${r.cpu.app.toFixed(2)} / ${r.cpu.database.toFixed(2)} / ${r.cpu.generator.toFixed(2)}` : "—";
+    return `| ${r.connections} | ${r.what} | ${r.seconds} s | ${fmt(r.rps)} | ${fmt(r.median)} ms | ${fmt(r.p99)} ms | ${r.answered} | ${r.non2xx} | ${r.x5xx} | ${r.errors} | ${audit} | ${cpu} |`;
   });
   return [
-    "| connections | request | for | requests/s | median | p99 | answered | non-2xx | 5xx | errors + timeouts | audit rows / tool calls decided |",
-    "|---|---|---|---|---|---|---|---|---|---|---|",
+    "| connections | request | for | requests/s | median | p99 | answered | non-2xx | 5xx | errors + timeouts | audit rows / tool calls decided | CPU ms per request: app / PostgreSQL / load generator |",
+    "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ...lines,
   ].join("\n");
 }
@@ -310,9 +344,18 @@ autocannon over loopback, ${mode}, one run after another at each level: \`GET /a
 the ${TENANTS} tenants' in turn). Latencies are autocannon's (p50, p99). "Audit rows" are the \`tool.call\` records written
 for the run (counted in \`audit_events\` once the server is idle) against the calls it answered 2xx or 4xx: none may be
 missing, and no more than were sent; the few more are calls still in flight when autocannon stopped counting (the
-server finished them).
+server finished them). "CPU ms per request" is the CPU time the app server's processes, every PostgreSQL process and the
+load generator used during the run (from /proc), divided by the requests answered.
 
-${results.map((r) => `### ${r.label}\n\n${table(r.rows)}\n\nChain: ${r.chain}.`).join("\n\n")}
+${results
+  .map(
+    (r) =>
+      `### ${r.label}\n\n${table(r.rows)}\n\nChain: ${r.chain}.` +
+      (r.roundTrip
+        ? `\n\nOne round trip from Node on this machine, alone (a named \`select $1\` on one connection): ${r.roundTrip.cpuMs.toFixed(3)} ms of client CPU, ${r.roundTrip.wallMs.toFixed(3)} ms wall.`
+        : ""),
+  )
+  .join("\n\n")}
 
 ${machineLine()} Run at ${new Date().toISOString()}.`;
   writeSection("load", md);

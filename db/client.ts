@@ -6,6 +6,7 @@ import type { ExtractTablesWithRelations } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from "drizzle-orm/pg-core";
 import { env } from "@/lib/env";
 import { DatabaseUnavailableError, databaseUnavailableReason } from "./errors";
+import { withStatementName } from "./prepared";
 import * as schema from "./schema";
 
 export type Schema = typeof schema;
@@ -86,7 +87,7 @@ export async function closeDb(): Promise<void> {
 async function open(afterMigrate: AfterMigrate = async () => {}): Promise<Handle> {
   const cfg = env();
   return cfg.DATABASE_URL
-    ? openPostgres(cfg.DATABASE_URL, cfg.DB_CONNECT_TIMEOUT_MS, cfg.DB_STATEMENT_TIMEOUT_MS, afterMigrate)
+    ? openPostgres(cfg.DATABASE_URL, cfg.DB_CONNECT_TIMEOUT_MS, cfg.DB_STATEMENT_TIMEOUT_MS, cfg.DB_PREPARED_STATEMENTS, afterMigrate)
     : openPglite(cfg.REALMGATE_DATA_DIR === ":memory:" ? null : cfg.dataDir, afterMigrate);
 }
 
@@ -116,12 +117,12 @@ type PgClientInternals = { connection?: { stream?: { destroy?: () => void } } };
  * `query_timeout` fails the query; its connection is then closed, so the rest of the transaction (the rollback)
  * fails at once instead of waiting out a timeout of its own.
  */
-function guardPooledClient(client: import("pg").PoolClient): void {
+function guardPooledClient(client: import("pg").PoolClient, prepared: boolean): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
     sent(args[0]);
     const releaseThisCheckout = client.release;
-    const result = query(...args);
+    const result = query(...(prepared ? withStatementName(args) : args));
     if (!(result instanceof Promise)) return result; // callback form: pool.query releases with the error itself
     return result.catch((err: unknown) => {
       const reason = databaseUnavailableReason(err);
@@ -153,7 +154,7 @@ function idempotentReleases(pool: import("pg").Pool): void {
     cb ? connect((err, client, done) => (client ? cb(err, once(client), client.release as Done) : cb(err, client, done))) : connect()!.then(once);
 }
 
-async function openPostgres(url: string, timeoutMs: number, statementTimeoutMs: number, afterMigrate: AfterMigrate): Promise<Handle> {
+async function openPostgres(url: string, timeoutMs: number, statementTimeoutMs: number, prepared: boolean, afterMigrate: AfterMigrate): Promise<Handle> {
   const { default: pg } = await import("pg");
   const { drizzle } = await import("drizzle-orm/node-postgres");
   const { migrate } = await import("drizzle-orm/node-postgres/migrator");
@@ -196,7 +197,7 @@ async function openPostgres(url: string, timeoutMs: number, statementTimeoutMs: 
     // A checked-out client whose connection dies emits `error` too; its query already failed (and answers
     // 503), but with no listener the event would be an uncaughtException. The pool discards it on release.
     client.on("error", warnConnectionLost);
-    guardPooledClient(client);
+    guardPooledClient(client, prepared);
   });
   idempotentReleases(pool);
   const db = drizzle(pool, { schema }) as unknown as Db;

@@ -36,6 +36,11 @@ export const envSchema = z
     DB_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5000),
     /** Every PostgreSQL statement is cancelled after this long (server-side `statement_timeout`; PGlite: not applied). */
     DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
+    /** PostgreSQL: send parameterized statements as named prepared statements (db/prepared.ts). Off: "0". */
+    DB_PREPARED_STATEMENTS: z
+      .enum(["0", "1", "true", "false", ""])
+      .optional()
+      .transform((v) => v !== "0" && v !== "false"),
     /** Honour X-Forwarded-For/Host/Proto and Forwarded: only behind a proxy that overwrites them. */
     REALMGATE_TRUST_PROXY: flag,
     /** Other names this server answers to besides APP_URL's host (`host[:port]`, comma-separated; no port = any port). */

@@ -17,8 +17,8 @@ export async function freePort(): Promise<number> {
 
 export type RunningServer = { url: string; child: ChildProcess; stop: () => Promise<void>; output: () => string };
 
-export function spawnNext(port: number, env: Record<string, string | undefined>, logFile?: string): RunningServer {
-  const child = spawn(process.execPath, [path.resolve("node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
+export function spawnNext(port: number, env: Record<string, string | undefined>, logFile?: string, nodeArgs: string[] = []): RunningServer {
+  const child = spawn(process.execPath, [...nodeArgs, path.resolve("node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
     env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", PORT: String(port), ...env },
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],

@@ -1,0 +1,48 @@
+// CPU time spent by the parts of a benchmark run, read from /proc (Linux): the app server's process group, every
+// PostgreSQL process on the machine, and this process (the load generator). On another OS every figure is null.
+import fs from "node:fs";
+
+const TICK_MS = 10; // USER_HZ is 100 on Linux
+
+export type CpuSample = { app: number; database: number; generator: number } | null;
+
+function ticksOf(stat: string): { comm: string; pgid: number; ticks: number } | null {
+  // /proc/<pid>/stat: "pid (comm) state ppid pgrp session … utime(14) stime(15) …"; comm may hold spaces and parens.
+  const close = stat.lastIndexOf(")");
+  if (close < 0) return null;
+  const comm = stat.slice(stat.indexOf("(") + 1, close);
+  const rest = stat.slice(close + 2).split(" ");
+  return { comm, pgid: Number(rest[2]), ticks: Number(rest[11]) + Number(rest[12]) };
+}
+
+/** CPU milliseconds used so far by the app's process group, PostgreSQL, and this process. */
+export function cpuSample(appGroup: number | undefined): CpuSample {
+  if (process.platform !== "linux" || !fs.existsSync("/proc/self/stat")) return null;
+  let app = 0;
+  let database = 0;
+  for (const pid of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    let stat: string;
+    try {
+      stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    } catch {
+      continue; // exited meanwhile
+    }
+    const t = ticksOf(stat);
+    if (!t) continue;
+    if (appGroup !== undefined && t.pgid === appGroup) app += t.ticks * TICK_MS;
+    else if (t.comm === "postgres" || t.comm.startsWith("postgres:")) database += t.ticks * TICK_MS;
+  }
+  const self = process.cpuUsage();
+  return { app, database, generator: (self.user + self.system) / 1000 };
+}
+
+/** CPU milliseconds per answered request between two samples. */
+export function cpuPerRequest(before: CpuSample, after: CpuSample, requests: number): CpuSample {
+  if (!before || !after || requests <= 0) return null;
+  return {
+    app: (after.app - before.app) / requests,
+    database: (after.database - before.database) / requests,
+    generator: (after.generator - before.generator) / requests,
+  };
+}
