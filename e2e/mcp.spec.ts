@@ -15,7 +15,8 @@ const base = () => process.env.E2E_BASE_URL!;
 const mcpUrl = () => new URL("/api/mcp", base());
 const aliceKey = () => ({ authorization: `Bearer ${demo().users.alice!.api_key}` });
 
-type ToolOut = { isError?: boolean; structuredContent?: Record<string, unknown> };
+/** A tool result as an agent reads it: the one text content, parsed (there is no structuredContent). */
+type ToolOut = { isError?: boolean; json?: Record<string, unknown> };
 
 async function mcpClient(opts: { token?: string; authProvider?: OAuthClientProvider }) {
   const client = new Client({ name: "realmgate-e2e", version: "1.0.0" });
@@ -27,7 +28,12 @@ async function mcpClient(opts: { token?: string; authProvider?: OAuthClientProvi
   return { client, transport };
 }
 
-const call = async (client: Client, name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as ToolOut;
+const call = async (client: Client, name: string, args: Record<string, unknown>): Promise<ToolOut> => {
+  const r = (await client.callTool({ name, arguments: args })) as { isError?: boolean; content: { type: string; text: string }[]; structuredContent?: unknown };
+  expect(r.structuredContent, "results are sent once, as text").toBeUndefined();
+  expect(r.content).toHaveLength(1);
+  return { isError: r.isError, json: JSON.parse(r.content[0]!.text) as Record<string, unknown> };
+};
 
 async function newActor(request: APIRequestContext, name: string, grants: { namespace: string; operations: string[] }[]) {
   const created = await request.post("/api/v1/actors", { headers: aliceKey(), data: { name, kind: "hosted_agent" } });
@@ -151,28 +157,28 @@ test.describe("MCP gateway with actor tokens", () => {
 
     // about → schema query → exact contract → search → get → action
     const about = await call(client, "provider_about", { namespace: "docs" });
-    expect(about.structuredContent).toMatchObject({ namespace: "docs", title: "Docs" });
+    expect(about.json).toMatchObject({ namespace: "docs", title: "Docs" });
     const found = await call(client, "object_schema", { namespace: "docs", query: "reply to a comment" });
-    const match = (found.structuredContent!.matches as { operation: string }[])[0]!;
+    const match = (found.json!.matches as { operation: string }[])[0]!;
     expect(match.operation).toBe("object.action.reply_comment");
     const contract = await call(client, "object_schema", { namespace: "docs", operation: match.operation });
-    expect(contract.structuredContent).toMatchObject({ tool: "object_action", action: "reply_comment", payload_schema: { type: "object" } });
+    expect(contract.json).toMatchObject({ tool: "object_action", action: "reply_comment", payload_schema: { type: "object" } });
     const q3 = await call(client, "search_objects", { namespace: "docs", query: "Q3" });
-    expect((q3.structuredContent!.items as { label: string }[]).map((i) => i.label)).toContain("Q3 planning");
+    expect((q3.json!.items as { label: string }[]).map((i) => i.label)).toContain("Q3 planning");
     const threads = await call(client, "search_objects", { namespace: "docs", kind: "docs.comment_thread", query: "beta" });
-    const threadRef = (threads.structuredContent!.items as { ref: string }[])[0]!.ref;
+    const threadRef = (threads.json!.items as { ref: string }[])[0]!.ref;
     const thread = await call(client, "get_object", { ref: threadRef });
     expect(thread.isError).toBeFalsy();
-    expect(JSON.stringify(thread.structuredContent)).toContain("Beta in August");
+    expect(JSON.stringify(thread.json)).toContain("Beta in August");
     const reply = await call(client, "object_action", { action: "reply_comment", ref: threadRef, payload: { body: "Agreed — September is safer. (via MCP)" } });
     expect(reply.isError, JSON.stringify(reply)).toBeFalsy();
     const after = await call(client, "get_object", { ref: threadRef });
-    expect(JSON.stringify(after.structuredContent)).toContain("(via MCP)");
+    expect(JSON.stringify(after.json)).toContain("(via MCP)");
 
     // Not granted: the same error body REST gives, with the Connection Hub link to relay.
     const denied = await call(client, "list_objects", { namespace: "docs", kind: "docs.document" });
     expect(denied.isError).toBe(true);
-    const error = (denied.structuredContent as { error: { code: string; details: Record<string, unknown>; request_id: string } }).error;
+    const error = (denied.json as { error: { code: string; details: Record<string, unknown>; request_id: string } }).error;
     expect(error.code).toBe("consent_required");
     expect(error.details.connection_hub_url).toMatch(new RegExp(`^${base()}/consent/ccr_`));
     expect(error.request_id).toMatch(/^req_/);
@@ -192,14 +198,14 @@ test.describe("MCP gateway with actor tokens", () => {
     const { client } = await mcpClient({ token });
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["provider_about", "object_schema", "list_objects", "search_objects", "get_object", "object_action", "upsert_object", "host_file", "delete_object"]);
     const realms = await call(client, "provider_about", {});
-    expect((realms.structuredContent!.realms as { namespace: string }[]).map((r) => r.namespace).sort()).toEqual(["board", "memory"]);
+    expect((realms.json!.realms as { namespace: string }[]).map((r) => r.namespace).sort()).toEqual(["board", "memory"]);
     const cards = await call(client, "search_objects", { namespace: "board", query: "launch" });
-    const card = (cards.structuredContent!.items as { ref: string; label: string }[]).find((i) => i.label === "Book the launch venue")!;
+    const card = (cards.json!.items as { ref: string; label: string }[]).find((i) => i.label === "Book the launch venue")!;
     expect((await call(client, "get_object", { ref: card.ref })).isError).toBeFalsy();
     const memories = await call(client, "search_objects", { namespace: "memory", query: "press kit" });
-    expect((memories.structuredContent!.items as { label: string }[]).length).toBeGreaterThan(0);
+    expect((memories.json!.items as { label: string }[]).length).toBeGreaterThan(0);
     const docs = await call(client, "search_objects", { namespace: "docs", query: "Q3" });
-    expect((docs.structuredContent as { error: { code: string } }).error.code).toBe("consent_required");
+    expect((docs.json as { error: { code: string } }).error.code).toBe("consent_required");
     await client.close();
   });
 
@@ -370,7 +376,7 @@ test.describe("MCP gateway with OAuth 2.1", () => {
 
       const first = await mcpClient({ authProvider: provider });
       const found = await call(first.client, "search_objects", { namespace: "docs", query: "beta", kind: "docs.comment_thread" });
-      const thread = ((found.structuredContent?.items as { ref: string }[]) ?? [])[0]!.ref;
+      const thread = ((found.json?.items as { ref: string }[]) ?? [])[0]!.ref;
       expect(thread).toMatch(/^docs:thread:/);
       const firstAuthUrl = provider.authorizationUrl!.href;
       // The write needs realms:write: the SDK refreshes (invalid_grant: the step-up signal), drops its tokens and

@@ -99,6 +99,9 @@ export function RealmCard({ card, children, onDetailPage = false }: { card: Real
           {ops.off_by_owner ? <> · {ops.off_by_owner} off by the workspace owner</> : null}
           {ops.off_by_me ? <> · {ops.off_by_me} off by you</> : null}
         </p>
+        <p className="mt-1 text-sm text-slate-700">
+          {card.open_description ? "Agents may read what it offers without asking." : "Agents ask before reading what it offers."}
+        </p>
         {onDetailPage ? null : (
           <Link
             href={`/realms/${card.namespace}`}

@@ -94,6 +94,23 @@ export const ceilingSettings = pgTable(
   (t) => [primaryKey({ columns: [t.tenantId, t.namespace, t.operation] })],
 );
 
+/**
+ * The owner's per-realm rules for agents, beside the per-operation ceiling. `openDescription`: agents may read
+ * the realm's description (provider.about, object.schema) without a grant, wherever the ceiling and their
+ * grantor's choices leave those operations on. No row: the defaults (open).
+ */
+export const realmSettings = pgTable(
+  "realm_settings",
+  {
+    tenantId: text("tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" }),
+    namespace: text("namespace").notNull(),
+    openDescription: boolean("open_description").notNull(),
+    updatedBy: text("updated_by").notNull(),
+    updatedAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.namespace] })],
+);
+
 /** A user's own narrowing of the ceiling for agents acting for them. */
 export const userChoices = pgTable(
   "user_choices",

@@ -39,9 +39,10 @@ describe("callerOperations", () => {
     const realms = (await listRealms(t.db, t.tenantId)).filter((r) => r.manifest.namespace === "docs");
     const counted = countingDb(t.db);
     const both = await callerOperations(counted.db, agent, realms);
-    expect(counted.queries()).toBe(3); // ceiling, choices, grants
+    expect(counted.queries()).toBe(2); // the switches (ceiling, choices, closed descriptions) in one, then grants
     expect(both.allowed).toEqual(await allowedOperations(t.db, agent, realms));
     expect(both.grantable).toEqual(await grantableOperations(t.db, agent, realms));
-    expect([...both.allowed.get("docs")!].sort()).toEqual(["object.get", "provider.about"]);
+    // object.schema without a grant: describing a realm is open unless its owner closed it.
+    expect([...both.allowed.get("docs")!].sort()).toEqual(["object.get", "object.schema", "provider.about"]);
   });
 });

@@ -1,24 +1,32 @@
 // What a caller may use at all, per realm: for a person every operation; for a delegated actor
 // ceiling ∩ grantor's choice ∩ its live grants. Feeds the realm list and capability answers — listing only;
 // every call is still decided by gate one in its own transaction.
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
-import { ceilingSettings, grants, userChoices } from "@/db/schema";
+import { grants } from "@/db/schema";
 import { operationKeysOf, type OperationKey, type Realm } from "@/lib/realms/contract";
 import type { AuthContext } from "./context";
-import { coversOperation, isLive, isSuspended } from "./gate";
+import { coversOperation, DESCRIBING_OPERATIONS, isLive, isSuspended } from "./gate";
 
-/** `namespace operation` pairs the owner's ceiling or the actor's grantor turned off. */
-async function turnedOff(db: Executor, auth: Extract<AuthContext, { kind: "actor" }>): Promise<Set<string>> {
-  const off = new Set<string>();
-  const ceiling = await db.select().from(ceilingSettings).where(and(eq(ceilingSettings.tenantId, auth.tenantId), eq(ceilingSettings.enabled, false)));
-  for (const c of ceiling) off.add(`${c.namespace} ${c.operation}`);
-  const choices = await db
-    .select()
-    .from(userChoices)
-    .where(and(eq(userChoices.tenantId, auth.tenantId), eq(userChoices.userId, auth.grantorId), eq(userChoices.enabled, false)));
-  for (const c of choices) off.add(`${c.namespace} ${c.operation}`);
-  return off;
+/** `namespace operation` pairs the owner's ceiling or the actor's grantor turned off, and the realms whose description the owner closed. */
+type Switches = { off: Set<string>; closed: Set<string> };
+
+const NOTHING_OFF: Switches = { off: new Set(), closed: new Set() };
+
+/** The switches an actor's listing depends on, in one statement. */
+async function switchesOf(db: Executor, auth: Extract<AuthContext, { kind: "actor" }>): Promise<Switches> {
+  const result = await db.execute(sql`
+    select 'off' as what, namespace, operation from ceiling_settings where tenant_id = ${auth.tenantId} and enabled = false
+    union all
+    select 'off', namespace, operation from user_choices where tenant_id = ${auth.tenantId} and user_id = ${auth.grantorId} and enabled = false
+    union all
+    select 'closed', namespace, '' from realm_settings where tenant_id = ${auth.tenantId} and open_description = false`);
+  const out: Switches = { off: new Set(), closed: new Set() };
+  for (const r of (result as unknown as { rows: { what: string; namespace: string; operation: string }[] }).rows) {
+    if (r.what === "closed") out.closed.add(r.namespace);
+    else out.off.add(`${r.namespace} ${r.operation}`);
+  }
+  return out;
 }
 
 /**
@@ -27,7 +35,7 @@ async function turnedOff(db: Executor, auth: Extract<AuthContext, { kind: "actor
  * that an operation exists and that asking for it (consent_required) is the way in.
  */
 export async function grantableOperations(db: Executor, auth: AuthContext, realms: Realm[]): Promise<Map<string, ReadonlySet<OperationKey>>> {
-  return grantableGiven(realms, auth.kind === "actor" ? await turnedOff(db, auth) : new Set<string>());
+  return grantableGiven(realms, auth.kind === "actor" ? (await switchesOf(db, auth)).off : new Set<string>());
 }
 
 /**
@@ -35,8 +43,8 @@ export async function grantableOperations(db: Executor, auth: AuthContext, realm
  * could be granted (object_schema shows the one and marks the rest of the other needs_grant).
  */
 export async function callerOperations(db: Executor, auth: AuthContext, realms: Realm[], now = new Date()) {
-  const off = auth.kind === "actor" ? await turnedOff(db, auth) : new Set<string>();
-  return { allowed: await allowedGiven(db, auth, realms, off, now), grantable: grantableGiven(realms, off) };
+  const switches = auth.kind === "actor" ? await switchesOf(db, auth) : NOTHING_OFF;
+  return { allowed: await allowedGiven(db, auth, realms, switches, now), grantable: grantableGiven(realms, switches.off), closed: switches.closed };
 }
 
 function grantableGiven(realms: Realm[], off: Set<string>): Map<string, ReadonlySet<OperationKey>> {
@@ -60,10 +68,15 @@ function operationSetOf(m: Realm["manifest"]): ReadonlySet<OperationKey> {
 }
 
 export async function allowedOperations(db: Executor, auth: AuthContext, realms: Realm[], now = new Date()): Promise<Map<string, Set<OperationKey>>> {
-  return allowedGiven(db, auth, realms, auth.kind === "actor" ? await turnedOff(db, auth) : new Set<string>(), now);
+  return allowedGiven(db, auth, realms, auth.kind === "actor" ? await switchesOf(db, auth) : NOTHING_OFF, now);
 }
 
-async function allowedGiven(db: Executor, auth: AuthContext, realms: Realm[], off: Set<string>, now: Date): Promise<Map<string, Set<OperationKey>>> {
+/**
+ * For an actor: per realm, the operations its live grants cover that nothing turned off, plus the describing
+ * operations of every realm whose description is open (gate one lets those in without a grant).
+ */
+async function allowedGiven(db: Executor, auth: AuthContext, realms: Realm[], switches: Switches, now: Date): Promise<Map<string, Set<OperationKey>>> {
+  const { off, closed } = switches;
   const out = new Map<string, Set<OperationKey>>();
   if (auth.kind === "user") {
     for (const r of realms) out.set(r.manifest.namespace, new Set(operationKeysOf(r.manifest)));
@@ -75,9 +88,19 @@ async function allowedGiven(db: Executor, auth: AuthContext, realms: Realm[], of
   for (const r of realms) {
     const ns = r.manifest.namespace;
     const nsGrants = live.filter((g) => g.namespace === ns);
-    if (nsGrants.length === 0) continue;
+    const open = !closed.has(ns);
+    if (nsGrants.length === 0) {
+      // No grant here: at most the describing operations (a realm's thousand imported actions are not walked).
+      const describing = open ? [...DESCRIBING_OPERATIONS].filter((op) => !off.has(`${ns} ${op}`)) : [];
+      if (describing.length) out.set(ns, new Set(describing as OperationKey[]));
+      continue;
+    }
     const exact = new Set(r.manifest.actions.filter((a) => a.approval_required).map((a) => `object.action.${a.name}`));
-    const ops = operationKeysOf(r.manifest).filter((op) => !off.has(`${ns} ${op}`) && nsGrants.some((g) => coversOperation(g, op, exact.has(op)) && !isSuspended(g, op)));
+    const ops = operationKeysOf(r.manifest).filter(
+      (op) =>
+        !off.has(`${ns} ${op}`) &&
+        ((open && DESCRIBING_OPERATIONS.has(op)) || nsGrants.some((g) => coversOperation(g, op, exact.has(op)) && !isSuspended(g, op))),
+    );
     if (ops.length) out.set(ns, new Set(ops));
   }
   return out;

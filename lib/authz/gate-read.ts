@@ -5,7 +5,7 @@ import { getTableColumns, sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import { grants } from "@/db/schema";
 import type { OperationKey, ParsedRef, Principal } from "@/lib/realms/contract";
-import { gateOne, type GateOneDecision, type GrantFacts } from "./gate";
+import { DESCRIBING_OPERATIONS, gateOne, type GateOneDecision, type GrantFacts } from "./gate";
 
 export type GateOneRead = {
   tenantId: string;
@@ -38,12 +38,13 @@ export const grantFacts = (g: typeof grants.$inferSelect): GrantFacts => ({
 /** A decision as read: on a denial, also the grantor's name (the refusal names them), read in the same statement. */
 export type GateOneReadDecision = GateOneDecision & { grantorName?: string };
 
-type SwitchesRow = { ceiling_enabled: boolean | null; choice_enabled: boolean | null; grantor_name: string | null } & Record<string, unknown>;
+type SwitchesRow = { ceiling_enabled: boolean | null; choice_enabled: boolean | null; open_description: boolean | null; grantor_name: string | null } & Record<string, unknown>;
 
 /**
  * Gate one's read, in one statement: the owner's ceiling row and the grantor's choice row for this operation
- * (null: never set, which means on), the grantor's name, and the actor's grants in the namespace, locked FOR SHARE
- * (a lateral subquery, so the switches come back even when the actor holds no grant).
+ * (null: never set, which means on), for a describing operation the realm's open-description setting, the
+ * grantor's name, and the actor's grants in the namespace, locked FOR SHARE (a lateral subquery, so the switches
+ * come back even when the actor holds no grant).
  */
 export async function readAndDecideGateOne(tx: Executor, input: GateOneRead): Promise<GateOneReadDecision> {
   const { principal } = input;
@@ -53,6 +54,7 @@ export async function readAndDecideGateOne(tx: Executor, input: GateOneRead): Pr
     select
       (select c.enabled from ceiling_settings c where c.tenant_id = ${tenantId} and c.namespace = ${namespace} and c.operation = ${operation}) as ceiling_enabled,
       (select u.enabled from user_choices u where u.tenant_id = ${tenantId} and u.user_id = ${principal.grantorId} and u.namespace = ${namespace} and u.operation = ${operation}) as choice_enabled,
+      ${DESCRIBING_OPERATIONS.has(operation) ? sql`(select s.open_description from realm_settings s where s.tenant_id = ${tenantId} and s.namespace = ${namespace})` : sql`null::boolean`} as open_description,
       (select p.name from users p where p.id = ${principal.grantorId}) as grantor_name,
       g.*
     from (select 1) as one
@@ -69,6 +71,7 @@ export async function readAndDecideGateOne(tx: Executor, input: GateOneRead): Pr
     lineage: await lineageNeeded(facts, input.refs, input.lineage),
     ceilingEnabled: first.ceiling_enabled ?? null,
     choiceEnabled: first.choice_enabled ?? null,
+    openDescription: first.open_description ?? null,
     grants: facts,
   });
   return decision.allow ? decision : { ...decision, grantorName: first.grantor_name ?? "your user" };

@@ -39,6 +39,11 @@ export type GateOneInput = {
   now: Date;
   /** The owner marked this operation "needs explicit approval": "all actions" does not cover it. */
   exactOnly?: boolean;
+  /**
+   * The owner's "agents may read this realm's description without asking" (null: never set, which means yes).
+   * Read only for the describing operations; ignored for every other.
+   */
+  openDescription?: boolean | null;
 };
 
 export type GateOneDenialCode = "operation_disabled" | "consent_required" | "grant_expired" | "grant_revoked";
@@ -53,6 +58,8 @@ export type GateOneDecision =
        * by name later must be covered by one of these together with everything the call named.
        */
       candidates: { grantId: string; scope: ResourceScope | null }[];
+      /** Let in with no grant: a describing operation of a realm whose description is open to agents. */
+      open?: true;
     }
   | {
       allow: false;
@@ -64,6 +71,12 @@ export type GateOneDecision =
       /** A live grant covered this operation until its meaning changed. */
       suspended?: { grantId: string; change: string };
     };
+
+/**
+ * The operations that describe a realm rather than touch its data: open to every agent, without a grant, where
+ * the ceiling and its grantor's choices leave them on — unless the owner closed the realm's description.
+ */
+export const DESCRIBING_OPERATIONS: ReadonlySet<string> = new Set(["provider.about", "object.schema"]);
 
 /** Reads without a ref are allowed under a ref-scoped grant (their results are narrowed to the scope). */
 const REFLESS_READS = new Set<string>(["provider.about", "object.schema", "object.list", "object.search"]);
@@ -117,6 +130,8 @@ export function gateOne(input: GateOneInput): GateOneDecision {
   const usable = covering.filter((g) => isLive(g, now) && !isSuspended(g, operation)).sort((a, b) => Number(a.resourceScope !== null) - Number(b.resourceScope !== null));
   const live = usable[0];
   if (live) return { allow: true, grantId: live.id, scope: live.resourceScope, candidates: usable.map((g) => ({ grantId: g.id, scope: g.resourceScope })) };
+  // Reading what a realm is and what it offers needs no consent, unless the owner said otherwise.
+  if (DESCRIBING_OPERATIONS.has(operation) && input.openDescription !== false) return { allow: true, grantId: null, scope: null, candidates: [], open: true };
 
   // A live grant that would cover it, but the operation's meaning changed since: approve the new meaning.
   const suspended = covering.find((g) => isLive(g, now) && isSuspended(g, operation));

@@ -3,7 +3,7 @@
 import { and, eq } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, Executor } from "@/db/client";
-import { ceilingSettings, userChoices } from "@/db/schema";
+import { ceilingSettings, realmSettings, userChoices } from "@/db/schema";
 import { recordChange } from "@/lib/audit/record";
 import { AppError } from "@/lib/errors";
 import { isOperationKey, operationKeysOf, type OperationKey } from "@/lib/realms/contract";
@@ -17,6 +17,18 @@ export const settingsChangeBody = z.strictObject({
     .min(1)
     .max(2000),
 });
+
+/**
+ * What an owner may change for a realm in one request: operations on or off for the tenant's agents, and whether
+ * agents may read the realm's description (provider.about, object.schema) without asking.
+ */
+export const ceilingChangeBody = z
+  .strictObject({
+    namespace: z.string().min(1).max(64),
+    changes: settingsChangeBody.shape.changes.optional(),
+    open_description: z.boolean().optional(),
+  })
+  .refine((b) => b.changes !== undefined || b.open_description !== undefined, "give changes, open_description, or both");
 
 export type OperationState = { operation: OperationKey; ceiling: boolean; choice: boolean; effective: boolean };
 
@@ -33,6 +45,24 @@ export async function readChoices(db: Executor, tenantId: string, userId: string
     .select({ namespace: userChoices.namespace, operation: userChoices.operation, enabled: userChoices.enabled })
     .from(userChoices)
     .where(namespace ? and(base, eq(userChoices.namespace, namespace)) : base);
+}
+
+/** Whether agents may read a realm's description without a grant (no row: yes). */
+export async function readOpenDescription(db: Executor, tenantId: string, namespace: string): Promise<boolean> {
+  const [row] = await db
+    .select({ open: realmSettings.openDescription })
+    .from(realmSettings)
+    .where(and(eq(realmSettings.tenantId, tenantId), eq(realmSettings.namespace, namespace)));
+  return row?.open ?? true;
+}
+
+/** The realms of a tenant whose description the owner closed. */
+export async function closedDescriptions(db: Executor, tenantId: string): Promise<Set<string>> {
+  const rows = await db
+    .select({ namespace: realmSettings.namespace })
+    .from(realmSettings)
+    .where(and(eq(realmSettings.tenantId, tenantId), eq(realmSettings.openDescription, false)));
+  return new Set(rows.map((r) => r.namespace));
 }
 
 /** Per operation of a realm: the ceiling, the user's choice, and what their agents effectively may use. */
@@ -58,12 +88,23 @@ async function validOperations(db: Executor, tenantId: string, namespace: string
   }
 }
 
-/** Owner only (enforced by the route): change the tenant ceiling. */
-export async function changeCeiling(db: Db, who: UserContext, input: z.infer<typeof settingsChangeBody>) {
+/** Owner only (enforced by the route): change the tenant ceiling and the realm's open description, in one transaction and one audit record. */
+export async function changeCeiling(db: Db, who: UserContext, input: z.infer<typeof ceilingChangeBody>) {
   if (who.role !== "owner") throw new AppError("forbidden", "Only a tenant owner may change the ceiling.");
+  const changes = input.changes ?? [];
   return db.transaction(async (tx) => {
-    await validOperations(tx, who.tenantId, input.namespace, input.changes.map((c) => c.operation));
-    for (const c of input.changes) {
+    if (changes.length) await validOperations(tx, who.tenantId, input.namespace, changes.map((c) => c.operation));
+    else await requireRealm(tx, who.tenantId, input.namespace);
+    if (input.open_description !== undefined) {
+      await tx
+        .insert(realmSettings)
+        .values({ tenantId: who.tenantId, namespace: input.namespace, openDescription: input.open_description, updatedBy: who.userId })
+        .onConflictDoUpdate({
+          target: [realmSettings.tenantId, realmSettings.namespace],
+          set: { openDescription: input.open_description, updatedBy: who.userId, updatedAt: new Date() },
+        });
+    }
+    for (const c of changes) {
       await tx
         .insert(ceilingSettings)
         .values({ tenantId: who.tenantId, namespace: input.namespace, operation: c.operation, enabled: c.enabled, updatedBy: who.userId })
@@ -74,9 +115,9 @@ export async function changeCeiling(db: Db, who: UserContext, input: z.infer<typ
     }
     await recordChange(tx, who, "ceiling.changed", {
       namespace: input.namespace,
-      details: { changes: input.changes },
+      details: { changes, ...(input.open_description !== undefined ? { open_description: input.open_description } : {}) },
     });
-    return operationStates(tx, who.tenantId, who.userId, input.namespace);
+    return { operations: await operationStates(tx, who.tenantId, who.userId, input.namespace), open_description: await readOpenDescription(tx, who.tenantId, input.namespace) };
   });
 }
 

@@ -1,6 +1,8 @@
 // The MCP server for one authenticated caller, built per request (the transport is stateless): tools/list is
-// the tool catalog (the nine tools, less any the owner and the grantor turned off everywhere), tools/call is the same dispatcher REST uses. Denials and failures become tool
-// errors whose structuredContent is exactly the REST error body, so an agent can relay the fix.
+// the tool catalog (the nine tools, less any the owner and the grantor turned off everywhere), tools/call is the
+// same dispatcher REST uses. Every result is its JSON once, as one text content: no tool declares an output schema,
+// so structuredContent would only send the same bytes twice. Denials and failures become tool errors whose text is
+// exactly the REST error body, so an agent can relay the fix.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { AuthContext } from "@/lib/authz/context";
@@ -16,8 +18,8 @@ import { MCP_REQUEST_TIMEOUT_MS } from "./config";
 const INSTRUCTIONS =
   "Realmgate exposes your user's realms (docs, boards, memory, connected services) through nine generic tools. " +
   "Start with provider_about; find an operation with object_schema (query), and read its exact contract before acting. " +
-  "Refs are opaque: pass them back as given. Every tool you could be granted is listed. When a call is refused, structuredContent.error.details says which wall " +
-  "stopped it and where your user can open it (connection_hub_url): show that to your user instead of retrying.";
+  "Refs are opaque: pass them back as given. Every tool you could be granted is listed. Each result is one JSON document in the text content (there is no structuredContent). " +
+  "When a call is refused (isError), its error.details says which wall stopped it, who can open it and where (url or connection_hub_url): show that to your user instead of retrying.";
 
 /** Hints for clients that auto-approve reads (MCP tool annotations), as each tool declares them; object_action's depend on the action. */
 export function mcpTool(t: ToolEntry): Tool {
@@ -25,16 +27,14 @@ export function mcpTool(t: ToolEntry): Tool {
   return { name: t.name, description: t.description, inputSchema: t.inputSchema as Tool["inputSchema"], ...(a ? { annotations: a } : {}) };
 }
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-
 export function toolResult(result: unknown): CallToolResult {
-  return { content: [{ type: "text", text: JSON.stringify(result) }], structuredContent: isPlainObject(result) ? result : { result } };
+  return { content: [{ type: "text", text: JSON.stringify(result) }] };
 }
 
 export function toolError(err: unknown, requestId: string): CallToolResult {
   const { status, body } = toErrorBody(err, requestId);
   if (status >= 500) logServerError(err, requestId, "MCP tools/call");
-  return { isError: true, content: [{ type: "text", text: JSON.stringify(body) }], structuredContent: body };
+  return { isError: true, content: [{ type: "text", text: JSON.stringify(body) }] };
 }
 
 async function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {

@@ -69,16 +69,18 @@ describe("the catalog's schemas against the zod inputs", () => {
 });
 
 describe("what the catalog leaves to provider_about", () => {
-  it("is in provider_about(namespace)'s rules: refs, tool listing, selectors, paging, files, idempotency, search modes", async () => {
+  it("is in provider_about()'s rules, once: refs, tool listing, selectors, paging, files, idempotency, search modes, denials", async () => {
     const t = await makeTenant();
-    const about = (await dispatch(t.users.alice!, "provider_about", { namespace: "docs" })) as { rules: string[] };
-    for (const rule of TOOL_RULES) expect(about.rules).toContain(rule);
-    const rules = about.rules.join("\n");
-    for (const said of ["opaque", "could be granted is listed, whatever you hold now", "consent_required", "needs_grant", "ambiguous_selector", "next_cursor", "20 items unless limit", "invalid_cursor", 'encoding: "url"', "idempotency_key", "8–128 printable ASCII", "idempotency_conflict", "search_mode: auto (default)", "hybrid", "lexical", "mode_ran", "host_file stores a file here (at most"]) {
+    const root = (await dispatch(t.users.alice!, "provider_about", {})) as { rules: string[] };
+    for (const rule of TOOL_RULES) expect(root.rules).toContain(rule);
+    const rules = root.rules.join("\n");
+    for (const said of ["opaque", "could be granted is listed, whatever you hold now", "consent_required", "needs_grant", "ambiguous_selector", "next_cursor", "20 items unless limit", "invalid_cursor", 'encoding: "url"', "idempotency_key", "8–128 printable ASCII", "idempotency_conflict", "search_mode: auto (default)", "hybrid", "lexical", "mode_ran", "retry_hint"]) {
       expect(rules).toContain(said);
     }
-    // The realm list points there.
-    const root = (await dispatch(t.users.alice!, "provider_about", {})) as { next: string };
-    expect(root.next).toContain("the rules all tools follow");
+    // A realm's about says only what is its own, and points to the list for the rest.
+    const about = (await dispatch(t.users.alice!, "provider_about", { namespace: "docs" })) as { rules: string[] };
+    for (const rule of TOOL_RULES) expect(about.rules).not.toContain(rule);
+    expect(about.rules.join("\n")).toContain("host_file stores a file here (at most");
+    expect(about.rules.join("\n")).toContain("provider_about() without a namespace");
   });
 });

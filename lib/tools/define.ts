@@ -54,12 +54,16 @@ export type RunCtx<P> = {
   toolOf(op: string): { name: string; inputSchema: Record<string, unknown> } | undefined;
 };
 
-/** A call without a namespace (`namespace_or_all`): every realm where the caller may use the operation. */
+/**
+ * A call without a namespace (`namespace_or_all`): every realm of the tenant, what the caller may use in each now
+ * (`allowed`) and what it could be granted (`grantable`: ceiling ∩ its grantor's choices).
+ */
 export type AllRealmsCtx = {
   tx: Tx;
   auth: AuthContext;
   realms: Realm[];
-  allowed: Map<string, Set<OperationKey>>;
+  allowed: Map<string, ReadonlySet<OperationKey>>;
+  grantable: Map<string, ReadonlySet<OperationKey>>;
 };
 
 export type ToolDef<N extends string = string, S extends z.ZodType = z.ZodType, P = unknown> = {

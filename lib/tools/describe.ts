@@ -1,5 +1,6 @@
-// What provider_about and object_schema say: rendered from realm manifests, compact, and limited to the
-// realms and operations the caller may use.
+// What provider_about and object_schema say: rendered from realm manifests, compact. Every realm the caller could
+// be granted is named; what it may not use yet is marked needs_grant (calling it answers consent_required with a
+// link), and what is turned off for it is left out.
 import type { Executor } from "@/db/client";
 import { MAX_FILE_BYTES } from "@/lib/delivery/files";
 import { searchCapabilitiesByMode, type SearchMode } from "@/lib/catalog/semantic";
@@ -9,12 +10,16 @@ import { riskOf, type CatalogNode, type OperationKey, type Realm, type RealmMani
 
 type Allowed = Map<string, ReadonlySet<OperationKey>>;
 
+const has = (m: Allowed, ns: string, op: string) => m.get(ns)?.has(op as OperationKey) ?? false;
+/** Realms the caller could be granted something in (for a person: all). */
+const grantableRealms = (realms: Realm[], grantable: Allowed) => realms.filter((r) => (grantable.get(r.manifest.namespace)?.size ?? 0) > 0);
+
 const DENIAL_SHAPES =
   "Denials are answers: error.code says which wall (operation_disabled, consent_required, grant_expired, grant_revoked, needs_connected_account_consent, realm_denied); details name who can open it, a URL (connection_hub_url or url), retry_hint and instructions to relay to the user.";
 
 /**
- * What every tool does alike, said once in provider_about(namespace) rather than in each tool's description: the
- * tool catalog is sent on every turn and kept small (catalog-size.test.ts); these are read when needed.
+ * What every tool does alike, said once in provider_about() (the realm list) rather than in each tool's
+ * description or each realm's about: the tool catalog is sent on every turn and kept small (catalog-size.test.ts).
  */
 export const TOOL_RULES = [
   "Refs are opaque: pass them back exactly as returned.",
@@ -26,43 +31,63 @@ export const TOOL_RULES = [
   "object_schema(query) search_mode: auto (default) runs hybrid if the server has embeddings, else lexical; mode_ran says which ran, fallback why an asked mode could not.",
 ] as const;
 
-export function aboutRoot(realms: Realm[], allowed: Allowed) {
+/** Said where a realm is listed but its description needs a grant (the owner closed it). */
+export const DESCRIPTION_NEEDS_GRANT =
+  "Realms marked needs_grant describe themselves only with your user's approval: call provider_about(namespace) or object_schema(namespace) anyway — the answer is consent_required with a link.";
+
+export function aboutRoot(realms: Realm[], allowed: Allowed, grantable: Allowed = allowed) {
+  const listed = grantableRealms(realms, grantable).map((r) => {
+    const ns = r.manifest.namespace;
+    return { namespace: ns, title: r.manifest.service_card.title, purpose: r.manifest.service_card.purpose, ...(has(allowed, ns, "provider.about") ? {} : { needs_grant: true }) };
+  });
   return {
-    realms: realms
-      .filter((r) => allowed.has(r.manifest.namespace))
-      .map((r) => ({ namespace: r.manifest.namespace, title: r.manifest.service_card.title, purpose: r.manifest.service_card.purpose })),
-    next: "provider_about(namespace) to learn a realm and the rules all tools follow; object_schema(query) to find a capability across realms.",
+    realms: listed,
+    rules: [...TOOL_RULES, DENIAL_SHAPES],
+    ...(listed.some((r) => "needs_grant" in r) ? { note: DESCRIPTION_NEEDS_GRANT } : {}),
+    next: "provider_about(namespace) to learn a realm; object_schema(query) to find a capability across realms.",
   };
 }
 
 /** provider_about lists at most this many actions of a realm. */
 export const ABOUT_ACTIONS_CAP = 30;
 
-export function aboutRealm(m: RealmManifest, allowed: ReadonlySet<OperationKey>) {
+type ActionLine = { action: string; label: string; on: string; risk: string };
+
+export function aboutRealm(m: RealmManifest, allowed: ReadonlySet<OperationKey>, grantable: ReadonlySet<OperationKey> = allowed) {
+  // Actions grouped by what the caller may do with them; those turned off for it are left out.
+  const line = (a: RealmManifest["actions"][number]): ActionLine => ({ action: a.name, label: a.label, on: a.target_kind ?? "namespace", risk: a.risk });
+  const usable: ActionLine[] = [];
+  const askable: ActionLine[] = [];
+  let total = 0;
+  for (const a of m.actions) {
+    const key = `object.action.${a.name}` as OperationKey;
+    const group = allowed.has(key) ? usable : grantable.has(key) ? askable : null;
+    if (!group) continue;
+    total++;
+    if (usable.length + askable.length < ABOUT_ACTIONS_CAP) group.push(line(a));
+  }
   return {
     namespace: m.namespace,
     title: m.service_card.title,
     purpose: m.service_card.purpose,
     works_with: m.service_card.works_with,
     touches: m.service_card.touches,
-    kinds: m.kinds.map((k) => ({ kind: k.name, about: k.one_liner, ref: k.ref_pattern, operations: k.operations.filter((o) => allowed.has(o)) })),
+    kinds: m.kinds.map((k) => {
+      const ops = k.operations.filter((o) => allowed.has(o));
+      const ask = k.operations.filter((o) => !allowed.has(o) && grantable.has(o));
+      return { kind: k.name, about: k.one_liner, ref: k.ref_pattern, operations: ops, ...(ask.length ? { needs_grant: ask } : {}) };
+    }),
     selectors: m.selectors.map((s) => ({ kind: s.kind, by: s.by })),
-    actions: m.actions.slice(0, ABOUT_ACTIONS_CAP).map((a) => ({
-      action: a.name,
-      label: a.label,
-      on: a.target_kind ?? "namespace",
-      risk: a.risk,
-      allowed: allowed.has(`object.action.${a.name}`),
-    })),
+    actions: { allowed: usable, ...(askable.length ? { needs_grant: askable } : {}) },
     // Imported services can have a thousand operations: list a few, and say how to find the rest.
-    ...(m.actions.length > ABOUT_ACTIONS_CAP
-      ? { actions_total: m.actions.length, more_actions: `Only ${ABOUT_ACTIONS_CAP} of ${m.actions.length} actions are listed: find one with object_schema(query=…), or browse object_schema(namespace, schema_path).` }
+    ...(total > ABOUT_ACTIONS_CAP
+      ? { actions_total: total, more_actions: `Only ${ABOUT_ACTIONS_CAP} of ${total} actions are listed: find one with object_schema(query=…), or browse object_schema(namespace, schema_path).` }
       : {}),
+    ...(askable.length || m.kinds.some((k) => k.operations.some((o) => !allowed.has(o) && grantable.has(o))) ? { note: NEEDS_GRANT_HINT } : {}),
     rules: [
-      ...TOOL_RULES,
       m.delivery.files ? `host_file stores a file here (at most ${MAX_FILE_BYTES} bytes, sent as base64) and returns its ref.` : "This realm does not accept host_file.",
       ...m.rules,
-      DENIAL_SHAPES,
+      "The rules every tool follows (refs, selectors, paging, files, idempotency, denials) are in provider_about() without a namespace.",
     ],
   };
 }
@@ -107,15 +132,16 @@ export function schemaNode(m: RealmManifest, path: string, allowed: ReadonlySet<
   };
 }
 
-export function schemaRoot(realms: Realm[], allowed: Allowed) {
+export function schemaRoot(realms: Realm[], allowed: Allowed, grantable: Allowed = allowed) {
+  const listed = grantableRealms(realms, grantable).map((r) => {
+    const ns = r.manifest.namespace;
+    return has(allowed, ns, "object.schema")
+      ? { namespace: ns, title: r.manifest.service_card.title, catalog: r.manifest.catalog.children.map((c) => ({ path: c.path, label: c.label })) }
+      : { namespace: ns, title: r.manifest.service_card.title, needs_grant: true };
+  });
   return {
-    realms: realms
-      .filter((r) => allowed.has(r.manifest.namespace))
-      .map((r) => ({
-        namespace: r.manifest.namespace,
-        title: r.manifest.service_card.title,
-        catalog: r.manifest.catalog.children.map((c) => ({ path: c.path, label: c.label })),
-      })),
+    realms: listed,
+    ...(listed.some((r) => "needs_grant" in r) ? { note: DESCRIPTION_NEEDS_GRANT } : {}),
     next: "object_schema(namespace, schema_path) to browse; object_schema(query) to search; object_schema(namespace, operation) for an exact contract.",
   };
 }
@@ -131,10 +157,13 @@ export async function schemaQuery(
   query: string,
   opts: { limit?: number; asked?: SearchMode; db?: Executor; grantable?: Allowed },
 ) {
-  // Realms the caller may search (it holds object.schema there); within them, every operation it could be
-  // granted, the ungranted ones marked, so the right operation is never silently missing.
+  // Realms the caller may search (object.schema is open to it there, or granted); within them, every operation it
+  // could be granted, the ungranted ones marked, so the right operation is never silently missing. Realms it could
+  // be granted but whose description needs a grant first are named, not searched.
   const grantable = opts.grantable ?? allowed;
-  const searchable = realms.filter((r) => allowed.has(r.manifest.namespace));
+  const candidates = grantableRealms(realms, grantable);
+  const searchable = candidates.filter((r) => has(allowed, r.manifest.namespace, "object.schema"));
+  const notSearched = candidates.filter((r) => !has(allowed, r.manifest.namespace, "object.schema")).map((r) => ({ namespace: r.manifest.namespace, title: r.manifest.service_card.title, needs_grant: true }));
   const answer = await searchCapabilitiesByMode(searchable, query, {
     mode: opts.asked,
     limit: opts.limit ?? 8,
@@ -151,6 +180,7 @@ export async function schemaQuery(
     confidence: answer.confidence,
     ...(answer.reason ? { confidence_reason: answer.reason } : {}),
     ...(answer.alternatives ? { alternatives: answer.alternatives } : {}),
+    ...(notSearched.length ? { not_searched: notSearched, not_searched_note: DESCRIPTION_NEEDS_GRANT } : {}),
     next: "object_schema(namespace, operation) for the exact contract of a match.",
   };
 }

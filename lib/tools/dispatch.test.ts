@@ -34,8 +34,10 @@ describe("an agent's whole path, as a person's delegate", () => {
     const agent = await makeActor(t, alice);
     await grant(t, alice, agent.actorId, "docs", ["provider.about", "object.schema", "object.search", "object.get", "object.action.*"]);
 
-    const about = (await dispatch(call(agent), "provider_about", {})) as { realms: { namespace: string }[] };
-    expect(about.realms.map((r) => r.namespace)).toEqual(["docs"]); // only what it was granted
+    // Every realm it could be granted, described without asking (descriptions are open by default).
+    const about = (await dispatch(call(agent), "provider_about", {})) as { realms: { namespace: string; needs_grant?: true }[] };
+    expect(about.realms.map((r) => r.namespace).sort()).toEqual(["board", "docs", "mail", "memory"]);
+    expect(about.realms.filter((r) => r.needs_grant)).toEqual([]);
 
     const found = (await dispatch(call(agent), "object_schema", { query: "reply to a comment" })) as { mode_ran: string; matches: Json[] };
     expect(found.mode_ran).toBe("lexical");

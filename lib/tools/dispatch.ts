@@ -3,7 +3,7 @@
 // one audit record is written per decision, in that transaction, whatever the outcome. What each tool does is
 // in ./defs; the call's setup and gate one in ./call.ts; refusals in ./refuse.ts.
 import { getDb, type Tx } from "@/db/client";
-import { allowedOperations } from "@/lib/authz/allowed";
+import { callerOperations } from "@/lib/authz/allowed";
 import { auditPrincipalOf, principalOf, type AuthContext } from "@/lib/authz/context";
 import { AppError, isAppError, parseWith } from "@/lib/errors";
 import { assertCleanText } from "@/lib/input/text";
@@ -126,7 +126,9 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
         result = await tx.transaction(effect).finally(() => settled.run(tx));
       }
       // The audit append comes last: the tenant's chain head is locked from here to COMMIT.
-      await recordAudit(tx, { ...audit, outcome: "allow", gate: null, subjectId: caller.grantId ?? decision.grantId, details: { tool } });
+      // Let in without a grant (a realm's open description): the record says so.
+      const via = decision.open ? { via: "open_description" } : {};
+      await recordAudit(tx, { ...audit, outcome: "allow", gate: null, subjectId: caller.grantId ?? decision.grantId, details: { tool, ...via } });
       return { result };
     } catch (err) {
       if (read) throw new RolledBack(err, async (fresh) => {
@@ -152,15 +154,16 @@ function namespaceGuess(input: Record<string, unknown>): string | null {
   return m ? m[1]! : null;
 }
 
-/** The realm list and cross-realm capability search: one audit record, covering the realms listed. */
+/**
+ * The realm list and cross-realm capability search: every realm the caller could be granted, described where it
+ * may read the description, marked needs_grant where not. One audit record, naming the realms described.
+ */
 async function allRealms(auth: AuthContext, def: ToolDef, op: OperationKey, input: Record<string, unknown>, now: Date) {
   const db = await getDb();
   return db.transaction(async (tx: Tx) => {
     const realms = await listRealms(tx, auth.tenantId);
-    const allowed = await allowedOperations(tx, auth, realms, now);
-    // Only realms where the caller may use this very operation are described.
-    for (const [ns, ops] of allowed) if (!ops.has(op)) allowed.delete(ns);
-    const result = await def.runAll!({ tx, auth, realms, allowed }, input);
+    const { allowed, grantable } = await callerOperations(tx, auth, realms, now);
+    const result = await def.runAll!({ tx, auth, realms, allowed, grantable }, input);
     await recordAudit(tx, {
       tenantId: auth.tenantId,
       event: "tool.call",
@@ -169,7 +172,7 @@ async function allRealms(auth: AuthContext, def: ToolDef, op: OperationKey, inpu
       clientRequestId: auth.clientRequestId,
       operation: op,
       outcome: "allow",
-      details: { tool: def.name, realms: [...allowed.keys()] },
+      details: { tool: def.name, realms: [...allowed].filter(([, ops]) => ops.has(op)).map(([ns]) => ns) },
     });
     return result;
   });

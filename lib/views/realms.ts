@@ -2,7 +2,7 @@
 // realm's every operation in human words with its risk, claims, kind and the caller's ceiling/choice state.
 import type { Executor } from "@/db/client";
 import type { Role } from "@/db/schema";
-import { operationStates, readCeiling, readChoices } from "@/lib/authz/policy";
+import { closedDescriptions, operationStates, readCeiling, readChoices, readOpenDescription } from "@/lib/authz/policy";
 import { listAccounts, type AccountView } from "@/lib/connections/accounts";
 import { operationKeysOf, riskOf, type OperationKey, type Realm, type RealmManifest, type Risk } from "@/lib/realms/contract";
 import { listRealms, requireRealm } from "@/lib/realms/registry";
@@ -43,6 +43,8 @@ export type RealmCardView = {
   };
   /** Human labels of every operation: the picker's search matches them. */
   operation_labels: string[];
+  /** Agents may read what the realm is and offers (provider.about, object.schema) without asking (owner's setting). */
+  open_description: boolean;
 };
 
 export type OperationView = {
@@ -97,7 +99,7 @@ const emptyRisk = (): RiskCounts => ({ read: 0, write: 0, destructive: 0 });
 
 type Toggles = { ceiling: Map<string, boolean>; choice: Map<string, boolean> };
 
-function cardOf(realm: Realm, toggles: Toggles, accounts: AccountView[]): RealmCardView {
+function cardOf(realm: Realm, toggles: Toggles, accounts: AccountView[], openDescription: boolean): RealmCardView {
   const m = realm.manifest;
   const ns = m.namespace;
   const ops = operationKeysOf(m);
@@ -121,22 +123,24 @@ function cardOf(realm: Realm, toggles: Toggles, accounts: AccountView[]): RealmC
     connection: connectionOf(m, accounts),
     operations: counts,
     operation_labels: ops.map((op) => m.service_card.operation_labels[op] ?? op),
+    open_description: openDescription,
   };
 }
 
 /** The realms of the caller's workspace, as service cards, sorted by title. */
 export async function realmCards(db: Executor, who: Viewer): Promise<RealmCardView[]> {
-  const [realms, ceiling, choices] = await Promise.all([
+  const [realms, ceiling, choices, closed] = await Promise.all([
     listRealms(db, who.tenantId),
     readCeiling(db, who.tenantId),
     readChoices(db, who.tenantId, who.userId),
+    closedDescriptions(db, who.tenantId),
   ]);
   const toggles: Toggles = {
     ceiling: new Map(ceiling.map((r) => [`${r.namespace} ${r.operation}`, r.enabled])),
     choice: new Map(choices.map((r) => [`${r.namespace} ${r.operation}`, r.enabled])),
   };
   const accounts = await accountsFor(db, who, realms);
-  return realms.map((r) => cardOf(r, toggles, accounts)).sort((a, b) => a.title.localeCompare(b.title));
+  return realms.map((r) => cardOf(r, toggles, accounts, !closed.has(r.manifest.namespace))).sort((a, b) => a.title.localeCompare(b.title));
 }
 
 /** One operation of a manifest in human words (no toggle state). */
@@ -178,7 +182,7 @@ export async function realmDetail(db: Executor, who: Viewer, namespace: string):
     toggles.choice.set(`${namespace} ${s.operation}`, s.choice);
   }
   return {
-    card: cardOf(realm, toggles, await accountsFor(db, who, [realm])),
+    card: cardOf(realm, toggles, await accountsFor(db, who, [realm]), await readOpenDescription(db, who.tenantId, namespace)),
     operations: states.map((s) => ({ ...describeOperation(realm.manifest, s.operation), ceiling: s.ceiling, choice: s.choice, effective: s.effective })),
     can_change: { ceiling: who.role === "owner", choice: who.role !== "support" },
   };

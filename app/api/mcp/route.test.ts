@@ -125,10 +125,12 @@ describe("the protocol", () => {
     expect(res.headers.get("x-client-request-id")).toBe("req_testconsent01");
     const { result } = await res.json();
     expect(result.isError).toBe(true);
-    expect(result.structuredContent).toEqual({
+    // The error body once, as the text content: no structuredContent repeating it.
+    expect(result.structuredContent).toBeUndefined();
+    expect(result.content).toHaveLength(1);
+    expect(JSON.parse(result.content[0].text)).toEqual({
       error: { code: "consent_required", message: expect.any(String), details: expect.objectContaining({ connection_hub_url: expect.stringContaining("/consent/ccr_") }), request_id: requestId },
     });
-    expect(JSON.parse(result.content[0].text)).toEqual(result.structuredContent);
   });
 
   it("an unknown tool is a protocol error", async () => {
@@ -196,6 +198,10 @@ describe("OAuth access tokens", () => {
     expect(list.result.tools.map((x: { name: string }) => x.name)).toEqual(toolNames);
     const about = await (await POST(rpc("tools/call", { name: "provider_about", arguments: { namespace: "docs" } }, bearer(tokens.access_token)))).json();
     expect(about.result.isError).toBeFalsy();
+    // The result once, as JSON text: no structuredContent sending the same bytes again.
+    expect(about.result.structuredContent).toBeUndefined();
+    expect(about.result.content).toHaveLength(1);
+    expect(JSON.parse(about.result.content[0].text)).toMatchObject({ namespace: "docs", title: "Docs" });
   });
 
   it("a write call with a read-only token is 403 insufficient_scope, with the scope to ask for", async () => {

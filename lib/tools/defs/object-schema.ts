@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { grantableOperations } from "@/lib/authz/allowed";
 import { AppError } from "@/lib/errors";
 import { schemaKind, schemaNode, schemaOperation, schemaQuery, schemaRoot } from "../describe";
 import { defineTool } from "../define";
@@ -42,9 +41,9 @@ export const objectSchema = defineTool({
     if (s.kind) return schemaKind(m, s.kind, allowed);
     return schemaNode(m, s.schema_path ?? "/", allowed, grantable);
   },
-  async runAll({ tx, auth, realms, allowed }, s) {
-    if (s.query) return await schemaQuery(realms, allowed, s.query, { limit: s.limit, asked: s.search_mode, db: tx, grantable: await grantableOperations(tx, auth, realms) });
+  async runAll({ tx, realms, allowed, grantable }, s) {
+    if (s.query) return await schemaQuery(realms, allowed, s.query, { limit: s.limit, asked: s.search_mode, db: tx, grantable });
     if (s.schema_path || s.kind || s.operation) throw new AppError("invalid_input", "schema_path, kind and operation need a namespace.");
-    return schemaRoot(realms, allowed);
+    return schemaRoot(realms, allowed, grantable);
   },
 });

@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { getDb } from "@/db/client";
+import { DescriptionSwitch } from "@/components/realms/description-switch";
 import { OperationList } from "@/components/realms/operation-list";
 import { RealmCard } from "@/components/realms/realm-card";
 import { requirePageUser } from "@/lib/auth/page-session";
@@ -36,7 +37,9 @@ export default async function RealmPage({ params, searchParams }: Props) {
       <h1 className="mb-4 text-2xl font-semibold tracking-tight">What agents may do in {detail.card.title}</h1>
       <div className="grid gap-6 lg:grid-cols-[20rem_1fr]">
         <aside aria-label={`About ${detail.card.title}`} className="lg:self-start">
-          <RealmCard card={detail.card} onDetailPage />
+          <RealmCard card={detail.card} onDetailPage>
+            {detail.can_change.ceiling ? <DescriptionSwitch namespace={namespace} title={detail.card.title} initial={detail.card.open_description} /> : null}
+          </RealmCard>
         </aside>
         <section aria-label="Operations" className="min-w-0">
           <OperationList namespace={namespace} initial={detail} initialQuery={typeof q === "string" ? q : ""} />
