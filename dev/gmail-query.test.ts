@@ -2,7 +2,7 @@
 // documents, their combinations, singular/plural forms, and queries Gmail would not reject but that match nothing.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { gmailQueryMatcher, type SearchableMessage } from "./gmail-query";
+import { gmailQueryMatcher, parseGmailQuery, SUPPORTED_OPERATORS, type SearchableMessage } from "./gmail-query";
 
 const NOW = Date.parse("2026-06-15T12:00:00Z");
 const HOUR = 3_600_000;
@@ -162,6 +162,15 @@ describe("the fake Gmail query language", () => {
     expect(found("")).toEqual(all);
     expect(found("   ")).toEqual(all);
     expect(found("- , ()")).toEqual(all);
+  });
+
+  it("understands every operator value it declares (none of them falls back to plain words)", () => {
+    for (const [op, values] of Object.entries(SUPPORTED_OPERATORS)) {
+      for (const v of values ?? [op.endsWith("_than") ? "7d" : "dana"]) {
+        const node = parseGmailQuery(`${op}:${v}`);
+        expect(node && (node.t === "test" || (node.t === "term" && node.field !== null)), `${op}:${v}`).toBe(true);
+      }
+    }
   });
 
   it("answers any string without throwing", () => {

@@ -33,9 +33,25 @@ type Term = { t: "term"; field: Field | null; words: string[]; exact: boolean };
 type Test = { t: "test"; test: (m: Indexed, now: number) => boolean; scope?: "trash" | "spam" | "anywhere" };
 export type QueryNode = Term | Test | { t: "and" | "or"; of: QueryNode[] } | { t: "not"; of: QueryNode };
 
+/**
+ * The operators understood, each with the values it takes (null: any text; for newer_than/older_than a count
+ * with d, m or y). The mail realm's rules name exactly these (lib/realms/mail/adapter.test.ts checks).
+ */
+export const SUPPORTED_OPERATORS = {
+  from: null,
+  to: null,
+  subject: null,
+  label: null,
+  has: ["attachment"],
+  is: ["unread", "read", "starred", "important"],
+  in: ["inbox", "sent", "trash", "spam", "anywhere"],
+  newer_than: null,
+  older_than: null,
+} as const satisfies Record<string, readonly string[] | null>;
+
 type Field = "from" | "to" | "subject";
 const TEXT_FIELDS = new Set<string>(["from", "to", "subject"]);
-const OPERATORS = new Set<string>([...TEXT_FIELDS, "label", "has", "is", "in", "newer_than", "older_than"]);
+const OPERATORS = new Set<string>(Object.keys(SUPPORTED_OPERATORS));
 
 const wordsOf = (s: string) => s.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
 /** The word's singular: two words are the same word when their singulars are equal. */
