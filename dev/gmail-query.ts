@@ -11,8 +11,9 @@
 //     is:unread|read|starred|important, in:inbox|sent|trash|spam|anywhere (trash and spam are left out
 //     unless the query names one of them or anywhere), newer_than:/older_than: with d, m or y.
 // Gmail never rejects a query for its syntax, and neither does this: an unknown operator or value
-// (`size:10`, `newer_than:3h`, `has:drive`) is searched as plain words, a dangling OR is the word "or", an
-// unclosed quote or parenthesis ends with the query, a stray closing one is ignored.
+// (`after:2026/01/01`, `size:10`, `newer_than:3h`, `has:drive`) is searched as plain words, a dangling OR
+// or AND is the word, an unclosed quote, parenthesis or brace ends with the query, a stray closing one is
+// ignored.
 import pluralize from "pluralize";
 
 /** One message as the matcher sees it. */
@@ -193,6 +194,8 @@ const DAY = 86_400_000;
 function operator(name: string, value: string, quoted: boolean): QueryNode | null {
   if (TEXT_FIELDS.has(name)) return term(name, value, quoted);
   const v = value.trim().toLowerCase();
+  const values: readonly string[] | null = SUPPORTED_OPERATORS[name as keyof typeof SUPPORTED_OPERATORS];
+  if (values && !values.includes(v)) return term(null, `${name}:${value}`, quoted);
   const test = (fn: Test["test"], scope?: Test["scope"]): Test => ({ t: "test", test: fn, scope });
   switch (name) {
     case "label": {
