@@ -1,11 +1,13 @@
-// Development fixture: a local server speaking the subset of the Gmail REST API the mail realm uses,
-// with an in-memory mailbox per account, behind a local OpenID Connect issuer (dev/oidc-issuer.ts) that
-// grants Gmail scopes. Tokens are checked against that issuer and every endpoint enforces Gmail's scopes,
+// Development fixture: a local server speaking the subset of the Gmail REST API the mail realm uses, with
+// an in-memory mailbox per account searched with the part of Gmail's query language the realm documents
+// (dev/gmail-query.ts), behind a local OpenID Connect issuer (dev/oidc-issuer.ts) that grants Gmail
+// scopes. Tokens are checked against that issuer and every endpoint enforces Gmail's scopes,
 // so `npm run dev` and the tests run the real OAuth flow. Faults (delay, status) can be injected.
 // Nothing under lib/ knows this exists: the app sees one more provider configured from the environment.
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { gmailQueryMatcher, type SearchableMessage } from "./gmail-query";
 import { demoIssuerAccounts, startOidcIssuer, type IssuerAccount } from "./oidc-issuer";
 
 const SCOPE = {
@@ -133,6 +135,13 @@ function seedMailbox(email: string, name: string): Mailbox {
     ago: 7 * day,
     attachments: [{ filename: "itinerary.txt", mimeType: "text/plain", data: Buffer.from("14th 08:10 departure, 11:05 arrival. Hotel: Rua Augusta 1.\n") }],
   });
+  add({
+    from: "CloudCo Billing <billing@cloudco.test>",
+    subject: "Your card on file expires soon",
+    text: "The card you pay CloudCo with ends in 4242 and expires next month. Update it to keep your billing running.",
+    labels: ["INBOX", "CATEGORY_UPDATES"],
+    ago: 12 * day,
+  });
   return box;
 }
 
@@ -140,51 +149,18 @@ function newMessageId(box: Mailbox): string {
   return `18c${(0x1000000 + box.next++).toString(16)}${randomBytes(4).toString("hex")}`;
 }
 
-// --- the query language (a subset of Gmail's) ---------------------------------------------------
-
-function tokenize(q: string): string[] {
-  return [...q.matchAll(/(\S+?:"[^"]*"|"[^"]*"|\S+)/g)].map((m) => m[1]!.replace(/"/g, ""));
-}
-
-function matches(box: Mailbox, m: Message, q: string): boolean {
-  const terms = tokenize(q.trim());
-  const inScope = terms.some((t) => /^in:(anywhere|trash|spam)$/i.test(t)) || !(m.labelIds.has("TRASH") || m.labelIds.has("SPAM"));
-  if (!inScope) return false;
-  const labelByName = (n: string) => box.labels.find((l) => l.name.toLowerCase() === n.toLowerCase() || l.id.toLowerCase() === n.toLowerCase());
-  return terms.every((term) => {
-    const [op, ...rest] = term.split(":");
-    const v = rest.join(":").toLowerCase();
-    switch (rest.length ? op!.toLowerCase() : "") {
-      case "from":
-        return header(m, "From").toLowerCase().includes(v);
-      case "to":
-        return `${header(m, "To")} ${header(m, "Cc")}`.toLowerCase().includes(v);
-      case "subject":
-        return header(m, "Subject").toLowerCase().includes(v);
-      case "label":
-        return m.labelIds.has(labelByName(v.replace(/-/g, " "))?.id ?? labelByName(v)?.id ?? "\u0000");
-      case "in":
-        return v === "anywhere" || m.labelIds.has(v.toUpperCase());
-      case "is":
-        if (v === "read") return !m.labelIds.has("UNREAD");
-        return m.labelIds.has(v.toUpperCase());
-      case "has":
-        return v === "attachment" ? m.attachments.length > 0 : true;
-      case "newer_than":
-      case "older_than": {
-        const n = /^(\d+)([hdmy])$/.exec(v);
-        if (!n) return false;
-        const ms = Number(n[1]) * { h: 3_600_000, d: 86_400_000, m: 30 * 86_400_000, y: 365 * 86_400_000 }[n[2] as "h" | "d" | "m" | "y"];
-        return op!.toLowerCase() === "newer_than" ? m.internalDate >= Date.now() - ms : m.internalDate < Date.now() - ms;
-      }
-      case "filename":
-        return m.attachments.some((a) => a.filename.toLowerCase().includes(v));
-      default: {
-        const hay = `${header(m, "From")} ${header(m, "To")} ${header(m, "Subject")} ${m.text} ${m.attachments.map((a) => a.filename).join(" ")}`.toLowerCase();
-        return hay.includes(term.toLowerCase());
-      }
-    }
-  });
+/** The message as the query matcher (dev/gmail-query.ts) sees it, its labels by id and name. */
+function searchable(box: Mailbox, m: Message): SearchableMessage {
+  return {
+    from: header(m, "From"),
+    to: header(m, "To"),
+    cc: header(m, "Cc"),
+    subject: header(m, "Subject"),
+    body: m.text,
+    attachmentNames: m.attachments.map((a) => a.filename),
+    labels: [...m.labelIds].map((id) => ({ id, name: box.labels.find((l) => l.id === id)?.name ?? id })),
+    internalDate: m.internalDate,
+  };
 }
 
 // --- resources -----------------------------------------------------------------------------------
@@ -297,9 +273,9 @@ export async function startFakeGmail(opts: {
     };
     const ordered = () => [...box.messages].sort((a, b) => b.internalDate - a.internalDate);
     const selected = () => {
-      const q = url.searchParams.get("q") ?? "";
+      const matches = gmailQueryMatcher(url.searchParams.get("q") ?? "");
       const labelIds = url.searchParams.getAll("labelIds");
-      return ordered().filter((m) => matches(box, m, q) && labelIds.every((l) => m.labelIds.has(l)));
+      return ordered().filter((m) => labelIds.every((l) => m.labelIds.has(l)) && matches(searchable(box, m)));
     };
     const format = url.searchParams.get("format") ?? "full";
     const metadataHeaders = url.searchParams.getAll("metadataHeaders");

@@ -3,6 +3,7 @@
 import { and, eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { approveAtDevIssuer, startDevMail, type DevMail } from "@/dev/fake-gmail";
+import { SUPPORTED_OPERATORS } from "@/dev/gmail-query";
 import { auditEvents, connectedAccounts } from "@/db/schema";
 import { envOverride, errorOf, inCall, makeTenant, refusingDelivery, thrownCode, type TestTenant } from "@/test-support";
 import type { ActorContext, UserContext } from "@/lib/authz/context";
@@ -64,6 +65,18 @@ describe("the mail manifest", () => {
     expect(manifestSchema.safeParse(manifest).success).toBe(true);
     expect(operationKeysOf(manifest)).not.toContain("file.host");
     for (const a of manifest.actions) expect(a.claims.length).toBeGreaterThan(0);
+  });
+
+  it("its search rules name exactly the operators and values the local provider understands", () => {
+    const search = manifest.rules.filter((r) => /^(search_objects on mail|Search operators)/.test(r));
+    expect(search).toHaveLength(2);
+    const named = new Map<string, Set<string>>();
+    for (const [, op, value] of search.join(" ").matchAll(/(?<![\w.])([a-z_]+):(?=[\w("{-])([a-z0-9_-]*)/g)) {
+      if (!named.has(op!)) named.set(op!, new Set());
+      named.get(op!)!.add(value!);
+    }
+    expect([...named.keys()].sort()).toEqual(Object.keys(SUPPORTED_OPERATORS).sort());
+    for (const [op, values] of Object.entries(SUPPORTED_OPERATORS)) if (values) expect([...named.get(op)!].sort(), op).toEqual([...values].sort());
   });
 });
 
@@ -188,6 +201,31 @@ describe("gate two: the connected account", () => {
     await dispatch(w.agent, "search_objects", { namespace: "mail", query: "lunch" });
     await disconnectAccount(w.t.db, w.alice, account.id);
     expect((await errorOf(dispatch(w.agent, "search_objects", { namespace: "mail", query: "lunch" }))).details.reason).toBe("connect_required");
+  });
+});
+
+describe("search_objects: the provider's query language, as the rules promise it", () => {
+  it("finds word forms, either of two words, a sender without a subject, and recent mail", async () => {
+    const w = await world();
+    await connect(w, w.login);
+    const labels = async (query: string, filter: Record<string, unknown> = {}) => ((await dispatch(w.agent, "search_objects", { namespace: "mail", kind: "mail.message", query, filter })) as Items).items.map((i) => i.label);
+    expect(await labels("invoice")).toEqual(["Your invoice for September"]);
+    expect(await labels("invoices")).toEqual(["Your invoice for September"]);
+    expect(await labels("invoice OR billing")).toEqual(["Your invoice for September", "Your card on file expires soon"]);
+    expect(await labels("{lunch itinerary}")).toEqual(["Lunch on Friday?", "Itinerary: Lisbon offsite"]);
+    expect(await labels("from:billing -subject:invoice")).toEqual(["Your card on file expires soon"]);
+    expect(await labels('"first draft" -in:sent')).toEqual(["Q3 planning — agenda draft"]);
+    expect(await labels("newer_than:7d")).toEqual(["Lunch on Friday?", "Re: Q3 planning — agenda draft", "Q3 planning — agenda draft", "Your invoice for September"]);
+    expect(await labels("older_than:7d (billing OR travel)")).toEqual(["Itinerary: Lisbon offsite", "Your card on file expires soon"]);
+    // The kind's filters narrow the same search.
+    expect(await labels("billing", { label: "Receipts" })).toEqual(["Your invoice for September"]);
+    expect(await labels("subject:agenda", { unread: false })).toEqual(["Re: Q3 planning — agenda draft"]);
+    // Threads are found by the same language.
+    const threads = ((await dispatch(w.agent, "search_objects", { namespace: "mail", kind: "mail.thread", query: "agenda -from:dana" })) as Items).items;
+    expect(threads.map((t) => t.label)).toEqual(["Q3 planning — agenda draft"]);
+    // Nothing matches: an empty page, not an error.
+    expect(await labels("invoices newer_than:1d")).toEqual([]);
+    expect(await labels("newer_than:3h")).toEqual([]);
   });
 });
 

@@ -136,10 +136,10 @@ export const manifest: RealmManifest = manifestSchema.parse({
     },
   ],
   selectors: [
-    { kind: "mail.message", by: "subject", description: "Messages whose subject contains these words, newest first; several matches return choices." },
+    { kind: "mail.message", by: "subject", description: "Messages whose subject contains these words, in this order and form, newest first; several matches return choices." },
     { kind: "mail.message", by: "from", description: "Messages from this sender (name or address); combine with subject to narrow." },
     { kind: "mail.message", by: "account", description: "Which connected account (label or email) to look in, when you have several." },
-    { kind: "mail.thread", by: "subject", description: "Threads whose subject contains these words; several matches return choices." },
+    { kind: "mail.thread", by: "subject", description: "Threads whose subject contains these words, in this order and form; several matches return choices." },
     { kind: "mail.thread", by: "account", description: "Which connected account (label or email) to look in, when you have several." },
     { kind: "mail.label", by: "name", description: "A label by its name, e.g. {name: \"Travel\"}." },
     { kind: "mail.label", by: "account", description: "Which connected account (label or email) to look in, when you have several." },
@@ -212,7 +212,7 @@ export const manifest: RealmManifest = manifestSchema.parse({
       {
         path: "/read",
         label: "Find and read mail",
-        description: "Search mail with the provider's query language (from:, subject:, is:unread, has:attachment…), list the inbox, read a message or a whole thread with its attachments.",
+        description: "Search mail with Gmail's query language (words and their plurals, OR, \"phrases\", -exclusions, from:, to:, subject:, label:, has:attachment, is:unread, in:sent, newer_than:7d…), list the inbox, read a message or a whole thread with its attachments.",
         keywords: ["search email", "find email", "read email", "inbox", "unread", "from", "attachment", "conversation", "thread", "what did", "check my mail"],
         kinds: ["mail.message", "mail.thread"],
         operations: ["object.search", "object.list", "object.get"],
@@ -255,7 +255,8 @@ export const manifest: RealmManifest = manifestSchema.parse({
   rules: [
     "Refs look like mail:gmail:<account_id>:message:<id> (also :thread: and :label:); a ref carries its account, so calls on a ref need no account.",
     "Each call uses one of the user's connected accounts. With several, name one: filter.account for list/search, selector.account for get by selector, payload.account for send (its label or email). Without one you get ambiguous_selector with the accounts as choices.",
-    "search_objects takes the provider's query language: from:dana subject:agenda is:unread has:attachment label:Travel newer_than:7d.",
+    "search_objects on mail.message and mail.thread takes Gmail's query language, these parts of it: words match whole words anywhere in a message (sender, recipients, subject, body, attachment names), and a word also finds its singular or plural (invoices finds invoice); terms side by side must all match (AND is optional); a OR b (uppercase) or {a b} finds either, and OR binds tighter than AND (a b OR c is a (b OR c)); \"exact phrase\" asks for those words in that order and form; -x excludes a word, phrase, operator or group; ( ) groups, also after an operator: subject:(lunch friday).",
+    "Search operators: from:dana, to:dana (To and Cc), subject:agenda, label:Travel (hyphens for spaces: label:my-family), has:attachment, is:unread, is:read, is:starred, is:important, in:inbox, in:sent, in:trash, in:spam, in:anywhere (trash and spam are searched only when the query names them or anywhere), newer_than:7d and older_than:7d (d days, m months, y years). Other operators are not supported and may be searched as plain words; no query is refused for its syntax, one that matches nothing returns no items. filter.label and filter.unread narrow the same search; search on mail.label matches label names containing the query.",
     "Reading needs the account's gmail:read claim; send/reply/forward need gmail:send; archive/label need gmail:modify. A missing account or claim answers needs_connected_account_consent (reason connect_required, claim_upgrade_required, reconnect_required or account_required) with a connection_hub_url for the user.",
     "Attachments come back as {encoding: \"url\", url, expires_at}; fetch them before they expire.",
     "send, reply and forward are never resent on a timeout: provider_unavailable with may_have_taken_effect means check in:sent before sending again. Use idempotency_key to make your own retries safe.",
