@@ -146,6 +146,51 @@ export function schemaRoot(realms: Realm[], allowed: Allowed, grantable: Allowed
   };
 }
 
+/** The tool that runs each base operation. */
+const TOOL_OF: Record<string, string> = {
+  "provider.about": "provider_about",
+  "object.schema": "object_schema",
+  "object.list": "list_objects",
+  "object.search": "search_objects",
+  "object.get": "get_object",
+  "object.upsert": "upsert_object",
+  "object.delete": "delete_object",
+  "file.host": "host_file",
+};
+
+/**
+ * How to call a capability, compactly, so an agent can act on the top match without reading its contract first:
+ * the tool, what it runs on (a kind and the selectors that name one), and the payload's or fields' example. The
+ * exact contract is still object_schema(namespace, operation).
+ */
+export function howToCall(m: RealmManifest, kind: string | null, op: string): Record<string, unknown> | undefined {
+  const selectBy = (k: string) => m.selectors.filter((s) => s.kind === k).map((s) => s.by);
+  if (op.startsWith("object.action.")) {
+    const a = m.actions.find((x) => x.name === op.slice("object.action.".length));
+    if (!a) return undefined;
+    const on = a.target_kind ? { kind: a.target_kind, ref_or_selector: selectBy(a.target_kind) } : { namespace: m.namespace };
+    return { tool: "object_action", action: a.name, ...on, payload: a.example, ...(a.claims.length ? { claims: a.claims } : {}) };
+  }
+  const tool = TOOL_OF[op];
+  if (!tool) return undefined;
+  const k = kind ? m.kinds.find((x) => x.name === kind) : undefined;
+  if (!k) return { tool, namespace: m.namespace };
+  switch (op) {
+    case "object.upsert": {
+      const writable = k.fields.filter((f) => f.writable);
+      return { tool, kind: k.name, fields: Object.fromEntries(writable.map((f) => [f.name, `${f.type}${f.required ? ", required" : ""}`])) };
+    }
+    case "object.search":
+    case "object.list":
+      return { tool, kind: k.name, ...(k.filters.length ? { filters: k.filters } : {}) };
+    case "object.get":
+    case "object.delete":
+      return { tool, kind: k.name, ref_or_selector: selectBy(k.name) };
+    default:
+      return { tool, namespace: m.namespace };
+  }
+}
+
 /**
  * Capability search across the given realms, in the asked mode (lexical, semantic, hybrid or auto). The answer
  * always says the mode that ran, and with `fallback` why the asked one could not. `db` lets the embeddings
@@ -170,7 +215,12 @@ export async function schemaQuery(
     filter: (mt) => grantable.get(mt.namespace)?.has(mt.operation as OperationKey) ?? false,
     store: dbVectorStore(opts.db),
   });
-  const matches = answer.matches.map((mt) => (allowed.get(mt.namespace)?.has(mt.operation as OperationKey) ? mt : { ...mt, needs_grant: true }));
+  const matches: Record<string, unknown>[] = answer.matches.map((mt) => (allowed.get(mt.namespace)?.has(mt.operation as OperationKey) ? mt : { ...mt, needs_grant: true }));
+  // The top match says how to call it.
+  const top = answer.matches[0];
+  const topRealm = top ? searchable.find((r) => r.manifest.namespace === top.namespace) : undefined;
+  const how = top && topRealm ? howToCall(topRealm.manifest, top.kind ?? null, top.operation) : undefined;
+  if (how) matches[0] = { ...matches[0], how };
   return {
     query,
     mode_ran: answer.mode_ran,

@@ -22,7 +22,10 @@ describe("resolveOperation", () => {
   it("says what it cannot resolve, with the operation when the tool alone names it", () => {
     const mismatch = resolveOperation("get_object", { ref: "docs:doc:doc_1", namespace: "board" });
     expect(mismatch).toMatchObject({ operation: "object.get", error: { code: "invalid_input" } });
-    expect(resolveOperation("delete_object", {})).toMatchObject({ operation: "object.delete", error: { code: "invalid_input", message: "delete_object needs a ref." } });
+    expect(resolveOperation("delete_object", {})).toMatchObject({ operation: "object.delete", error: { code: "invalid_input", message: "delete_object needs a ref, or a kind and a selector (or a namespace)." } });
+    // A kind names its realm; a namespace that disagrees with it is refused.
+    expect(resolveOperation("delete_object", { kind: "memory.item", selector: { text: "tea" } })).toMatchObject({ namespace: "memory", ref: null, operation: "object.delete" });
+    expect(resolveOperation("upsert_object", { kind: "memory.item", namespace: "docs", fields: {} })).toMatchObject({ operation: "object.upsert", error: { code: "invalid_input" } });
     expect(codeOf(resolveOperation("get_object", { ref: "no namespace" }))).toBe("invalid_ref");
     expect(resolveOperation("object_action", { namespace: "docs" })).toMatchObject({ operation: null, error: { code: "invalid_input" } });
     expect(resolveOperation("drop_tables", {})).toMatchObject({ operation: null, error: { code: "not_found" } });

@@ -35,8 +35,13 @@ export function resolveOperation(tool: string, input: unknown): ResolvedOperatio
     if (ns && ns !== fromRef) return { error: new AppError("invalid_input", `The ref belongs to ${fromRef}, not ${ns}.`, { details: { ref: ref.slice(0, 120), namespace: ns } }), operation };
     return { namespace: fromRef, ref, operation };
   }
+  // A kind names its realm (`board.card`): the namespace may be left out when a kind is given.
+  const kind = typeof s.kind === "string" ? s.kind : null;
+  const fromKind = kind && /^[a-z][a-z0-9_]{1,30}\./.test(kind) ? kind.slice(0, kind.indexOf(".")) : null;
+  if (ns && fromKind && ns !== fromKind) return { error: new AppError("invalid_input", `The kind ${kind} belongs to ${fromKind}, not ${ns}.`, { details: { kind, namespace: ns } }), operation };
   if (ns) return { namespace: ns, ref: null, operation };
+  if (fromKind && def.target !== "ref") return { namespace: fromKind, ref: null, operation };
   if (def.target === "namespace_or_all") return { namespace: null, ref: null, operation };
-  const needs = def.target === "ref" ? "a ref" : "a ref, or a namespace (with kind and selector)";
+  const needs = def.target === "ref" ? "a ref" : "a ref, or a kind and a selector (or a namespace)";
   return { error: new AppError("invalid_input", `${tool} needs ${needs}.`), operation };
 }

@@ -196,7 +196,7 @@ export const manifest: RealmManifest = nativeManifest(
       { kind: "docs.tab", by: "title", description: "A tab by its title, e.g. {title: \"Timeline\", document: \"docs:document:…\"}." },
       { kind: "docs.tab", by: "document", description: "Narrows a tab title to one document (its ref)." },
       { kind: "docs.comment_thread", by: "quote", description: "A thread by the text it quotes, e.g. {quote: \"Beta in August\"}." },
-      { kind: "docs.comment_thread", by: "document", description: "Narrows a quote to one document (its ref)." },
+      { kind: "docs.comment_thread", by: "document", description: "A document's threads, by its ref or its title, e.g. {document: \"Q3 planning\"}; with quote, narrows the quote to it. Several matches return choices." },
     ],
     actions: [
       {

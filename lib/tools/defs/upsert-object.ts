@@ -8,13 +8,13 @@ import { checkFields } from "../prepare";
 export const upsertObject = defineTool({
   name: "upsert_object",
   input: z.strictObject({
-    namespace,
+    namespace: namespace.optional(),
     kind,
     ref: ref.optional(),
     fields: z.record(z.string().max(64), z.unknown()),
     idempotency_key: idempotencyKey,
   }),
-  description: "Create an object of a kind (no ref) or patch one (ref). `fields`: a list field takes a list or `{add, remove}`.",
+  description: "Create an object of a kind (no ref) or patch one (ref); the kind names its realm. `fields`: a list field takes a list or `{add, remove}`.",
   annotations: { readOnlyHint: false, destructiveHint: false },
   target: "namespace",
   operation: "object.upsert",

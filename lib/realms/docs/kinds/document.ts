@@ -6,7 +6,7 @@ import { memberships, users } from "@/db/schema";
 import { docStatuses, docsDocuments, docsTabs, docsThreads, type DocsDocument } from "@/db/schema/docs";
 import { authorityOf, type RealmContext } from "@/lib/realms/contract";
 import { assertOwner, canRead, readable } from "@/lib/realms/native/acl";
-import { decide, defineKind, MAX_CHOICES, pageOf, requiredField, type PageOut } from "@/lib/realms/native/kind";
+import { decide, defineKind, MAX_CHOICES, pageOf, pickOne, requiredField, type PageOut } from "@/lib/realms/native/kind";
 import { emailOf, peopleOf, peoplePatch, person, sharedWithAfter } from "@/lib/realms/native/people";
 import { exactTime, inTenant, likePattern } from "@/lib/realms/native/sql";
 import { cut, plural, squash } from "@/lib/realms/native/text";
@@ -26,6 +26,22 @@ export const loadDocument = readable(
   async (ctx, id) => (await ctx.tx.select().from(docsDocuments).where(inTenant(ctx, docsDocuments, id)))[0],
   aclOf,
 );
+
+/**
+ * A document a selector names by its ref or by its title (exact, any case; else a unique partial match), as the
+ * caller may read it: none → not_found, several → ambiguous_selector with the choices. A document reached by
+ * its title is gated like a ref the call named.
+ */
+export async function documentNamed(ctx: RealmContext, name: string, where: string): Promise<DocsDocument> {
+  if (name.startsWith("docs:")) return loadDocument(ctx, name);
+  const found = await decide(
+    () => documentPage(ctx, [sql`lower(${docsDocuments.title}) = lower(${name})`], null, MAX_CHOICES + 1).then((p) => p.items),
+    () => documentPage(ctx, [sql`${docsDocuments.title} ilike ${likePattern(name)}`], null, MAX_CHOICES + 1).then((p) => p.items),
+  );
+  const one = pickOne(found, (d) => d, { one: "document", many: "documents" }, { title: name });
+  await ctx.gateRef(one.ref, where);
+  return loadDocument(ctx, one.ref);
+}
 
 /** Tenant members an `author` filter names: "me", a user id, an email, or a name (exact, else partial). */
 async function authorIds(ctx: RealmContext, author: string): Promise<string[]> {

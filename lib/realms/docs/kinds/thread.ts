@@ -13,7 +13,7 @@ import { inTenant, likePattern } from "@/lib/realms/native/sql";
 import { cut, plural, squash } from "@/lib/realms/native/text";
 import { refs } from "../refs";
 import { aclOf, firstWords, refString, searchTerms, selectorText, visibleDocuments } from "../shared";
-import { loadDocument } from "./document";
+import { documentNamed, loadDocument } from "./document";
 import { loadTab } from "./tab";
 
 /** Compact gets stay small: a thread shows this many comments, each cut to this length. */
@@ -185,7 +185,13 @@ export async function threadDocs(ctx: RealmContext, threadIds: string[]): Promis
 
 export const threadKind = defineKind({
   noun: "comment thread",
-  schemas: { create, filter, selector: z.strictObject({ quote: selectorText, document: refString.optional() }) },
+  schemas: {
+    create,
+    filter,
+    selector: z
+      .strictObject({ quote: selectorText.optional(), document: selectorText.optional() })
+      .refine((x) => x.quote !== undefined || x.document !== undefined, "name a thread by its quote, its document, or both"),
+  },
   cursor,
   load: loadThread,
   present: (ctx, { thread, doc }, full) => presentThread(ctx, thread, doc, full),
@@ -223,11 +229,14 @@ export const threadKind = defineKind({
   },
 
   async resolve(ctx, s) {
-    const base = s.document !== undefined ? [eq(docsThreads.documentId, (await loadDocument(ctx, s.document)).id)] : [];
-    const page = (match: SQL) => threadPage(ctx, [...base, match], null, MAX_CHOICES + 1).then((p) => p.items);
+    // The document by its ref or its title; alone, it names that document's threads (several: choices).
+    const base = s.document !== undefined ? [eq(docsThreads.documentId, (await documentNamed(ctx, s.document, "selector.document")).id)] : [];
+    const page = (match?: SQL) => threadPage(ctx, [...base, ...(match ? [match] : [])], null, MAX_CHOICES + 1).then((p) => p.items);
+    const quote = s.quote;
+    if (quote === undefined) return page();
     return decide(
-      () => page(sql`lower(${docsThreads.quote}) = lower(${s.quote})`),
-      () => page(sql`${docsThreads.quote} ilike ${likePattern(s.quote)}`),
+      () => page(sql`lower(${docsThreads.quote}) = lower(${quote})`),
+      () => page(sql`${docsThreads.quote} ilike ${likePattern(quote)}`),
     );
   },
 
