@@ -212,6 +212,15 @@ export const manifestSchema = z
     claims: z.array(z.strictObject({ name: z.string(), label: z.string() })).default([]),
     /** Connected realms: the connection API whose accounts it acts through (a provider API family); grants may be scoped to one account. */
     connection: z.strictObject({ api: z.string().min(1) }).optional(),
+    /**
+     * Companion operations: operations that go together (uploading a file and attaching it to a document). A consent
+     * request for one of a group offers the others on the consent page, checked by default; the person may uncheck them.
+     * Each group names two or more distinct operation keys the realm offers, with a sentence saying why they go together.
+     */
+    companions: z
+      .array(z.strictObject({ operations: z.array(z.string()).min(2).max(20), why: z.string().min(1).max(300) }))
+      .max(50)
+      .default([]),
     /** Rules an agent should know: how selection and ambiguity work, the file story, denial shapes. */
     rules: z.array(z.string()).default([]),
     delivery: z.strictObject({
@@ -237,6 +246,10 @@ export const manifestSchema = z
     for (const key of ops) {
       if (!m.service_card.operation_labels[key]) ctx.addIssue({ code: "custom", path: ["service_card", "operation_labels"], message: `no human label for ${key}` });
     }
+    m.companions.forEach((g, i) => {
+      if (new Set(g.operations).size !== g.operations.length) ctx.addIssue({ code: "custom", path: ["companions", i], message: `companion group ${i} names an operation twice` });
+      for (const o of g.operations) if (!ops.has(o as OperationKey)) ctx.addIssue({ code: "custom", path: ["companions", i], message: `companion group ${i} names unknown operation ${o}` });
+    });
     const walk = (n: CatalogNode) => {
       for (const k of n.kinds) if (!kinds.has(k)) ctx.addIssue({ code: "custom", path: ["catalog"], message: `catalog ${n.path} names unknown kind ${k}` });
       for (const o of n.operations) if (!ops.has(o as OperationKey)) ctx.addIssue({ code: "custom", path: ["catalog"], message: `catalog ${n.path} names unknown operation ${o}` });
@@ -246,6 +259,17 @@ export const manifestSchema = z
   });
 
 export type RealmManifest = z.infer<typeof manifestSchema>;
+
+/** The companions of a set of operations: every other operation of a companion group that names one of them, in declaration order. */
+export function companionsOf(m: Pick<RealmManifest, "companions">, operations: readonly string[]): OperationKey[] {
+  const asked = new Set(operations);
+  const out = new Set<OperationKey>();
+  for (const g of m.companions ?? []) {
+    if (!g.operations.some((o) => asked.has(o))) continue;
+    for (const o of g.operations) if (!asked.has(o)) out.add(o as OperationKey);
+  }
+  return [...out];
+}
 
 /** Every operation key a realm offers: about + schema, the base operations its kinds support, its actions. */
 export function operationKeysOf(m: Pick<RealmManifest, "kinds" | "actions" | "delivery">): OperationKey[] {
