@@ -9,7 +9,7 @@ import { recordAudit, recordChange } from "@/lib/audit/record";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
-import { companionsOf } from "@/lib/realms/contract";
+import { companionsOf } from "@/lib/realms/companions";
 import { describeRefsAs } from "@/lib/realms/names";
 import { findRealm } from "@/lib/realms/registry";
 import type { UserContext } from "./context";

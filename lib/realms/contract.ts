@@ -4,6 +4,7 @@
 import { z } from "zod";
 import type { Tx } from "@/db/client";
 import type { DemoSeedStep } from "@/db/seed";
+import { companionProblems, companionsSchema } from "./companions";
 
 /** Namespaces: lowercase ASCII, start with a letter. */
 export const namespaceSchema = z.string().regex(/^[a-z][a-z0-9_]{1,30}$/, "a namespace is 2–31 of a-z, 0-9, _ starting with a letter");
@@ -212,15 +213,7 @@ export const manifestSchema = z
     claims: z.array(z.strictObject({ name: z.string(), label: z.string() })).default([]),
     /** Connected realms: the connection API whose accounts it acts through (a provider API family); grants may be scoped to one account. */
     connection: z.strictObject({ api: z.string().min(1) }).optional(),
-    /**
-     * Companion operations: operations that go together (uploading a file and attaching it to a document). A consent
-     * request for one of a group offers the others on the consent page, checked by default; the person may uncheck them.
-     * Each group names two or more distinct operation keys the realm offers, with a sentence saying why they go together.
-     */
-    companions: z
-      .array(z.strictObject({ operations: z.array(z.string()).min(2).max(20), why: z.string().min(1).max(300) }))
-      .max(50)
-      .default([]),
+    companions: companionsSchema, // operations that go together: a consent request for one offers the others
     /** Rules an agent should know: how selection and ambiguity work, the file story, denial shapes. */
     rules: z.array(z.string()).default([]),
     delivery: z.strictObject({
@@ -246,10 +239,7 @@ export const manifestSchema = z
     for (const key of ops) {
       if (!m.service_card.operation_labels[key]) ctx.addIssue({ code: "custom", path: ["service_card", "operation_labels"], message: `no human label for ${key}` });
     }
-    m.companions.forEach((g, i) => {
-      if (new Set(g.operations).size !== g.operations.length) ctx.addIssue({ code: "custom", path: ["companions", i], message: `companion group ${i} names an operation twice` });
-      for (const o of g.operations) if (!ops.has(o as OperationKey)) ctx.addIssue({ code: "custom", path: ["companions", i], message: `companion group ${i} names unknown operation ${o}` });
-    });
+    for (const message of companionProblems(m.companions, ops)) ctx.addIssue({ code: "custom", path: ["companions"], message });
     const walk = (n: CatalogNode) => {
       for (const k of n.kinds) if (!kinds.has(k)) ctx.addIssue({ code: "custom", path: ["catalog"], message: `catalog ${n.path} names unknown kind ${k}` });
       for (const o of n.operations) if (!ops.has(o as OperationKey)) ctx.addIssue({ code: "custom", path: ["catalog"], message: `catalog ${n.path} names unknown operation ${o}` });
@@ -259,17 +249,6 @@ export const manifestSchema = z
   });
 
 export type RealmManifest = z.infer<typeof manifestSchema>;
-
-/** The companions of a set of operations: every other operation of a companion group that names one of them, in declaration order. */
-export function companionsOf(m: Pick<RealmManifest, "companions">, operations: readonly string[]): OperationKey[] {
-  const asked = new Set(operations);
-  const out = new Set<OperationKey>();
-  for (const g of m.companions ?? []) {
-    if (!g.operations.some((o) => asked.has(o))) continue;
-    for (const o of g.operations) if (!asked.has(o)) out.add(o as OperationKey);
-  }
-  return [...out];
-}
 
 /** Every operation key a realm offers: about + schema, the base operations its kinds support, its actions. */
 export function operationKeysOf(m: Pick<RealmManifest, "kinds" | "actions" | "delivery">): OperationKey[] {
@@ -286,13 +265,10 @@ export function riskOf(m: Pick<RealmManifest, "actions">, op: OperationKey): Ris
   return Object.hasOwn(baseOperationRisk, op) ? baseOperationRisk[op as BaseOperationKey] : "destructive";
 }
 
-// ---------------------------------------------------------------------------------------------------
-// The adapter side.
+// --- The adapter side. -----------------------------------------------------------------------------
 
 /** Who a call runs for. A delegated actor is never rewritten into its user. */
-export type Principal =
-  | { type: "user"; userId: string }
-  | { type: "actor"; actorId: string; grantorId: string; actorKind: string };
+export type Principal = { type: "user"; userId: string } | { type: "actor"; actorId: string; grantorId: string; actorKind: string };
 
 /** What a ref names, from its syntax alone (no I/O): its kind, and the connected account it lives in, if any. */
 export type ParsedRef = { kind: string; account_id?: string };
