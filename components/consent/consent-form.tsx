@@ -109,7 +109,8 @@ export function ConsentForm({
   // Just decided: the walls the approval answered; else the ones the server read for this page.
   const ahead = result ? result.ahead : walls;
   const leaving = start.isPending || start.isSuccess;
-  if (status === "approved" && (ahead.length > 0 || !result)) {
+  // Approved with walls still ahead, or back from the provider round trip that opened them.
+  if (status === "approved" && (ahead.length > 0 || (!result && (outcome.connection !== null || outcome.error !== null)))) {
     // Back from the provider (or reopened): what is still ahead of the agent's call, recomputed by the server.
     return (
       <div className="space-y-4">
@@ -131,8 +132,8 @@ export function ConsentForm({
         ) : (
           <Alert tone="success" title="Everything is done">
             {outcome.connection ? `${resultWords[outcome.connection] ?? "Done."} ` : ""}
-            {request.actor.name} has what it asked for{request.decided_at ? <> (approved <Time iso={request.decided_at} />)</> : null}. The agent may retry its call now; it
-            will go through.
+            You approved {request.actor.name}&apos;s request{request.decided_at ? <> (<Time iso={request.decided_at} />)</> : null} and its connected account is ready. The
+            agent may retry its call now; it will go through.
           </Alert>
         )}
         <Link href="/agents" className="inline-block text-sm font-medium text-brand-700 underline">
