@@ -271,7 +271,8 @@ export function ConsentForm({
             Usually needed with it
           </h2>
           <p className="mt-1 text-sm text-slate-600">
-            {request.actor.name} did not ask for these yet, but what it asked for goes together with them. They are included unless you uncheck them.
+            {request.actor.name} did not ask for these yet, but what it asked for goes together with them. They are included unless you uncheck them
+            {items.length ? ", and limited to the same items as the rest when you approve only those" : ""}.
           </p>
           <fieldset className="mt-3">
             <legend className="sr-only">Companion operations to allow too</legend>
