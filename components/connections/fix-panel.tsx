@@ -76,6 +76,9 @@ function Fixed({ view, result }: { view: FixView; result: string | null }) {
 
 type Start = ReturnType<typeof useStartConnection>["mutate"];
 
+/** Where the provider round trip comes back to: a consent page that sent the person here (it says when all is done), else this page. */
+const backTo = (view: FixView) => (view.returnTo.startsWith("/consent/") ? view.returnTo : currentPath());
+
 function Missing({ view, live, onStart, starting }: { view: FixView; live: NonNullable<FixView["live"]>; onStart: Start; starting: boolean }) {
   const acct = live.account;
   const missing = live.missing.map((c) => `“${c.label}”`).join(" and ");
@@ -88,7 +91,7 @@ function Missing({ view, live, onStart, starting }: { view: FixView; live: NonNu
             The account is connected, but without this permission. You will be asked at {acct?.provider_label} for this permission only; everything else stays as it is.
           </p>
           <AccountLine account={acct} />
-          <Button className="mt-4" disabled={starting || !acct} onClick={() => acct && onStart({ intent: "upgrade", account_id: acct.id, claims: live.missing.map((c) => c.name), return_to: currentPath() })}>
+          <Button className="mt-4" disabled={starting || !acct} onClick={() => acct && onStart({ intent: "upgrade", account_id: acct.id, claims: live.missing.map((c) => c.name), return_to: backTo(view) })}>
             {starting ? "Opening the provider…" : `Allow ${missing}`}
           </Button>
         </section>
@@ -101,7 +104,7 @@ function Missing({ view, live, onStart, starting }: { view: FixView; live: NonNu
             {acct?.provider_label ?? "The provider"} no longer accepts this connection{acct?.status_reason ? ` (${acct.status_reason})` : ""}. Sign in to it again to restore access.
           </p>
           <AccountLine account={acct} />
-          <Button className="mt-4" disabled={starting || !acct} onClick={() => acct && onStart({ intent: "reconnect", account_id: acct.id, claims: live.missing.map((c) => c.name), return_to: currentPath() })}>
+          <Button className="mt-4" disabled={starting || !acct} onClick={() => acct && onStart({ intent: "reconnect", account_id: acct.id, claims: live.missing.map((c) => c.name), return_to: backTo(view) })}>
             {starting ? "Opening the provider…" : "Reconnect"}
           </Button>
         </section>
@@ -153,7 +156,7 @@ function ConnectHere({ view, live, onStart, starting }: { view: FixView; live: N
           className="mt-4 space-y-4"
           onSubmit={(e) => {
             e.preventDefault();
-            onStart({ intent: "connect", provider: provider.id, claims, label: label.trim() || undefined, return_to: currentPath() });
+            onStart({ intent: "connect", provider: provider.id, claims, label: label.trim() || undefined, return_to: backTo(view) });
           }}
         >
           <div className="grid gap-4 sm:grid-cols-2">

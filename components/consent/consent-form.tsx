@@ -1,18 +1,24 @@
 "use client";
 // The consent screen's decision: which of the asked-for operations to allow, on what, for how long — or deny.
 // The decision goes to the REST API, whose cookie-authenticated writes are refused unless they come from
-// Realmgate's own origin (CSRF); the page itself is never framed (frame-ancestors 'none').
+// Realmgate's own origin (CSRF); the page itself is never framed (frame-ancestors 'none'). Companion operations
+// are offered checked; connected-account walls still ahead of the call are opened in the same visit: approving
+// continues into the provider round trip (or the fix page), which comes back here to say everything is done.
 import { useMutation } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { api } from "@/components/api-client";
 import { kindLabel, actorKindWords } from "@/components/agents/kinds";
+import { useStartConnection } from "@/components/connections/use-start-connection";
+import { errorText, resultWords } from "@/components/connections/words";
 import { RiskBadge, riskWords } from "@/components/realms/risk-badge";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { Time } from "@/components/ui/time";
 import type { ConsentRequestView, NamedRef } from "@/lib/authz/consent";
 import type { GrantView } from "@/lib/authz/grants";
+import type { WallView } from "@/lib/connections/walls";
+import type { Decided } from "@/lib/views/consent";
 import type { OperationView } from "@/lib/views/realms";
 
 const expiries = [
@@ -25,22 +31,64 @@ type Expiry = (typeof expiries)[number]["value"];
 
 export type ConsentRealm = { title: string; purpose: string; touches: string[] };
 
-export function ConsentForm({ request, realm, operations, items }: { request: ConsentRequestView; realm: ConsentRealm; operations: OperationView[]; items: NamedRef[] }) {
-  const [chosen, setChosen] = useState<Set<string>>(new Set(request.operations));
+export type Companion = { operation: OperationView; why: string };
+export type Outcome = { connection: string | null; error: string | null };
+
+/** What opening a wall asks of the person, in a few words. */
+function wallWords(w: WallView): string {
+  const wants = w.missing.map((c) => `“${c.label}”`).join(" and ");
+  switch (w.reason) {
+    case "claim_upgrade_required":
+      return `Allow ${wants} for ${w.account?.email ?? w.account?.label ?? "your account"}`;
+    case "reconnect_required":
+      return `Reconnect ${w.account?.email ?? w.account?.label ?? "your account"}`;
+    default:
+      return `Connect a ${w.api_label.toLowerCase()} account${wants ? ` allowing ${wants}` : ""}`;
+  }
+}
+
+export function ConsentForm({
+  request,
+  realm,
+  operations,
+  items,
+  companions = [],
+  walls = [],
+  returnPath,
+  outcome = { connection: null, error: null },
+}: {
+  request: ConsentRequestView;
+  realm: ConsentRealm;
+  operations: OperationView[];
+  items: NamedRef[];
+  companions?: Companion[];
+  walls?: WallView[];
+  returnPath: string;
+  outcome?: Outcome;
+}) {
+  const start = useStartConnection();
+  // The walls ahead go one way: upgrade and reconnect straight to the provider, connecting by the fix page (it asks which provider).
+  const openWall = (w: WallView) => (w.start ? start.mutate({ ...w.start, return_to: returnPath }) : window.location.assign(w.connection_hub_url));
+  const [chosen, setChosen] = useState<Set<string>>(new Set([...request.operations, ...companions.map((c) => c.operation.key)]));
   const [expires, setExpires] = useState<Expiry>("1d");
   // "Only these items" is possible only for items this person can see themselves.
   const canScope = items.length > 0 && items.every((i) => i.visible);
   const [scopeToRef, setScopeToRef] = useState(canScope);
-  const [result, setResult] = useState<{ status: string; grant: GrantView | null } | null>(null);
+  const [result, setResult] = useState<{ status: string; grant: GrantView | null; ahead: WallView[] } | null>(null);
   const decide = useMutation({
     mutationFn: (decision: "approve" | "deny") =>
-      api<{ request: ConsentRequestView; grant: GrantView | null }>(`/api/v1/consent-requests/${request.id}`, {
+      api<Decided>(`/api/v1/consent-requests/${request.id}${returnPath.includes("?") ? returnPath.slice(returnPath.indexOf("?")) : ""}`, {
         method: "POST",
         body: decision === "approve" ? { decision, expires, operations: [...chosen], scope_to_ref: scopeToRef } : { decision },
       }),
-    onSuccess: (r) => setResult({ status: r.request.status, grant: r.grant }),
+    onSuccess: (r) => {
+      setResult({ status: r.request.status, grant: r.grant, ahead: r.also_needed });
+      // One visit: approving goes straight on to the connected account the call also needs.
+      const next = r.also_needed[0];
+      if (r.request.status === "approved" && next) openWall(next);
+    },
   });
-  const byKey = new Map<string, OperationView>(operations.map((o) => [o.key, o]));
+  const byKey = new Map<string, OperationView>([...operations, ...companions.map((c) => c.operation)].map((o) => [o.key, o]));
   const status = result?.status ?? request.status;
   const kind = actorKindWords[request.actor.kind];
 
@@ -51,6 +99,43 @@ export function ConsentForm({ request, realm, operations, items }: { request: Co
           {request.actor.name} asked{request.expires_at ? <> until <Time iso={request.expires_at} mode="both" /></> : null}, and nobody decided in time, so it can no longer
           be approved. If the agent still needs this, its next attempt asks you again.
         </Alert>
+        <Link href="/agents" className="inline-block text-sm font-medium text-brand-700 underline">
+          See what your agents may do
+        </Link>
+      </div>
+    );
+  }
+
+  // Just decided: the walls the approval answered; else the ones the server read for this page.
+  const ahead = result ? result.ahead : walls;
+  const leaving = start.isPending || start.isSuccess;
+  // Approved with walls still ahead, or back from the provider round trip that opened them.
+  if (status === "approved" && (ahead.length > 0 || (!result && (outcome.connection !== null || outcome.error !== null)))) {
+    // Back from the provider (or reopened): what is still ahead of the agent's call, recomputed by the server.
+    return (
+      <div className="space-y-4">
+        {outcome.error ? <Alert tone="error" title="The connection did not complete">{errorText(outcome.error)}</Alert> : null}
+        {start.isError ? <Alert tone="error" title="Could not start">{start.error.message}</Alert> : null}
+        {ahead.length ? (
+          <Alert tone="warning" title={`Approved — one more step before ${request.actor.name} can do this`}>
+            <ul className="mt-1 space-y-2">
+              {ahead.map((w) => (
+                <li key={w.connection_hub_url} className="flex flex-wrap items-center gap-3">
+                  <span>{wallWords(w)}.</span>
+                  <Button type="button" disabled={leaving} onClick={() => openWall(w)}>
+                    {leaving ? "Opening the provider…" : "Continue"}
+                  </Button>
+                </li>
+              ))}
+            </ul>
+          </Alert>
+        ) : (
+          <Alert tone="success" title="Everything is done">
+            {outcome.connection ? `${resultWords[outcome.connection] ?? "Done."} ` : ""}
+            You approved {request.actor.name}&apos;s request{request.decided_at ? <> (<Time iso={request.decided_at} />)</> : null} and its connected account is ready. The
+            agent may retry its call now; it will go through.
+          </Alert>
+        )}
         <Link href="/agents" className="inline-block text-sm font-medium text-brand-700 underline">
           See what your agents may do
         </Link>
@@ -180,6 +265,68 @@ export function ConsentForm({ request, realm, operations, items }: { request: Co
         ) : null}
       </section>
 
+      {companions.length ? (
+        <section aria-labelledby="companions-heading" className="rounded-lg border border-slate-200 bg-white p-5">
+          <h2 id="companions-heading" className="font-semibold">
+            Usually needed with it
+          </h2>
+          <p className="mt-1 text-sm text-slate-600">
+            {request.actor.name} did not ask for these yet, but what it asked for goes together with them. They are included unless you uncheck them
+            {items.length ? ", and limited to the same items as the rest when you approve only those" : ""}.
+          </p>
+          <fieldset className="mt-3">
+            <legend className="sr-only">Companion operations to allow too</legend>
+            <ul className="space-y-2">
+              {companions.map(({ operation: o, why }) => {
+                const id = `companion-${o.key.replace(/[^a-z0-9]/gi, "-")}`;
+                return (
+                  <li key={o.key} className="flex items-start gap-3 rounded-md border border-slate-200 p-3">
+                    <input
+                      id={id}
+                      type="checkbox"
+                      className="mt-1 h-5 w-5"
+                      checked={chosen.has(o.key)}
+                      onChange={(e) => setChosen((s) => { const n = new Set(s); if (e.target.checked) n.add(o.key); else n.delete(o.key); return n; })}
+                    />
+                    <div>
+                      <label htmlFor={id} className="flex flex-wrap items-center gap-2 font-medium text-slate-900">
+                        {o.label} <RiskBadge risk={o.risk} />
+                      </label>
+                      <p className="text-sm text-slate-700">
+                        {o.description} <span className="text-slate-600">({riskWords[o.risk].explain})</span>
+                      </p>
+                      {why ? <p className="text-sm text-slate-600">{why}</p> : null}
+                      <p className="text-xs text-slate-600">
+                        <code>{o.key}</code>
+                      </p>
+                    </div>
+                  </li>
+                );
+              })}
+            </ul>
+          </fieldset>
+        </section>
+      ) : null}
+
+      {walls.length ? (
+        <section aria-labelledby="walls-heading" className="rounded-lg border border-slate-200 bg-white p-5">
+          <h2 id="walls-heading" className="font-semibold">
+            Also needed for this call
+          </h2>
+          <p className="mt-1 text-sm text-slate-600">
+            The call also needs your connected account. Approving takes you straight there, and brings you back here when it is done — one visit for everything.
+          </p>
+          <ul className="mt-2 list-disc pl-5 text-sm text-slate-800">
+            {walls.map((w) => (
+              <li key={w.connection_hub_url}>
+                {wallWords(w)}
+                {w.account ? <span className="text-slate-600"> (at {w.account.provider_label})</span> : null}
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
+
       <section aria-labelledby="on-heading" className="rounded-lg border border-slate-200 bg-white p-5">
         <h2 id="on-heading" className="font-semibold">
           On what
@@ -245,9 +392,10 @@ export function ConsentForm({ request, realm, operations, items }: { request: Co
       </fieldset>
 
       {decide.isError ? <Alert tone="error" title="Your decision was not saved">{decide.error.message}</Alert> : null}
+      {start.isError ? <Alert tone="error" title="Approved, but the connection could not start">{start.error.message}</Alert> : null}
       <div className="flex flex-col gap-3 sm:flex-row">
         <Button type="submit" disabled={decide.isPending || chosen.size === 0 || request.actor.revoked}>
-          {decide.isPending && decide.variables === "approve" ? "Approving…" : "Approve"}
+          {decide.isPending && decide.variables === "approve" ? "Approving…" : walls.length ? "Approve and continue" : "Approve"}
         </Button>
         <Button type="button" variant="danger" disabled={decide.isPending} onClick={() => decide.mutate("deny")}>
           {decide.isPending && decide.variables === "deny" ? "Denying…" : "Deny"}

@@ -1,5 +1,6 @@
 // Consent requests: an actor's attempt that fails gate one for lack of a grant becomes a pending request the
-// grantor sees in the hub; approving it creates exactly that grant, and the agent's retry succeeds.
+// grantor sees in the hub; approving it creates exactly that grant, and the agent's retry succeeds. The realm's
+// companion operations of what was asked are offered with it: the person may approve them in the same grant.
 import { and, desc, eq, gt, isNull, lte, or, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, Executor } from "@/db/client";
@@ -8,6 +9,7 @@ import { recordAudit, recordChange } from "@/lib/audit/record";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
+import { companionsOf } from "@/lib/realms/companions";
 import { describeRefsAs } from "@/lib/realms/names";
 import { findRealm } from "@/lib/realms/registry";
 import type { UserContext } from "./context";
@@ -163,7 +165,7 @@ export async function getConsentRequest(db: Executor, who: Pick<UserContext, "te
 export const decideConsentBody = z.strictObject({
   decision: z.enum(["approve", "deny"]),
   expires: z.enum(expiryChoices).default("1d"),
-  /** Approve only some of the operations asked for (default: all of them). */
+  /** Approve only some of the operations asked for, and any of their companions (default: exactly those asked for). */
   operations: z.array(z.string().min(1).max(250)).min(1).max(500).optional(),
   /** Approve only for the item the agent named (and the other items its call named): `{refs: [...]}`. */
   scope_to_ref: z.boolean().default(false),
@@ -179,6 +181,12 @@ export async function namedRefsOf(db: Executor, who: Pick<UserContext, "tenantId
     const d = described[ref] ?? null;
     return { ref, label: d?.label ?? null, summary: d?.summary ?? null, kind: d?.kind ?? null, visible: d !== null };
   });
+}
+
+/** The companions a request offers: the realm's companion operations of what was asked (none once the realm is gone). */
+export async function offeredCompanions(db: Executor, tenantId: string, req: { namespace: string; operations: string[] }): Promise<string[]> {
+  const realm = await findRealm(db, tenantId, req.namespace);
+  return realm ? companionsOf(realm.manifest, req.operations) : [];
 }
 
 export async function decideConsentRequest(
@@ -204,9 +212,13 @@ export async function decideConsentRequest(
     }
     let grant: GrantView | null = null;
     if (body.decision === "approve") {
-      const ops = body.operations ?? row.operations;
-      const extra = ops.filter((o) => !row.operations.includes(o));
-      if (extra.length) throw new AppError("invalid_input", "You can approve only operations the agent asked for.", { details: { not_requested: extra } });
+      const ops = [...new Set(body.operations ?? row.operations)];
+      const beyond = ops.filter((o) => !row.operations.includes(o));
+      const offered = new Set<string>([...row.operations, ...(beyond.length ? await offeredCompanions(tx, who.tenantId, row) : [])]);
+      const extra = beyond.filter((o) => !offered.has(o));
+      if (extra.length) {
+        throw new AppError("invalid_input", "You can approve only operations the agent asked for and their companions.", { details: { not_requested: extra, offered: [...offered] } });
+      }
       const refs = row.ref ? [row.ref, ...row.namedRefs] : [];
       // "Only these items": the grant validates them with the decider's own authority (an item they cannot see
       // cannot be approved as "only this item"; the refusal leaves the request pending).
@@ -229,7 +241,13 @@ export async function decideConsentRequest(
     await recordChange(tx, who, body.decision === "approve" ? "consent.approved" : "consent.denied", {
       namespace: row.namespace,
       subjectId: row.id,
-      details: { actor_id: row.actorId, operations: row.operations, grant_id: grant?.id ?? null, expires: body.decision === "approve" ? body.expires : null },
+      details: {
+        actor_id: row.actorId,
+        operations: row.operations,
+        ...(grant && grant.operations.some((o) => !row.operations.includes(o)) ? { companions: grant.operations.filter((o) => !row.operations.includes(o)) } : {}),
+        grant_id: grant?.id ?? null,
+        expires: body.decision === "approve" ? body.expires : null,
+      },
     });
     const [updated] = await tx.select().from(consentRequests).where(eq(consentRequests.id, id));
     return { request: (await views(tx, [updated!]))[0]!, grant };

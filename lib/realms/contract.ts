@@ -4,6 +4,7 @@
 import { z } from "zod";
 import type { Tx } from "@/db/client";
 import type { DemoSeedStep } from "@/db/seed";
+import { companionProblems, companionsSchema } from "./companions";
 
 /** Namespaces: lowercase ASCII, start with a letter. */
 export const namespaceSchema = z.string().regex(/^[a-z][a-z0-9_]{1,30}$/, "a namespace is 2–31 of a-z, 0-9, _ starting with a letter");
@@ -212,6 +213,7 @@ export const manifestSchema = z
     claims: z.array(z.strictObject({ name: z.string(), label: z.string() })).default([]),
     /** Connected realms: the connection API whose accounts it acts through (a provider API family); grants may be scoped to one account. */
     connection: z.strictObject({ api: z.string().min(1) }).optional(),
+    companions: companionsSchema, // operations that go together: a consent request for one offers the others
     /** Rules an agent should know: how selection and ambiguity work, the file story, denial shapes. */
     rules: z.array(z.string()).default([]),
     delivery: z.strictObject({
@@ -237,6 +239,7 @@ export const manifestSchema = z
     for (const key of ops) {
       if (!m.service_card.operation_labels[key]) ctx.addIssue({ code: "custom", path: ["service_card", "operation_labels"], message: `no human label for ${key}` });
     }
+    for (const message of companionProblems(m.companions, ops)) ctx.addIssue({ code: "custom", path: ["companions"], message });
     const walk = (n: CatalogNode) => {
       for (const k of n.kinds) if (!kinds.has(k)) ctx.addIssue({ code: "custom", path: ["catalog"], message: `catalog ${n.path} names unknown kind ${k}` });
       for (const o of n.operations) if (!ops.has(o as OperationKey)) ctx.addIssue({ code: "custom", path: ["catalog"], message: `catalog ${n.path} names unknown operation ${o}` });
@@ -262,13 +265,10 @@ export function riskOf(m: Pick<RealmManifest, "actions">, op: OperationKey): Ris
   return Object.hasOwn(baseOperationRisk, op) ? baseOperationRisk[op as BaseOperationKey] : "destructive";
 }
 
-// ---------------------------------------------------------------------------------------------------
-// The adapter side.
+// --- The adapter side. -----------------------------------------------------------------------------
 
 /** Who a call runs for. A delegated actor is never rewritten into its user. */
-export type Principal =
-  | { type: "user"; userId: string }
-  | { type: "actor"; actorId: string; grantorId: string; actorKind: string };
+export type Principal = { type: "user"; userId: string } | { type: "actor"; actorId: string; grantorId: string; actorKind: string };
 
 /** What a ref names, from its syntax alone (no I/O): its kind, and the connected account it lives in, if any. */
 export type ParsedRef = { kind: string; account_id?: string };

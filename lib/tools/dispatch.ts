@@ -82,7 +82,7 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
     const refs = [...(target.ref ? [target.ref] : []), ...namedRefs.map((n) => n.ref).filter((r) => r !== target.ref)];
     const party = { tenantId: auth.tenantId, principal: principalOf(auth), requestId: auth.requestId, now };
     const { ctx, caller, decision, settled } = await openCall(tx, party, { realm, namespace: target.namespace, operation, refs, parsed: call.parsed, exactOnly });
-    const refusal = { auth, tool, target, operation, audit, now };
+    const refusal = { auth, tool, target, operation, audit, now, realm, parsed: call.parsed, input };
     if (!decision.allow) return refuse(tx, refusal, decision, namedRefs, decision.grantId);
 
     const idem = def.idempotent ? idempotencyOf(input) : null;

@@ -1,5 +1,7 @@
 // A gate-one refusal as an answer: for an actor (unless the wall is the ceiling, a choice or a revoke), the
 // consent request for this very ask, naming every item the call names; then its audit record and the denial.
+// In a connected realm the denial also lists the connected-account walls ahead of the call (gate two read
+// with the grantor's authority, from their stored accounts), so the one consent visit opens them all.
 import { eq } from "drizzle-orm";
 import type { Tx } from "@/db/client";
 import { users } from "@/db/schema";
@@ -8,9 +10,10 @@ import type { AuthContext } from "@/lib/authz/context";
 import { recordConsentRequest } from "@/lib/authz/consent";
 import { gateOneError } from "@/lib/authz/denials";
 import type { GateOneDecision } from "@/lib/authz/gate";
+import { accountSelectorOf, wallAhead, wallPhrase, wallsAhead, type WallView } from "@/lib/connections/walls";
 import { env } from "@/lib/env";
-import type { AppError } from "@/lib/errors";
-import type { OperationKey } from "@/lib/realms/contract";
+import { AppError } from "@/lib/errors";
+import type { OperationKey, ParsedRef, Realm } from "@/lib/realms/contract";
 import type { NamedRef } from "./prepare";
 
 export type Denied = Extract<GateOneDecision, { allow: false }>;
@@ -28,6 +31,10 @@ export type Refusal = {
   /** The call's audit record, less its outcome. */
   audit: Omit<ToolAudit, "outcome">;
   now: Date;
+  /** The realm, the call's parsed refs and its input: what the walls ahead in a connected realm are read from. */
+  realm?: Realm;
+  parsed?: Record<string, ParsedRef>;
+  input?: Record<string, unknown>;
 };
 
 export async function refuse(tx: Tx, r: Refusal, d: Denied & { grantorName?: string }, named: NamedRef[], subjectId: string | null): Promise<{ error: AppError }> {
@@ -48,6 +55,25 @@ export async function refuse(tx: Tx, r: Refusal, d: Denied & { grantorName?: str
       })
     ).id;
   }
+  // The walls of gate two ahead of this call, with the grantor's authority; before the audit record (below).
+  let walls: WallView[] = [];
+  let consentPath: string | null = null;
+  if (consentRequestId && auth.kind === "actor" && r.realm?.manifest.connection) {
+    const selector = accountSelectorOf(r.input);
+    // The account the call named travels with the consent link, so its page reads the same walls.
+    consentPath = `/consent/${consentRequestId}${selector ? `?${new URLSearchParams({ account: selector }).toString()}` : ""}`;
+    walls = await wallsAhead(tx, {
+      tenantId: auth.tenantId,
+      userId: auth.grantorId,
+      manifest: r.realm.manifest,
+      operations: [operation],
+      parsed: Object.values(r.parsed ?? {}),
+      selector,
+      actor: { id: auth.actorId, name: auth.actorName },
+      appUrl: env().appUrl,
+      returnTo: consentPath,
+    });
+  }
   // The grantor's name came with gate one's read; read here only when it did not (a ref reached outside the grant).
   // Before the audit record: from the audit append to COMMIT, the transaction holds the tenant's chain head.
   const grantorName = auth.kind !== "actor" ? "" : (d.grantorName ?? (await userName(tx, auth.grantorId)));
@@ -60,7 +86,23 @@ export async function refuse(tx: Tx, r: Refusal, d: Denied & { grantorName?: str
     details: { tool: r.tool, wall: d.wall, ...(d.outsideScope?.length ? { outside_scope: d.outsideScope } : {}), ...(d.suspended ? { suspended: d.suspended.change } : {}) },
   });
   const facts = { namespace: target.namespace, operation, ref: target.ref, appUrl: env().appUrl, actorName: auth.kind === "actor" ? auth.actorName : "", grantorName };
-  return { error: gateOneError(d, { ...facts, consentRequestId, namedRefs: named }) };
+  const error = gateOneError(d, { ...facts, consentRequestId, namedRefs: named });
+  return { error: walls.length && consentPath ? withWalls(error, walls, `${facts.appUrl}${consentPath}`, facts) : error };
+}
+
+/** The denial, listing the walls ahead (`also_needed`) and saying that the one visit opens them all. */
+function withWalls(e: AppError, walls: WallView[], url: string, f: { operation: string; namespace: string; actorName: string; grantorName: string }): AppError {
+  const also = walls.map((w) => wallPhrase(w)).join(", and ");
+  return new AppError(e.code, e.message, {
+    status: e.status,
+    headers: e.headers,
+    details: {
+      ...e.details,
+      also_needed: walls.map(wallAhead),
+      connection_hub_url: url,
+      instructions: `Ask ${f.grantorName} to approve "${f.operation}" on ${f.namespace} for ${f.actorName} at ${url}; the same visit also lets them ${also}, so that one visit fixes everything this call needs. Then retry the same call.`,
+    },
+  });
 }
 
 async function userName(tx: Tx, userId: string): Promise<string> {

@@ -231,6 +231,12 @@ export const manifest: RealmManifest = nativeManifest(
       },
     ],
     catalog,
+    companions: [
+      {
+        operations: ["file.host", "object.upsert"],
+        why: "Saving a file next to a document is two steps: upload it (host_file), then attach it to the document (upsert_object on docs.file).",
+      },
+    ],
     rules: [
       "Refs look like docs:document:<doc_id>, docs:tab:<tab_id>, docs:thread:<thr_id>, docs:comment:<cmt_id>, docs:export:<fil_id>, docs:file:<fil_id>; pass them back exactly as given.",
       "Selectors: documents by {title}, {author} (email, name or \"me\") and {status}, combinable; tabs by {title} (optionally with {document}); threads by {quote} (optionally with {document}). An exact match (any case) wins over partial ones; several matches return choices (ambiguous_selector), never a guess.",

@@ -7,15 +7,21 @@ import { PageHeader } from "@/components/ui/card";
 import { requirePageUser } from "@/lib/auth/page-session";
 import { getConsentRequest, namedRefsOf, type ConsentRequestView } from "@/lib/authz/consent";
 import { isAppError } from "@/lib/errors";
+import { textProblem } from "@/lib/input/text";
+import { consentCompanions, consentPageQuery, consentPath, consentWalls } from "@/lib/views/consent";
 import { realmDetail, type RealmDetailView } from "@/lib/views/realms";
 
 export const metadata: Metadata = { title: "Approve an agent's request" };
 
-type Props = { params: Promise<{ request: string }> };
+type Props = { params: Promise<{ request: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
 
-export default async function ConsentPage({ params }: Props) {
+export default async function ConsentPage({ params, searchParams }: Props) {
   const { request: id } = await params;
-  const user = await requirePageUser(`/consent/${id}`);
+  // Parameters carrying a NUL or a lone surrogate are dropped, like the fix page does.
+  const sp = Object.fromEntries(Object.entries(await searchParams).flatMap(([k, v]) => (typeof v === "string" && !textProblem(k) && !textProblem(v) ? [[k, v]] : [])));
+  const parsedHints = consentPageQuery.safeParse(sp);
+  const hints = parsedHints.success ? parsedHints.data : {};
+  const user = await requirePageUser(consentPath(id, hints));
   const db = await getDb();
   let request: ConsentRequestView;
   try {
@@ -44,6 +50,10 @@ export default async function ConsentPage({ params }: Props) {
   const asked = new Set(request.operations);
   // The items the agent named, resolved with this person's own authority: names where they may see them.
   const items = await namedRefsOf(db, user, request);
+  // What goes with the ask (offered, checked by default), and the connected-account walls still ahead of the call.
+  const companions = request.status === "pending" ? await consentCompanions(db, user, request) : [];
+  const walls = await consentWalls(db, user, request, hints);
+  const byKey = new Map((detail?.operations ?? []).map((o) => [o.key as string, o]));
   return (
     <>
       <PageHeader
@@ -56,6 +66,13 @@ export default async function ConsentPage({ params }: Props) {
           items={items}
           realm={detail ? { title: detail.card.title, purpose: detail.card.purpose, touches: detail.card.touches } : { title: request.namespace, purpose: "This realm is no longer available.", touches: [] }}
           operations={detail ? detail.operations.filter((o) => asked.has(o.key)) : []}
+          companions={companions.flatMap((c) => {
+            const o = byKey.get(c.key);
+            return o ? [{ operation: o, why: c.why }] : [];
+          })}
+          walls={walls}
+          returnPath={consentPath(request.id, hints)}
+          outcome={{ connection: typeof sp.connection === "string" ? sp.connection : null, error: typeof sp.connection_error === "string" ? sp.connection_error : null }}
         />
       </div>
     </>
