@@ -169,7 +169,7 @@ export const manifest: RealmManifest = nativeManifest(
             type: "ref",
             ref_kind: "docs.document",
             description:
-              "The document it is attached to, or null. Set it to attach the file to a document you can edit (its readers then see the file's details); null detaches it. Only the uploader may change it.",
+              "The document it is attached to, or null. Set it (to its ref, or its title) to attach the file to a document you can edit (its readers then see the file's details); null detaches it. Only the uploader may change it.",
             writable: true,
           },
           { name: "owner", type: "string", description: "Email of who uploaded it (for an agent: the person it acts for): the only one who may rename, attach, delete or download it." },
@@ -239,7 +239,7 @@ export const manifest: RealmManifest = nativeManifest(
     ],
     rules: [
       "Refs look like docs:document:<doc_id>, docs:tab:<tab_id>, docs:thread:<thr_id>, docs:comment:<cmt_id>, docs:export:<fil_id>, docs:file:<fil_id>; pass them back exactly as given.",
-      "Selectors: documents by {title}, {author} (email, name or \"me\") and {status}, combinable; tabs by {title} (optionally with {document}); threads by {quote} (optionally with {document}). An exact match (any case) wins over partial ones; several matches return choices (ambiguous_selector), never a guess.",
+      "Selectors: documents by {title}, {author} (email, name or \"me\") and {status}, combinable; tabs by {title} (optionally with {document}); threads by {quote}, by {document} (its ref or its title), or both. An exact match (any case) wins over partial ones; several matches return choices (ambiguous_selector), never a guess.",
       "get_object is compact: a document lists its tabs without their text, a tab shows a preview, a thread shows its comments shortened. Pass full: true for tab bodies and whole comments.",
       "Listing tabs needs filter {document}; listing comments needs filter {thread}; listing threads takes {document} and {status}; listing files without a filter gives the files you uploaded, with {document} every file attached to that document.",
       "shared_with takes a list (replaces) or {add: [...], remove: [...]} of member emails or user ids; only the owner may change it.",

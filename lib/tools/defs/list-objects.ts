@@ -6,7 +6,7 @@ import { listPage } from "./listing";
 
 export const listObjects = defineTool({
   name: "list_objects",
-  input: z.strictObject({ namespace, kind, filter, cursor: cursor.optional(), limit }),
+  input: z.strictObject({ namespace: namespace.optional(), kind, filter, cursor: cursor.optional(), limit }),
   description: "List a kind's objects (lean refs + labels); for the next page, pass `next_cursor` back as `cursor`.",
   annotations: { readOnlyHint: true },
   target: "namespace",

@@ -6,7 +6,7 @@ import { listPage } from "./listing";
 
 export const searchObjects = defineTool({
   name: "search_objects",
-  input: z.strictObject({ namespace, query: z.string().min(1).max(500), kind: kind.optional(), filter, cursor: cursor.optional(), limit }),
+  input: z.strictObject({ namespace: namespace.optional(), query: z.string().min(1).max(500), kind: kind.optional(), filter, cursor: cursor.optional(), limit }),
   description: "Search a realm's objects by text, optionally of one kind; lean refs, paged like list_objects.",
   annotations: { readOnlyHint: true },
   target: "namespace",

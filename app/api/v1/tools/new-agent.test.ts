@@ -3,11 +3,20 @@
 // top match; use only refs returned by earlier answers (or the selectors the realm declares); when a call is
 // refused with a link, a person's step approves at that link and the agent retries the same call. Per task: at
 // most 4 tool calls, at most 6 KB read (the tools list counted once, apart) and at most 1 person's step.
-import { beforeAll, describe, expect, it } from "vitest";
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { approveAtDevIssuer, startDevMail, type DevMail } from "@/dev/fake-gmail";
 import type { UserContext } from "@/lib/authz/context";
-import { decideConsentRequest } from "@/lib/authz/consent";
+import { connectWith } from "@/lib/connections/test-kit";
+import { env } from "@/lib/env";
+import { importRealm } from "@/lib/openapi-admin/import";
 import { builtInRealmModules } from "@/lib/realms/registry";
-import { makeActor, makeTenant, type TestTenant } from "@/test-support";
+import { getConsentRequest } from "@/lib/authz/consent";
+import { consentCompanions, decideAndContinue } from "@/lib/views/consent";
+import { call, envOverride, makeActor, makeTenant, type TestTenant } from "@/test-support";
+import { mcpResourceUrl } from "@/lib/mcp/config";
+import { POST as mcpPost } from "@/app/api/mcp/route";
 import { GET as listTools } from "./route";
 import { POST as callTool } from "./[tool]/route";
 
@@ -60,13 +69,24 @@ class NewAgent {
     return this.call(tool, input);
   }
 
-  /** The person opens the link and approves what it asks (the request's own operations and scope). */
+  /**
+   * The person opens the link, approves what it asks (the request's own operations, companions as offered), and
+   * goes on where the page sends them (connecting or upgrading their account at the provider) — one visit.
+   */
   private async approve(details: Json) {
     this.humanSteps++;
     const url = String(details.connection_hub_url ?? details.url ?? "");
     const id = /\/consent\/(ccr_[A-Za-z0-9]+)/.exec(url)?.[1];
     expect(id, `a consent link in ${JSON.stringify(details)}`).toBeDefined();
-    await decideConsentRequest(this.t.db, this.grantor, id!, { decision: "approve", expires: "1d", scope_to_ref: false });
+    // The page as the person sees it: what was asked, and the companions offered with it, checked by default.
+    const request = await getConsentRequest(this.t.db, this.grantor, id!);
+    const offered = (await consentCompanions(this.t.db, this.grantor, request)).map((c) => c.key);
+    const operations = [...request.operations, ...offered];
+    const decided = await decideAndContinue(this.t.db, call(this.grantor), id!, { decision: "approve", expires: "1d", scope_to_ref: false, operations });
+    for (const wall of decided.also_needed) {
+      const body = wall.start ? { ...wall.start } : { claims: wall.missing_claims };
+      await connectWith(this.t.db, this.grantor, { provider: "devmail", ...body, return_to: `/consent/${id}` }, (u) => approveAtDevIssuer(u, { login: mailLogin }));
+    }
   }
 
   /** The top match of a capability search, as the agent reads it. */
@@ -93,7 +113,17 @@ class NewAgent {
 }
 
 let t: TestTenant;
+let dm: DevMail;
+const envs = envOverride();
+/** Alice's mailbox at the local Gmail-compatible provider. */
+const mailLogin = `alice-${Date.now().toString(36)}`;
+afterAll(async () => {
+  envs.restore();
+  await dm?.close();
+});
 beforeAll(async () => {
+  dm = await startDevMail({ appUrl: env().appUrl });
+  envs.set(dm.env);
   t = await makeTenant({ alice: "owner", bob: "member" });
   const demo = {
     app_url: "http://realmgate.test",
@@ -101,6 +131,9 @@ beforeAll(async () => {
     users: Object.fromEntries(Object.entries(t.users).map(([k, u]) => [k, { email: u.email, name: k, role: u.role, password: "x", api_key: "x", user_id: u.userId }])),
   };
   for (const m of builtInRealmModules) if (m.demo) await m.demo(t.db, demo, null);
+  // The owner imported a service from its OpenAPI document.
+  const helpdesk = fs.readFileSync(path.join(process.cwd(), "lib/realms/openapi/fixtures/helpdesk.yaml"), "utf8");
+  await importRealm(t.db, t.users.alice!, { namespace: "helpdesk", spec: helpdesk, base_url: "https://helpdesk.example.com/api/v2" });
 });
 
 async function newAgent(name: string) {
@@ -181,5 +214,96 @@ describe("a new agent's everyday tasks", () => {
     const deleted = await a.act(how.tool, { ...on(how, top), selector: { text: "tea" } });
     expect(deleted.status, JSON.stringify(deleted.body)).toBe(200);
     a.expectWithinBudget("delete a memory");
+  });
+
+  it("attaches a file to a document", async () => {
+    const a = await newAgent("Attaches a file");
+    const top = await a.find("attach a file to a document");
+    const how = howOf(top);
+    let fileRef: string;
+    if (how.tool === "host_file") {
+      const hosted = await a.act("host_file", { namespace: how.namespace ?? top.namespace, name: "venue-quote.txt", content_type: "text/plain", content_base64: Buffer.from("Venue quote: 4,200 EUR").toString("base64") });
+      expect(hosted.status, JSON.stringify(hosted.body)).toBe(200);
+      fileRef = hosted.body.ref as string;
+    } else {
+      expect(how).toMatchObject({ tool: "upsert_object", kind: "docs.file" });
+      const hosted = await a.act("host_file", { namespace: top.namespace, name: "venue-quote.txt", content_type: "text/plain", content_base64: Buffer.from("Venue quote: 4,200 EUR").toString("base64") });
+      expect(hosted.status, JSON.stringify(hosted.body)).toBe(200);
+      fileRef = hosted.body.ref as string;
+    }
+    // The upload's companion (attaching) was approved in the same visit: no second person's step.
+    const attached = await a.act("upsert_object", { kind: "docs.file", ref: fileRef, fields: { document: "Q3 planning" } });
+    expect(attached.status, JSON.stringify(attached.body)).toBe(200);
+    a.expectWithinBudget("attach a file");
+  });
+
+  it("searches mail (no account connected yet: the same visit connects one)", async () => {
+    const a = await newAgent("Searches mail");
+    const top = await a.find("search my email");
+    const how = howOf(top);
+    expect(how).toMatchObject({ tool: "search_objects" });
+    expect(String(how.kind ?? top.namespace)).toMatch(/^mail/);
+    const found = await a.act(how.tool, { ...on(how, top), query: "invoices" });
+    expect(found.status, JSON.stringify(found.body)).toBe(200);
+    expect((found.body.items as unknown[]).length).toBeGreaterThan(0);
+    a.expectWithinBudget("search mail");
+  });
+
+  it("replies to an email (the account lacks sending: the same visit allows it)", async () => {
+    const a = await newAgent("Replies to an email");
+    const top = await a.find("reply to an email");
+    const how = howOf(top);
+    expect(how).toMatchObject({ tool: "object_action", action: "reply" });
+    expect(how.ref_or_selector).toContain("subject");
+    const replied = await a.act(how.tool, { ...on(how, top), selector: { subject: "invoice" }, action: how.action, payload: { body: "Thanks, paid today." } });
+    expect(replied.status, JSON.stringify(replied.body)).toBe(200);
+    a.expectWithinBudget("reply to an email");
+  });
+
+  it("finds the exact contract of an imported operation", async () => {
+    const a = await newAgent("Reads a contract");
+    const top = await a.find("create a support ticket");
+    expect(top).toMatchObject({ namespace: "helpdesk" });
+    const contract = await a.call("object_schema", { namespace: top.namespace, operation: top.operation });
+    expect(contract.status, JSON.stringify(contract.body)).toBe(200);
+    expect(contract.body).toMatchObject({ tool: "object_action", payload_schema: { type: "object" } });
+    a.expectWithinBudget("contract of an imported operation");
+  });
+});
+
+describe("the same discovery over MCP", () => {
+  it("finds an imported operation and reads its exact contract: each result's JSON sent once", async () => {
+    const actor = await makeActor(t, t.users.alice!, "MCP newcomer");
+    let id = 1;
+    let calls = 0;
+    let bytes = 0;
+    const rpc = async (method: string, params?: Json) => {
+      const res = await mcpPost(
+        new Request(mcpResourceUrl(), {
+          method: "POST",
+          headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${actor.token}` },
+          body: JSON.stringify({ jsonrpc: "2.0", id: id++, method, ...(params ? { params } : {}) }),
+        }),
+      );
+      const text = await res.text();
+      return { text, body: JSON.parse(text) as { result: { tools?: { name: string }[]; content?: { text: string }[]; structuredContent?: unknown; isError?: boolean } } };
+    };
+    const tool = async (name: string, args: Json) => {
+      calls++;
+      const { text, body } = await rpc("tools/call", { name, arguments: args });
+      bytes += Buffer.byteLength(text);
+      expect(body.result.structuredContent).toBeUndefined();
+      return JSON.parse(body.result.content![0]!.text) as Json;
+    };
+    const listed = await rpc("tools/list");
+    expect(listed.body.result.tools).toHaveLength(9);
+    const found = (await tool("object_schema", { query: "create a support ticket" })) as { matches: Json[] };
+    const top = found.matches[0]!;
+    expect(top).toMatchObject({ namespace: "helpdesk" });
+    const contract = await tool("object_schema", { namespace: top.namespace, operation: top.operation });
+    expect(contract).toMatchObject({ tool: "object_action", payload_schema: { type: "object" } });
+    console.log(`MCP discovery: ${calls} calls, ${bytes} B read (tools/list ${Buffer.byteLength(listed.text)} B apart)`);
+    expect(calls).toBeLessThanOrEqual(MAX_CALLS);
+    expect(bytes).toBeLessThanOrEqual(MAX_BYTES);
   });
 });

@@ -13,7 +13,7 @@ import { exactTime, inTenant } from "@/lib/realms/native/sql";
 import { plural } from "@/lib/realms/native/text";
 import { refs } from "../refs";
 import { aclOf, idKey, oneLine, refString, timeKey } from "../shared";
-import { loadDocument } from "./document";
+import { documentNamed, loadDocument } from "./document";
 
 /** File names end up in download headers: one line, no control characters. */
 const fileName = oneLine(200)
@@ -143,8 +143,12 @@ export const fileKind = defineKind({
     if (f.document === null) changes.documentId = null;
     else if (f.document !== undefined) {
       // Attaching shows the file to the document's readers: only someone who may edit the document may do it.
-      await refs.gate(ctx, f.document, "document", "fields.document");
-      const doc = await loadDocument(ctx, f.document);
+      // The document by its ref, or by its title (resolved and gated like a ref).
+      let doc: DocsDocument;
+      if (f.document.startsWith("docs:")) {
+        await refs.gate(ctx, f.document, "document", "fields.document");
+        doc = await loadDocument(ctx, f.document);
+      } else doc = await documentNamed(ctx, f.document, "fields.document");
       if (!canWrite(aclOf(doc), ctx.principal)) throw notFound(f.document);
       changes.documentId = doc.id;
     }
