@@ -252,7 +252,6 @@ function identity(p: Prepared, kept: { title: string; description: string } | nu
   const description = p.body.description ?? kept?.description ?? p.compiled.description;
   const warnings: { path: string; message: string }[] = [];
   if (!p.body.title && !kept && VAGUE_TITLE.test(title.trim())) warnings.push({ path: "title", message: `the document's title ${JSON.stringify(title)} names no service; give title` });
-  if (!p.body.description && !kept && !description) warnings.push({ path: "description", message: "the document's info.description has no sentence to use as the purpose; give description" });
   return { title, description, warnings };
 }
 
