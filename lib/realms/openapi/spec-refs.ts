@@ -52,7 +52,9 @@ function detachVendorExtensions(doc: JsonObject): () => void {
   const stack: unknown[] = [doc];
   while (stack.length) {
     const node = stack.pop();
-    if (Array.isArray(node)) for (const c of node) typeof c === "object" && c !== null && stack.push(c);
+    if (Array.isArray(node)) {
+      for (const c of node) if (typeof c === "object" && c !== null) stack.push(c);
+    }
     else if (isObject(node)) {
       for (const [k, v] of Object.entries(node)) {
         if (isVendorKey(k)) {
@@ -72,7 +74,9 @@ export function hasExternalRefs(doc: JsonObject): boolean {
   const stack: unknown[] = [doc];
   while (stack.length) {
     const node = stack.pop();
-    if (Array.isArray(node)) for (const c of node) typeof c === "object" && c !== null && stack.push(c);
+    if (Array.isArray(node)) {
+      for (const c of node) if (typeof c === "object" && c !== null) stack.push(c);
+    }
     else if (isObject(node)) {
       for (const [k, v] of Object.entries(node)) {
         if (k === "$ref" && typeof v === "string" && !v.startsWith("#")) return true;
