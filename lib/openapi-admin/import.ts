@@ -246,12 +246,18 @@ const riskCounts = (cards: OperationCard[]) => {
 /** Titles that name no service ("API", "REST API"…): the import warns that the owner should give one. */
 const VAGUE_TITLE = /^(the\s+)?((rest(ful)?|http|web|open)\s*)?(api|apis|service|server|openapi|swagger|spec(ification)?|untitled|title|imported service)(\s+(spec|document|definition))?$/i;
 
+/** A purpose that describes the document rather than the service ("GitHub's official OpenAPI spec…", "a place to put general notes"). */
+const DOCUMENT_TALK = /\b(open ?api|swagger|spec|specification|this (document|file|page)|general notes|internal use|lorem ipsum)\b/i;
+
 /** The realm's name and purpose as the import gives them: the body's, else (kept on a re-import) the stored ones, else the document's. */
 function identity(p: Prepared, kept: { title: string; description: string } | null) {
   const title = p.body.title ?? kept?.title ?? p.compiled.title;
   const description = p.body.description ?? kept?.description ?? p.compiled.description;
   const warnings: { path: string; message: string }[] = [];
   if (!p.body.title && !kept && VAGUE_TITLE.test(title.trim())) warnings.push({ path: "title", message: `the document's title ${JSON.stringify(title)} names no service; give title` });
+  if (!p.body.description && !kept && DOCUMENT_TALK.test(description)) {
+    warnings.push({ path: "description", message: `the document's description speaks of the document, not the service (${JSON.stringify(description.slice(0, 80))}); give description` });
+  }
   return { title, description, warnings };
 }
 

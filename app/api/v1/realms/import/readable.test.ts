@@ -66,6 +66,12 @@ describe("the realm's name and purpose", () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ title: "API", description: "The Pet store: pets and owners." });
     expect(res.body.warnings).toContainEqual({ path: "title", message: expect.stringMatching(/names no service; give title/) });
+    expect(res.body.warnings.filter((w: { path: string }) => w.path === "description")).toEqual([]);
+    // A description about the document rather than the service is taken, and warned about.
+    const github = await post({ namespace: "gh", spec: doc({ info: { title: "GitHub v3 REST API", version: "1", description: "GitHub's official OpenAPI spec + Octokit extension" } }), spec_files: petFiles, dry_run: true });
+    expect(github.body).toMatchObject({ title: "GitHub v3 REST API", description: "GitHub's official OpenAPI spec + Octokit extension" });
+    expect(github.body.warnings).toContainEqual({ path: "description", message: expect.stringMatching(/speaks of the document, not the service.*give description/) });
+    expect(github.body.warnings.filter((w: { path: string }) => w.path === "title")).toEqual([]);
   });
 
   it("are the owner's when given, and stay on a re-import that leaves them out", async () => {
