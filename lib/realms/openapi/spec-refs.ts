@@ -144,8 +144,10 @@ export async function bundleExternalRefs(doc: JsonObject, input: BundleInput = {
   const restore = detachVendorExtensions(doc);
   const parser = new $RefParser();
   try {
+    // Bundled in place (mutateInputSchema), so the vendor extensions detached above go back where they were.
     await parser.bundle(docUrl, doc as never, {
       continueOnError: false,
+      mutateInputSchema: true,
       resolve: {
         file: false,
         http: false,

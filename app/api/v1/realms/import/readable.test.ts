@@ -1,6 +1,8 @@
 // The import route: the owner names the realm and says its purpose; companion files and same-origin files
 // beside a URL resolve the document's external refs; the service card states the credential truthfully.
+import fs from "node:fs";
 import http from "node:http";
+import path from "node:path";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeTenant, type TestTenant } from "@/test-support";
@@ -34,6 +36,7 @@ beforeAll(async () => {
   server = http.createServer((req, res) => {
     served.push(req.url ?? "");
     if (req.url === "/specs/openapi.json") return res.end(JSON.stringify(doc()));
+    if (req.url === "/specs/spotify.yml") return res.end(fs.readFileSync(path.join(process.cwd(), "lib/realms/openapi/fixtures/spotify-official.yml")));
     if (req.url === "/specs/far.json") return res.end(JSON.stringify(doc({ paths: { "/x": { get: { responses: { "200": { $ref: "https://elsewhere.example.com/r.yaml" } } } } } })));
     const f = files[req.url ?? ""];
     if (f) return res.end(f);
@@ -118,6 +121,17 @@ describe("external refs", () => {
     expect(served).not.toContain("/r.yaml");
     // spec_files go with spec, not spec_url.
     expect((await post({ namespace: "mixed", spec_url: `${origin}/specs/openapi.json`, spec_files: petFiles })).status).toBe(400);
+  });
+});
+
+describe("Spotify's official document by URL", () => {
+  it("imports, and the file its x-spotify-policy extension names is never fetched", async () => {
+    served.length = 0;
+    const res = await post({ namespace: "spotify", spec_url: `${origin}/specs/spotify.yml`, dry_run: true });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ title: "Spotify Web API", dropped: { count: 0 } });
+    expect(res.body.operations.total).toBeGreaterThan(80);
+    expect(served).toEqual(["/specs/spotify.yml"]);
   });
 });
 
