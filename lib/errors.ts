@@ -54,6 +54,7 @@ export const errorTable = {
   ambiguous_selector: { status: 409, retry: null, when: "A selector, a name or the account to use matched several candidates; the choices are listed." },
   payload_too_large: { status: 413, retry: null, when: "A request body over 1 MiB, a file over 512 KiB, or an OpenAPI document over 50 MB." },
   unsupported_media_type: { status: 415, retry: null, when: "Declared for a body of the wrong content type; nothing raises it today." },
+  spec_ref_unresolved: { status: 422, retry: null, when: "An imported OpenAPI document's external $ref cannot be read: a file not given in spec_files (or not fetchable beside spec_url), another origin, a missing pointer, too many or too large files; details.reason says which." },
   idempotency_conflict: { status: 422, retry: null, when: "This idempotency_key was already used by this caller for this tool with a different body." },
   rate_limited: { status: 429, retry: null, when: "The actor exceeded MCP_RATE_LIMIT_PER_MINUTE (REST and MCP together), or an imported service answered 429; Retry-After says when to try again." },
   internal_error: { status: 500, retry: null, when: "An unexpected failure on our side; the message quotes the request id." },

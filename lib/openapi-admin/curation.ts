@@ -143,10 +143,10 @@ export async function curateOperations(db: Db, who: UserContext, namespace: stri
     return {
       namespace,
       version: bumped?.version ?? head.version,
-      operations: curate(
-        ops.filter((o) => changed.has(o.action)),
-        current,
-      ).map(view),
+      // Curated over every operation, so a label derived from its neighbours reads as it will on the card.
+      operations: curate(ops, current)
+        .filter((o) => changed.has(o.action))
+        .map(view),
       suspended_grants: suspended.slice(0, AFFECTED_LIST_CAP),
       suspended_grant_count: grantCount(suspended),
     };

@@ -26,16 +26,34 @@ import { credentialSchema, describeCredential, sealCredential } from "@/lib/real
 import { checkTarget, egress, failureKind } from "@/lib/realms/openapi/egress";
 import { NetError } from "@/lib/net";
 import { MAX_SPEC_BYTES, type JsonObject } from "@/lib/realms/openapi/spec";
+import { MAX_FILE_PATH, MAX_SPEC_FILES, MAX_SPEC_FILES_BYTES, missingFiles, refError, type SpecFiles } from "@/lib/realms/openapi/spec-refs";
+import { MAX_PURPOSE } from "@/lib/realms/openapi/text";
 import { AFFECTED_LIST_CAP, grantCount, meaningChanges } from "./meaning";
-import { curations, operationCards, realmHead } from "@/lib/realms/openapi/store";
+import { curations, operationCards, realmHead, realmRecord } from "@/lib/realms/openapi/store";
 
 /** The import route reads bodies up to this size (a 50 MB document, JSON-escaped, plus the other fields). */
 export const MAX_IMPORT_BODY_BYTES = MAX_SPEC_BYTES + 8 * 1024 * 1024;
 const SPEC_FETCH_TIMEOUT_MS = 20_000;
 const LIST_CAP = 200;
+/** The longest realm name (service card title). */
+export const MAX_TITLE = 80;
 /** Bounds of one INSERT of operations: rows, and bytes of contract JSON. */
 const INSERT_ROWS = 250;
 const INSERT_BYTES = 1024 * 1024;
+
+/** One line of text, runs of white space (line breaks included) made one space, within bounds; no control characters. */
+const oneLine = (min: number, max: number) =>
+  z
+    .string()
+    .max(max * 4)
+    .transform((v) => v.replace(/\s+/g, " ").trim())
+    .pipe(
+      z
+        .string()
+        .min(min, "must not be empty")
+        .max(max, `at most ${max} characters`)
+        .refine((v) => !/[\u0000-\u001f\u007f-\u009f]/.test(v), "must not contain control characters"),
+    );
 
 const httpUrl = z.url({ protocol: /^https?$/, message: "must be an http(s) URL" }).max(2000);
 
@@ -48,14 +66,20 @@ export const importBody = z
     /** How the document arrived, for the record; defaults to `url` with spec_url, else `paste`. */
     source: z.enum(["upload", "paste", "url"]).optional(),
     base_url: httpUrl.optional(),
-    title: z.string().trim().min(1).max(80).optional(),
-    description: z.string().trim().max(500).optional(),
+    /** The realm's name (its service card's title); defaults to the document's `info.title`. */
+    title: oneLine(1, MAX_TITLE).optional(),
+    /** The realm's purpose; defaults to the first sentence of `info.description`, markdown stripped. */
+    description: oneLine(0, MAX_PURPOSE).optional(),
+    /** Companion files the document's relative `$ref`s name, by path relative to the document (see spec-refs.ts). */
+    spec_files: z.record(z.string().min(1).max(MAX_FILE_PATH), z.string()).optional(),
     keywords: z.array(z.string().trim().min(1).max(40)).max(30).optional(),
     /** The credential calls carry; `null` removes it, leaving it out keeps the current one. */
     credential: credentialSchema.nullable().optional(),
     dry_run: z.boolean().optional(),
   })
-  .refine((b) => (b.spec === undefined) !== (b.spec_url === undefined), { message: "give exactly one of spec and spec_url", path: ["spec"] });
+  .refine((b) => (b.spec === undefined) !== (b.spec_url === undefined), { message: "give exactly one of spec and spec_url", path: ["spec"] })
+  .refine((b) => b.spec_files === undefined || b.spec !== undefined, { message: "spec_files go with spec (a document fetched by URL has its files fetched beside it)", path: ["spec_files"] })
+  .refine((b) => b.spec_files === undefined || Object.keys(b.spec_files).length <= MAX_SPEC_FILES, { message: `at most ${MAX_SPEC_FILES} files`, path: ["spec_files"] });
 export type ImportBody = z.infer<typeof importBody>;
 
 export type OperationChange = { action: string; changes: string[] };
@@ -101,8 +125,56 @@ export function diffCards(before: OperationCard[], after: OperationCard[]): Impo
   };
 }
 
-async function fetchSpec(url: string): Promise<string> {
+/** How many rounds of companion files a URL import fetches (each round: the files the last one named). */
+const MAX_REF_ROUNDS = 5;
+
+/**
+ * Compile a document, fetching the files its external `$ref`s name when it came from a URL: same origin
+ * only, through lib/net, at most MAX_SPEC_FILES files and MAX_SPEC_FILES_BYTES in all, over at most
+ * MAX_REF_ROUNDS rounds (a file's refs may name more files).
+ */
+async function compileWithRefs(spec: string | JsonObject, body: ImportBody): Promise<CompileJobResult> {
+  const gzip = !body.dry_run;
+  if (!body.spec_url) return compileDocument({ spec, gzip, files: body.spec_files });
+  const docUrl = body.spec_url;
+  const origin = new URL(docUrl).origin;
+  const files: SpecFiles = {};
+  let bytes = 0;
+  for (let round = 0; ; round++) {
+    try {
+      return await compileDocument({ spec, gzip, files, docUrl });
+    } catch (err) {
+      const wanted = missingFiles(err)?.filter((u) => !Object.hasOwn(files, u));
+      if (!wanted?.length) throw err;
+      if (round >= MAX_REF_ROUNDS) throw refError("too_many_files", `The document's files name more files ${MAX_REF_ROUNDS} levels deep; bundle it into fewer files.`, { max_rounds: MAX_REF_ROUNDS });
+      if (Object.keys(files).length + wanted.length > MAX_SPEC_FILES) throw refError("too_many_files", `The document's refs name more than ${MAX_SPEC_FILES} files.`, { max_files: MAX_SPEC_FILES });
+      for (const u of wanted) {
+        // The bundler only names files of the document's origin; checked again before anything is fetched.
+        if (new URL(u).origin !== origin) throw refError("cross_origin", `A $ref names ${u.slice(0, 200)}: only files beside the document (same origin) are read.`, { ref: u.slice(0, 500) });
+        const text = await fetchSpec(u, { ref: true });
+        bytes += Buffer.byteLength(text);
+        if (bytes > MAX_SPEC_FILES_BYTES) throw refError("files_too_large", `The document's companion files are larger than ${MAX_SPEC_FILES_BYTES / 1024 / 1024} MB together.`, { max_bytes: MAX_SPEC_FILES_BYTES });
+        files[u] = text;
+      }
+    }
+  }
+}
+
+async function fetchSpec(url: string, opts: { ref?: boolean } = {}): Promise<string> {
   const target = new URL(url);
+  try {
+    return await fetchText(target);
+  } catch (err) {
+    // A companion file that cannot be fetched is an unresolvable ref, with the file named.
+    if (opts.ref && err instanceof AppError && err.code !== "payload_too_large") {
+      throw refError("missing_file", `The file ${url.slice(0, 200)} that the document's $refs name could not be fetched: ${err.message}`, { missing_files: [url.slice(0, 500)], fetch: err.code });
+    }
+    throw err;
+  }
+}
+
+async function fetchText(target: URL): Promise<string> {
+  const url = target.href;
   try {
     const res = await egress({ url: target, method: "GET", headers: { accept: "application/json, application/yaml, text/yaml, */*;q=0.5", "user-agent": "Realmgate-OpenAPI/1" }, timeoutMs: SPEC_FETCH_TIMEOUT_MS, maxBytes: MAX_SPEC_BYTES });
     if (res.status !== 200) {
@@ -151,7 +223,7 @@ type Prepared = {
 async function prepare(body: ImportBody): Promise<Prepared> {
   // The text goes to the worker as it came (parsing it is part of the job); an object is copied to it.
   const spec: string | JsonObject = body.spec_url ? await fetchSpec(body.spec_url) : (body.spec as string | JsonObject);
-  const compiled = await compileDocument({ spec, gzip: !body.dry_run });
+  const compiled = await compileWithRefs(spec, body);
   return { body, compiled, baseUrl: chooseBaseUrl(body.base_url, compiled.servers, body.spec_url), source: body.source ?? (body.spec_url ? "url" : "paste") };
 }
 
@@ -171,20 +243,42 @@ const riskCounts = (cards: OperationCard[]) => {
   return c;
 };
 
-function summary(p: Prepared, diff: ImportDiff) {
+/** Titles that name no service ("API", "REST API"…): the import warns that the owner should give one. */
+const VAGUE_TITLE = /^(the\s+)?((rest(ful)?|http|web|open)\s*)?(api|apis|service|server|openapi|swagger|spec(ification)?|untitled|title|imported service)(\s+(spec|document|definition))?$/i;
+
+/** A purpose that describes the document rather than the service ("GitHub's official OpenAPI spec…", "a place to put general notes"). */
+const DOCUMENT_TALK = /\b(open ?api|swagger|spec|specification|this (document|file|page)|general notes|internal use|lorem ipsum)\b/i;
+
+/** The realm's name and purpose as the import gives them: the body's, else (kept on a re-import) the stored ones, else the document's. */
+function identity(p: Prepared, kept: { title: string; description: string } | null) {
+  const title = p.body.title ?? kept?.title ?? p.compiled.title;
+  const description = p.body.description ?? kept?.description ?? p.compiled.description;
+  const warnings: { path: string; message: string }[] = [];
+  if (!p.body.title && !kept && VAGUE_TITLE.test(title.trim())) warnings.push({ path: "title", message: `the document's title ${JSON.stringify(title)} names no service; give title` });
+  if (!p.body.description && !kept && DOCUMENT_TALK.test(description)) {
+    warnings.push({ path: "description", message: `the document's description speaks of the document, not the service (${JSON.stringify(description.slice(0, 80))}); give description` });
+  }
+  return { title, description, warnings };
+}
+
+function summary(p: Prepared, diff: ImportDiff, kept: { title: string; description: string } | null) {
   const cards = p.compiled.cards;
   const dropped = p.compiled.dropped;
+  const who = identity(p, kept);
+  const warnings = [...who.warnings, ...p.compiled.warnings];
   return {
     namespace: p.body.namespace,
-    title: p.body.title ?? p.compiled.title,
+    title: who.title,
+    /** The realm's purpose (its service card says it first). */
+    description: who.description,
     base_url: p.baseUrl,
     spec_version: p.compiled.version,
     operations: { total: cards.length, ...riskCounts(cards) },
     diff,
     /** Operations left out of the realm, each with why (also among the warnings). */
     dropped: { count: dropped.length, operations: dropped.slice(0, LIST_CAP) },
-    warnings: p.compiled.warnings.slice(0, 50),
-    warning_count: p.compiled.warnings.length,
+    warnings: warnings.slice(0, 50),
+    warning_count: warnings.length,
   };
 }
 
@@ -212,7 +306,7 @@ export async function importRealm(db: Db, who: UserContext, body: ImportBody) {
     const changes = head ? meaningChanges(before, cards, await curations(db, who.tenantId, head.id), { from: await storedBaseUrl(db, who.tenantId, head.id), to: p.baseUrl }) : [];
     const affected = await grantsAffectedBy(db, who.tenantId, body.namespace, changes);
     return {
-      ...summary(p, diffCards(before, cards)),
+      ...summary(p, diffCards(before, cards), head ? await realmRecord(db, who.tenantId, head.id) : null),
       realm_id: head?.id ?? null,
       version: head?.version ?? null,
       dry_run: true,
@@ -236,11 +330,14 @@ export async function importRealm(db: Db, who: UserContext, body: ImportBody) {
     const changes = head ? meaningChanges(before, cards, await curations(tx, who.tenantId, head.id), { from: await storedBaseUrl(tx, who.tenantId, head.id), to: p.baseUrl }) : [];
     const suspended = await suspendChangedOperations(tx, who, body.namespace, changes);
     const realmId = head?.id ?? newId("oas");
+    const kept = head ? await realmRecord(tx, who.tenantId, head.id) : null;
     const version = (head?.version ?? 0) + 1;
     const values = {
-      title: body.title ?? p.compiled.title,
-      description: body.description ?? p.compiled.description,
-      keywords: body.keywords ?? [],
+      // Left out on a re-import, the name, purpose and keywords the realm has stay (an owner's choice is not
+      // reset to the document's); a first import takes them from the document.
+      title: body.title ?? kept?.title ?? p.compiled.title,
+      description: body.description ?? kept?.description ?? p.compiled.description,
+      keywords: body.keywords ?? kept?.keywords ?? [],
       baseUrl: p.baseUrl,
       specSource: p.source,
       specUrl: body.spec_url ?? null,
@@ -301,7 +398,7 @@ export async function importRealm(db: Db, who: UserContext, body: ImportBody) {
       },
     });
     return {
-      ...summary(p, diff),
+      ...summary(p, diff, kept),
       realm_id: realmId,
       version,
       dry_run: false,

@@ -7,13 +7,17 @@ import { gzipSync } from "node:zlib";
 import { AppError, type ErrorCode } from "@/lib/errors";
 import { CompileBudget, DEFAULT_LIMITS, type CompileLimits } from "./budget";
 import { compileSpec, contractJson, type OperationCard } from "./compile";
-import { loadSpec, type JsonObject, type SpecIssue } from "./spec";
+import type { JsonObject, SpecIssue } from "./spec";
+import { loadBundledSpec, type SpecFiles } from "./spec-refs";
 
 export type CompileJobInput = {
   /** JSON or YAML text, or an already-parsed object. */
   spec: string | JsonObject;
   /** Return the contracts and gzip the canonical document, to store them; a dry run needs neither. */
   gzip: boolean;
+  /** Companion files its external `$ref`s name (see spec-refs.ts), and the URL it came from, if any. */
+  files?: SpecFiles;
+  docUrl?: string;
   limits?: Partial<CompileLimits>;
 };
 
@@ -52,7 +56,7 @@ export function contractText(p: PackedTexts, i: number): string {
 export async function runCompileJob(input: CompileJobInput, runner: "worker" | "inline"): Promise<CompileJobResult> {
   const limits = { ...DEFAULT_LIMITS, ...input.limits };
   const budget = new CompileBudget(limits);
-  const loaded = await loadSpec(input.spec, budget);
+  const loaded = await loadBundledSpec(input.spec, { files: input.files, docUrl: input.docUrl }, budget);
   const compiled = compileSpec(loaded, budget);
   // Every contract is serialised (a dry run too: the size cap must answer the same), kept only to be stored.
   const texts: string[] = [];

@@ -16,7 +16,7 @@ import type { CompiledOperation, CompiledSpec, HttpMethod } from "./operation-ty
 import { paramsOf } from "./request-plan";
 import { DocSchemas } from "./schema";
 import { HTTP_METHODS, isObject, type JsonObject, type LoadedSpec, type SpecIssue, specError } from "./spec";
-import { shortText } from "./text";
+import { firstSentence, MAX_PURPOSE, shortText } from "./text";
 
 export type { BodyEncoding, BodyPlan, CompiledOperation, CompiledSpec, HttpMethod, OperationCard, OperationContract, ParamLocation, ParamPlan } from "./operation-types";
 export { contractJson } from "./contract-json";
@@ -84,7 +84,8 @@ export function compileSpec(spec: LoadedSpec, budget?: CompileBudget): CompiledS
   if (issues.length) throw specError(`The document cannot be imported: ${issues[0]!.path}: ${issues[0]!.message}.`, issues);
   return {
     title: typeof info.title === "string" && info.title.trim() ? info.title.trim().slice(0, 80) : "Imported service",
-    description: shortText(info.description, 300),
+    // The purpose: the first sentence of the document's prose, never a heading ("## Welcome").
+    description: firstSentence(info.description, MAX_PURPOSE),
     servers: serverUrls(doc),
     tags,
     operations,

@@ -29,11 +29,13 @@ function canonicalInputSchema(parts: ContractParts): string {
 export function contractJson(contract: OperationContract): string {
   const parts = partsOf.get(contract);
   if (!parts || !parts.defs.length) return JSON.stringify(contract);
-  const { input_schema: _schema, example, accepts, ...head } = contract;
+  const { input_schema: _schema, example, accepts, returns, field_notes, request_notes, ...head } = contract;
   const schema = JSON.stringify(parts.schema);
   const defs = parts.defs.map((p) => `${JSON.stringify(parts.doc.defs.get(p)!.name)}:${parts.doc.jsonOf(p)}`).join(",");
   const inputSchema = `${schema.slice(0, -1)},"$defs":{${defs}}}`;
-  return `${JSON.stringify(head).slice(0, -1)},"input_schema":${inputSchema},"example":${JSON.stringify(example)},"accepts":${JSON.stringify(accepts)}}`;
+  // The members set after the contract is made (operation.ts), in that order, as JSON.stringify writes them.
+  const tail = JSON.stringify({ returns, field_notes, request_notes });
+  return `${JSON.stringify(head).slice(0, -1)},"input_schema":${inputSchema},"example":${JSON.stringify(example)},"accepts":${JSON.stringify(accepts)}${tail === "{}" ? "" : `,${tail.slice(1, -1)}`}}`;
 }
 
 /** Remember how `contract` is made of shared parts, for contractJson. */

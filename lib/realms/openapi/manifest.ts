@@ -3,6 +3,7 @@
 // auth scopes), the capability catalog from the operations' groups, service card labels from summaries or
 // curated labels. Also the capability-search documents, built from the cards rather than the catalog.
 import { actionOperationKey, manifestSchema, type ActionDef, type CapabilityDoc, type CatalogNode, type RealmManifest, type Risk } from "@/lib/realms/contract";
+import { distinctLabels } from "./labels";
 import type { OperationCard, OperationContract } from "./operation-types";
 
 export type RealmRecord = {
@@ -14,6 +15,8 @@ export type RealmRecord = {
   keywords: string[];
   baseUrl: string;
   version: number;
+  /** The credential calls carry, as people may see it (kind only): `none`, `bearer`, `header`, `query`, `basic`. Absent means none. */
+  credential?: { type: string; configured: boolean };
 };
 export type OperationRecord = { action: string; card: OperationCard; contract: OperationContract };
 export type Curation = { action: string; hidden: boolean; label: string | null; keywords: string[]; risk: Risk | null; approvalRequired: boolean };
@@ -24,11 +27,14 @@ export type CuratedOperation = OperationRecord & { label: string; risk: Risk; hi
 export const APPROVAL_NOTE = "needs explicit approval";
 
 export function curate(ops: OperationRecord[], curations: Map<string, Curation>): CuratedOperation[] {
+  // Summaries several operations share get their path's resource ("Get movie details"), over every operation
+  // (hidden ones too), so hiding one never renames another. An owner's label is kept as written.
+  const labels = distinctLabels(ops.map((o) => ({ action: o.action, label: o.card.summary, method: o.card.method, path: o.card.path })));
   return ops.map((o) => {
     const c = curations.get(o.action);
     return {
       ...o,
-      label: c?.label ?? o.card.summary,
+      label: c?.label ?? labels.get(o.action) ?? o.card.summary,
       risk: c?.risk ?? o.card.risk,
       hidden: c?.hidden ?? false,
       approvalRequired: c?.approvalRequired ?? false,
@@ -92,17 +98,18 @@ export function buildRealm(realm: RealmRecord, ops: OperationRecord[], curations
     contracts.set(o.action, o.contract);
     const about = [o.card.description && o.card.description !== o.card.summary ? o.card.description : o.label, `(${o.card.method} ${o.card.path})`];
     if (o.approvalRequired) about.push(`Agents need an explicit grant of exactly this operation.`);
+    for (const note of o.contract.request_notes ?? []) about.push(`Note: ${note}`);
     if (o.card.deprecated) about.push("Deprecated by the service.");
     actions.push({
       name: o.action,
       label: o.label,
       description: about.join(" "),
       target_kind: null,
-      payload_schema: o.contract.input_schema,
+      payload_schema: withFieldNotes(o.contract.input_schema, o.contract.field_notes),
       example: o.contract.example,
       risk: o.risk,
       claims: o.card.scopes,
-      returns: "{status, content_type, body} from the service; large or binary bodies as {file: {encoding: \"url\", url, expires_at}}.",
+      returns: returnsText(o.contract),
       // The service's objects are not Realmgate refs: no payload field holds one.
       ref_paths: [],
       ...(o.approvalRequired ? { approval_required: true } : {}),
@@ -158,7 +165,7 @@ export function buildRealm(realm: RealmRecord, ops: OperationRecord[], curations
     service_card: {
       title: realm.title,
       purpose: realm.description || `${realm.title}'s REST API, imported from its OpenAPI document: ${visible.length} operations.`,
-      works_with: `${host}, called by Realmgate with the credential the tenant owner configured.`,
+      works_with: worksWith(host, realm.credential, visible.some((o) => o.card.auth_declared === true)),
       touches: [
         `Whatever ${realm.title}'s operations reach on ${host}: ${visible.length} operations (${counts.read} read, ${counts.write} write, ${counts.destructive} destructive).`,
       ],
@@ -186,7 +193,7 @@ export function buildRealm(realm: RealmRecord, ops: OperationRecord[], curations
     claims,
     rules: [
       `Each action is one ${realm.title} operation, named by its operationId exactly as written (or \`METHOD/path\` with the path's braces dropped — GET /items/{id} is \`GET/items/id\` — where it has none or an unusable one). There are ${visible.length}: find the right one with object_schema(query=…), read its contract with object_schema(namespace, operation="object.action.<name>"), then run object_action(namespace, action, payload).`,
-      "The payload holds the operation's path, query and header parameters by name and its body fields (or `body` when the body is not a plain object); Realmgate builds the URL, method and headers itself.",
+      "The payload holds the operation's path, query and header parameters by name and its body fields (or `body` when the body is not a plain object); Realmgate builds the URL (percent-encoding every value: pass values plain), method and headers (Accept, Content-Type, the credential) itself.",
       "Small JSON or text results come back inline; large or binary ones as {file: {encoding: \"url\", url, expires_at}} — fetch it before it expires.",
       "A service that fails or times out answers provider_unavailable; nothing is retried for you.",
     ],
@@ -218,6 +225,60 @@ export function buildRealm(realm: RealmRecord, ops: OperationRecord[], curations
     };
   });
   return { manifest, capabilityDocs, contracts };
+}
+
+/** What the calls carry, in words: only what is configured, never a secret. */
+export function credentialWords(credential: RealmRecord["credential"]): string | null {
+  if (!credential?.configured) return null;
+  switch (credential.type) {
+    case "bearer":
+      return "the owner's bearer token";
+    case "header":
+      return "the owner's API key, sent in a header";
+    case "query":
+      return "the owner's API key, sent in the query string";
+    case "basic":
+      return "the owner's user name and password (HTTP Basic)";
+    default:
+      return "the credential the owner configured";
+  }
+}
+
+/** Where calls go and with what credential, truthfully; warns when the document asks for one and none is set. */
+export function worksWith(host: string, credential: RealmRecord["credential"], authDeclared: boolean): string {
+  const words = credentialWords(credential);
+  if (words) return `${host}, called by Realmgate with ${words}.`;
+  return authDeclared
+    ? `${host}, called by Realmgate with no credential: none is configured, while the service's document declares security, so calls will likely be refused by the service until an owner adds a credential.`
+    : `${host}, called by Realmgate with no credential (none is configured).`;
+}
+
+/** The most text an action's `returns` line spends on the response's shape. */
+const MAX_RETURNS_CHARS = 2048;
+
+/** What an action returns: the wire envelope, and the success response's status, media type and top-level shape when the document gives them. */
+export function returnsText(contract: OperationContract): string {
+  const envelope = "{status, content_type, body} from the service; large or binary bodies as {file: {encoding: \"url\", url, expires_at}}.";
+  const r = contract.returns;
+  if (!r) return envelope;
+  let shape = r.shape ? JSON.stringify(r.shape) : "";
+  if (shape.length > MAX_RETURNS_CHARS) shape = JSON.stringify({ type: r.shape!.type });
+  const media = r.content_type ? ` ${r.content_type}` : "";
+  const success = r.shape ? `On success: HTTP ${r.status}${media}, body of shape ${shape} (top level only).` : `On success: HTTP ${r.status}${media}${r.content_type ? "" : " with no body"}.`;
+  return `${envelope} ${success}`;
+}
+
+/** The payload schema with each field's note (notes.ts) put first in its description; the stored contract is not changed. */
+export function withFieldNotes(schema: OperationContract["input_schema"], notes: Record<string, string> | undefined): OperationContract["input_schema"] {
+  if (!notes || !Object.keys(notes).length || typeof schema.properties !== "object" || schema.properties === null) return schema;
+  const props = { ...(schema.properties as Record<string, Record<string, unknown>>) };
+  for (const [field, note] of Object.entries(notes)) {
+    const p = props[field];
+    if (!p || typeof p !== "object") continue;
+    const desc = typeof p.description === "string" ? p.description : "";
+    props[field] = { ...p, description: desc ? `${note} (${desc})` : note };
+  }
+  return { ...schema, properties: props };
 }
 
 function safeHost(url: string): string {

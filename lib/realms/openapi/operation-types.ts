@@ -29,6 +29,8 @@ export type OperationCard = {
   /** Hash of the exact contract: re-imports compare it to say an operation changed. */
   input_hash: string;
   scopes: string[];
+  /** The operation declares security (its own or the document's), so the service expects a credential. Absent on cards stored before it was recorded. */
+  auth_declared?: boolean;
 };
 
 export type ParamPlan = { name: string; in: ParamLocation; field: string; required: boolean; style: string; explode: boolean; json: boolean };
@@ -44,7 +46,23 @@ export type OperationContract = {
   example: JsonObject;
   /** Media types of the success response, for choosing `Accept`. */
   accepts: string[];
+  /** The success response's top-level shape (response-shape.ts); absent on contracts stored before it was recorded. */
+  returns?: ResponseShape;
+  /** Payload field → a note where its description contradicts the request Realmgate builds (notes.ts). */
+  field_notes?: Record<string, string>;
+  /** Notes on what the operation's text tells the caller to do that Realmgate does itself (headers it sets). */
+  request_notes?: string[];
 };
+
+/** A type in one word: `integer`, `string|null`, `object`, `string[]`, `object[]`, `one of several`, `any`. */
+export type TypeWord = string;
+/** The top level of a body: an object's properties by type word, an array's item type, or a scalar's type. */
+export type ShapeSummary =
+  | { type: "object"; properties: Record<string, TypeWord>; required?: string[]; more_properties?: number }
+  | { type: "array"; items: TypeWord; item_properties?: Record<string, TypeWord>; more_properties?: number }
+  | { type: TypeWord };
+/** The first success response: its status, media type and top-level shape (null when it has no body or no schema). */
+export type ResponseShape = { status: number | string; content_type: string | null; shape: ShapeSummary | null };
 export type CompiledOperation = { card: OperationCard; contract: OperationContract };
 export type CompiledSpec = {
   title: string;

@@ -3,8 +3,10 @@
 // Schema with the `$defs` it reaches, where each field goes in the request, the media types it answers with).
 import { inputHash, shareParts, type ContractParts } from "./contract-json";
 import { actionNameOf, riskOfMethod } from "./naming";
+import { headerNotes } from "./notes";
 import type { CompiledOperation, HttpMethod, OperationCard, OperationContract } from "./operation-types";
 import { planRequest, type OperationSite } from "./request-plan";
+import { responseShape } from "./response-shape";
 import { SchemaCompiler, typeWord, type DocSchemas } from "./schema";
 import { isObject, type JsonObject } from "./spec";
 import { shortText } from "./text";
@@ -18,7 +20,7 @@ export function compileOperation({ schemas, path, method, op, shared, at, issues
   const compiler = new SchemaCompiler(schemas, warn, deps);
   const request = planRequest({ compiler, resolve: spec.resolve, path, op, shared, at, issues, warn, drop });
   if (!request) return null;
-  const { properties, required, plans, example, body } = request;
+  const { properties, required, plans, example, body, fieldNotes, paramTexts } = request;
 
   const schemaParts: JsonObject = { type: "object", additionalProperties: false, properties, ...(required.length ? { required } : {}) };
   // Every def this operation reaches, converted once per document and shared by every contract that lists it.
@@ -51,6 +53,13 @@ export function compileOperation({ schemas, path, method, op, shared, at, issues
     example,
     accepts: successMedia(op.responses, spec.resolve),
   };
+  // What comes back, and what the document's prose gets wrong about a call through Realmgate: not part of the
+  // input hash (they change no call's meaning).
+  const returns = responseShape(op.responses, spec.resolve);
+  if (returns) contract.returns = returns;
+  if (Object.keys(fieldNotes).length) contract.field_notes = fieldNotes;
+  const requestNotes = headerNotes(typeof op.description === "string" ? op.description : undefined, ...paramTexts);
+  if (requestNotes.length) contract.request_notes = requestNotes;
   const parts: ContractParts = { doc: schemas, schema: schemaParts, defs: defPointers };
   shareParts(contract, parts);
   const card: OperationCard = {
@@ -71,8 +80,22 @@ export function compileOperation({ schemas, path, method, op, shared, at, issues
     input_digest: digest.length > 400 ? `${digest.slice(0, 399)}…` : digest,
     input_hash: inputHash(parts, plans, body),
     scopes: scopesOf(op.security ?? spec.doc.security),
+    auth_declared: declaresAuth(op.security ?? spec.doc.security, spec.doc),
   };
   return { card, contract };
+}
+
+/**
+ * Whether the service expects a credential for this operation: a security requirement that asks for something
+ * (`[]` and `[{}]`, anonymous allowed, do not), or — where the document states no requirement at all — security
+ * schemes it defines (many documents, TMDB's among them, define their key and never require it).
+ */
+function declaresAuth(security: unknown, doc: JsonObject): boolean {
+  if (security === undefined) {
+    const components = isObject(doc.components) ? doc.components : {};
+    return isObject(components.securitySchemes) && Object.keys(components.securitySchemes).length > 0;
+  }
+  return Array.isArray(security) && security.length > 0 && security.every((req) => isObject(req) && Object.keys(req).length > 0);
 }
 
 function scopesOf(security: unknown): string[] {

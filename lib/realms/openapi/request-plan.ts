@@ -4,6 +4,7 @@
 // location appended; a body is flat (its properties beside the parameters) when it can be, else one field.
 import type { BodyEncoding, BodyPlan, ParamLocation, ParamPlan } from "./operation-types";
 import { isHeaderName, specHeaderRefusal } from "./headers";
+import { parameterNote } from "./notes";
 import { exampleFor, type SchemaCompiler } from "./schema";
 import { isObject, type JsonObject, type SpecIssue } from "./spec";
 import { shortText } from "./text";
@@ -78,7 +79,17 @@ function mediaExampleOf(media: JsonObject, resolve: (r: string) => unknown): unk
   return undefined;
 }
 
-export type RequestPlan = { properties: JsonObject; required: string[]; plans: ParamPlan[]; example: JsonObject; body: BodyPlan | null };
+export type RequestPlan = {
+  properties: JsonObject;
+  required: string[];
+  plans: ParamPlan[];
+  example: JsonObject;
+  body: BodyPlan | null;
+  /** Payload field → what its description gets wrong about a call through Realmgate (notes.ts). */
+  fieldNotes: Record<string, string>;
+  /** The parameters' descriptions, as written (notes.ts reads them for header advice). */
+  paramTexts: string[];
+};
 
 /** Where in the document an operation stands, and how its problems are reported: what every step of it reads. */
 export type OperationSite = {
@@ -125,6 +136,8 @@ export function planRequest({ compiler, resolve, path, op, shared, at, issues, w
   const plans: ParamPlan[] = [];
   const example: JsonObject = {};
   const taken = new Set<string>();
+  const fieldNotes: Record<string, string> = {};
+  const paramTexts: string[] = [];
   for (const p of usable.sort((a, b) => (a.in === "path" ? 0 : 1) - (b.in === "path" ? 0 : 1))) {
     const field = taken.has(p.name) ? `${p.name}_${p.in}` : p.name;
     taken.add(field);
@@ -140,6 +153,9 @@ export function planRequest({ compiler, resolve, path, op, shared, at, issues, w
     if (p.description && !schema.description) schema.description = shortText(p.description, 200);
     if (p.deprecated) schema.deprecated = true;
     properties[field] = schema;
+    const note = parameterNote(p.description, p.in);
+    if (note) fieldNotes[field] = note;
+    if (p.description) paramTexts.push(p.description);
     if (p.required) {
       required.push(field);
       example[field] = p.example ?? exampleFor(schemaSrc, p.name, compiler);
@@ -186,5 +202,5 @@ export function planRequest({ compiler, resolve, path, op, shared, at, issues, w
     }
   }
 
-  return { properties, required, plans, example, body };
+  return { properties, required, plans, example, body, fieldNotes, paramTexts };
 }

@@ -149,6 +149,10 @@ export class SchemaCompiler {
         if (typeof v === "string") out.description = shortText(v, 200);
       } else if (k === "type" && v === "file") {
         out.type = "string";
+      } else if (k === "required" && !Array.isArray(v)) {
+        // `required: true` on a property (Swagger 2.0's habit, in Spotify's official document) is not a schema
+        // keyword's value: it would make the whole contract invalid. The property stays optional.
+        this.warn(`required: ${JSON.stringify(v)} on a schema is not a list of property names; it is ignored`);
       } else {
         out[k] = v;
       }

@@ -84,7 +84,7 @@ function depthOf(v: unknown, limit: number, budget: CompileBudget | undefined): 
 
 export const pointerPath = (p: string) => p.replace(/^#\/?/, "").split("/").map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~")).join(".");
 
-/** Every `$ref` in the document, with where it sits. */
+/** Every `$ref` in the document, with where it sits — except inside vendor extensions (`x-…` members), which are not API surface: their refs are neither followed nor checked. */
 function collectRefs(doc: JsonObject, budget: CompileBudget | undefined): { ref: string; at: string }[] {
   const out: { ref: string; at: string }[] = [];
   const stack: [unknown, string][] = [[doc, ""]];
@@ -95,7 +95,7 @@ function collectRefs(doc: JsonObject, budget: CompileBudget | undefined): { ref:
     else if (isObject(node)) {
       for (const [k, v] of Object.entries(node)) {
         if (k === "$ref" && typeof v === "string") out.push({ ref: v, at: at || "(root)" });
-        else if (typeof v === "object" && v !== null) stack.push([v, at ? `${at}.${k}` : k]);
+        else if (typeof v === "object" && v !== null && !k.startsWith("x-")) stack.push([v, at ? `${at}.${k}` : k]);
       }
     }
   }
@@ -129,11 +129,12 @@ export async function loadSpec(input: string | JsonObject, budget?: CompileBudge
     throw new AppError("payload_too_large", `The document is larger than ${MAX_SPEC_BYTES / 1024 / 1024} MB.`, { details: { max_bytes: MAX_SPEC_BYTES } });
   }
 
-  // Local refs only: resolving files or URLs named inside an uploaded document would let it read this
-  // server's disk or reach its network.
+  // Local refs only here: external ones were bundled in before (spec-refs.ts, from the files given or fetched
+  // beside the document); resolving files or URLs named inside a document would let it read this server's disk
+  // or reach its network.
   const refs = collectRefs(raw, budget);
   for (const r of refs) {
-    if (!r.ref.startsWith("#")) issues.push({ path: r.at, message: `external $ref ${JSON.stringify(r.ref.slice(0, 200))} is not supported: import one bundled document` });
+    if (!r.ref.startsWith("#")) issues.push({ path: r.at, message: `external $ref ${JSON.stringify(r.ref.slice(0, 200))} is not bundled: give its file in spec_files, or import the document from its URL` });
   }
   if (issues.length) throw specError(`The document has ${issues.length} external $ref${issues.length > 1 ? "s" : ""}.`, issues);
 

@@ -1,5 +1,5 @@
 // Database reads of imported realms. Every query names the tenant.
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import { openapiCurations, openapiOperations, openapiRealms } from "@/db/schema";
 import type { OperationCard, OperationContract } from "./operation-types";
@@ -29,10 +29,14 @@ export async function realmRecord(db: Executor, tenantId: string, realmId: strin
       keywords: openapiRealms.keywords,
       baseUrl: openapiRealms.baseUrl,
       version: openapiRealms.version,
+      credentialKind: openapiRealms.credentialKind,
+      credentialSet: sql<boolean>`${openapiRealms.credentialSealed} is not null`,
     })
     .from(openapiRealms)
     .where(and(eq(openapiRealms.tenantId, tenantId), eq(openapiRealms.id, realmId)));
-  return r ?? null;
+  if (!r) return null;
+  const { credentialKind, credentialSet, ...rest } = r;
+  return { ...rest, credential: { type: credentialKind ?? "none", configured: credentialSet === true } };
 }
 
 export async function operationRecords(db: Executor, tenantId: string, realmId: string): Promise<OperationRecord[]> {

@@ -15,6 +15,8 @@ type AffectedGrant = { grant_id: string; actor_id: string; actor_name: string; g
 type ImportResult = {
   namespace: string;
   title: string;
+  /** The realm's purpose, as its service card will say it. */
+  description: string;
   base_url: string;
   applied: boolean;
   dry_run: boolean;
@@ -113,6 +115,16 @@ function SuspendedGrants({ r }: { r: ImportResult }) {
   );
 }
 
+/**
+ * Companion files by their path relative to the document: files picked one by one by their name (they sit
+ * beside it); a folder's by their path inside the folder (the document at its top). YAML and JSON files only.
+ */
+async function readCompanions(list: FileList | null): Promise<Record<string, string>> {
+  const picked = [...(list ?? [])].filter((f) => /\.(ya?ml|json)$/i.test(f.name));
+  const entries = await Promise.all(picked.map(async (f) => [f.webkitRelativePath ? f.webkitRelativePath.split("/").slice(1).join("/") : f.name, await f.text()] as const));
+  return Object.fromEntries(entries);
+}
+
 export function ImportManager() {
   const qc = useQueryClient();
   const [namespace, setNamespace] = useState("");
@@ -125,6 +137,10 @@ export function ImportManager() {
   const [credName, setCredName] = useState("");
   const [credValue, setCredValue] = useState("");
   const [credUser, setCredUser] = useState("");
+  const [title, setTitle] = useState("");
+  const [purpose, setPurpose] = useState("");
+  /** Companion files the document's relative $refs name: path relative to the document → text. */
+  const [companions, setCompanions] = useState<Record<string, string>>({});
   const [preview, setPreview] = useState<ImportResult | null>(null);
 
   const imported = useQuery({ queryKey: ["imports"], queryFn: () => api<{ realms: Imported[] }>("/api/v1/realms/import") });
@@ -140,8 +156,10 @@ export function ImportManager() {
             : { type: credType, name: credName, value: credValue };
     return {
       namespace: namespace.trim(),
-      ...(source === "url" ? { spec_url: specUrl.trim() } : { spec: text }),
+      ...(source === "url" ? { spec_url: specUrl.trim() } : { spec: text, ...(Object.keys(companions).length ? { spec_files: companions } : {}) }),
       source,
+      ...(title.trim() ? { title: title.trim() } : {}),
+      ...(purpose.trim() ? { description: purpose.trim() } : {}),
       ...(baseUrl.trim() ? { base_url: baseUrl.trim() } : {}),
       ...(credential && !dryRun ? { credential } : {}),
       dry_run: dryRun,
@@ -219,6 +237,49 @@ export function ImportManager() {
             </div>
           )}
 
+          {source !== "url" ? (
+            <div>
+              <label htmlFor="spec-companions" className="block text-sm font-medium">Files the document refers to (optional)</label>
+              <input
+                id="spec-companions"
+                type="file"
+                multiple
+                accept=".json,.yaml,.yml,application/json,application/yaml,text/yaml"
+                className="mt-1 block text-sm"
+                aria-describedby="companions-help"
+                onChange={async (e) => setCompanions(await readCompanions(e.target.files))}
+              />
+              <label htmlFor="spec-folder" className="mt-2 block text-sm">or the document&apos;s whole folder</label>
+              <input
+                id="spec-folder"
+                type="file"
+                multiple
+                className="mt-1 block text-sm"
+                aria-describedby="companions-help"
+                {...{ webkitdirectory: "" }}
+                onChange={async (e) => setCompanions(await readCompanions(e.target.files))}
+              />
+              <p id="companions-help" className="mt-1 text-xs text-slate-600">
+                When the document&apos;s <code>$ref</code>s name other files (<code>./schemas/pet.yaml</code>), add them here; each is matched by its path relative to the document.
+                {Object.keys(companions).length ? ` ${Object.keys(companions).length} file(s): ${Object.keys(companions).slice(0, 5).join(", ")}` : ""}
+              </p>
+            </div>
+          ) : (
+            <p className="text-xs text-slate-600">Files the document&apos;s <code>$ref</code>s name beside its URL (same origin) are fetched with it.</p>
+          )}
+
+          <div>
+            <label htmlFor="realm-title" className="block text-sm font-medium">Name (optional)</label>
+            <input id="realm-title" className={input} value={title} onChange={(e) => setTitle(e.target.value)} maxLength={80} aria-describedby="title-help" placeholder={preview?.title ? `From the document: ${preview.title}` : "Taken from the document's title when left empty"} />
+            <p id="title-help" className="mt-1 text-xs text-slate-600">What people and agents call the service, e.g. “TMDB”. Up to 80 characters; a re-import without it keeps the current name.</p>
+          </div>
+
+          <div>
+            <label htmlFor="realm-purpose" className="block text-sm font-medium">Purpose (optional)</label>
+            <input id="realm-purpose" className={input} value={purpose} onChange={(e) => setPurpose(e.target.value)} maxLength={300} aria-describedby="purpose-help" placeholder={preview?.description ? `From the document: ${preview.description}` : "The first sentence of the document's description when left empty"} />
+            <p id="purpose-help" className="mt-1 text-xs text-slate-600">One sentence saying what the service is for; agents read it first. Up to 300 characters.</p>
+          </div>
+
           <div>
             <label htmlFor="base-url" className="block text-sm font-medium">Service base URL (optional)</label>
             <input id="base-url" type="url" className={input} value={baseUrl} onChange={(e) => setBaseUrl(e.target.value)} aria-describedby="base-help" placeholder="Taken from the document's servers when left empty" />
@@ -291,6 +352,9 @@ export function ImportManager() {
                   : `Preview: ${preview.exists ? "re-importing" : "importing"} ${preview.title} as “${preview.namespace}” would change this — nothing is applied yet`
               }
             >
+              <p className="text-sm">
+                <span className="font-medium">Name:</span> {preview.title} · <span className="font-medium">Purpose:</span> {preview.description || "none (the card says what the service is from its operations)"}
+              </p>
               <DiffView r={preview} />
               <SuspendedGrants r={preview} />
               {preview.applied ? (

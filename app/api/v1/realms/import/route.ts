@@ -1,6 +1,7 @@
 // GET /api/v1/realms/import — the tenant's imported OpenAPI services (owner)
-// POST — import or re-import an OpenAPI 3.0/3.1 document as a realm: `{namespace, spec | spec_url, base_url?,
-// credential?, dry_run?}`. Documents up to 50 MB, so this route reads a larger body than the 1 MiB default.
+// POST — import or re-import an OpenAPI 3.0/3.1 document as a realm: `{namespace, spec | spec_url, spec_files?,
+// base_url?, title?, description?, keywords?, credential?, dry_run?}` (docs/openapi-import.md). Documents up to
+// 50 MB, so this route reads a larger body than the 1 MiB default.
 import { getDb } from "@/db/client";
 import { parseBody } from "@/lib/http/body";
 import { withRole } from "@/lib/http/route";
