@@ -1,7 +1,8 @@
 // npm run bench:catalog — what the tool surface costs a model. (1) Canonical JSON bytes of the nine-tool
 // catalog, before and after importing GitHub's REST API as a realm (it must not grow), against the same API
 // exposed one tool per operation. (2) Bytes an agent reads per task — about → query → exact contract →
-// action — for an imported service, run through the real dispatcher on an in-memory database.
+// action — for an imported service, run through the real dispatcher on an in-memory database. (3) A new agent's
+// everyday tasks (app/api/v1/tools/new-agent.test.ts, run here with NEW_AGENT_REPORT): calls, bytes, person's steps.
 import fs from "node:fs";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
@@ -103,6 +104,16 @@ async function main() {
   await server.close();
   await closeDb();
 
+  // (3) The scripted new agent's tasks, as the test runs them (its own tenant and database).
+  const reportFile = path.join((await import("node:os")).tmpdir(), `rg-new-agent-${process.pid}.json`);
+  const { execFileSync } = await import("node:child_process");
+  execFileSync(process.execPath, [path.join(process.cwd(), "node_modules/vitest/vitest.mjs"), "run", "app/api/v1/tools/new-agent.test.ts"], {
+    env: { ...process.env, NEW_AGENT_REPORT: reportFile, REALMGATE_DATA_DIR: ":memory:" },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  const newAgent = JSON.parse(fs.readFileSync(reportFile, "utf8")) as { task: string; calls: number; bytes: number; human_steps: number; tools_list_bytes: number }[];
+  fs.rmSync(reportFile, { force: true });
+
   const sum = (s: Step[]) => s.reduce((n, x) => n + x.request + x.response, 0);
   const stepRows = (s: Step[]) => s.map((x) => `| ${x.step} | \`${x.tool}\` | ${x.request} | ${x.response} |`).join("\n");
   const helpdeskBytes = sum(helpdeskTask);
@@ -118,7 +129,7 @@ Command: \`npm run bench:catalog\` (bench/catalog.ts). Bytes are canonical JSON 
 | the same after importing GitHub (${imported.operations.total} operations) | ${after} | ${(after / full).toFixed(2)}× |
 | GitHub as one tool per operation (${perOperation.length} tools: name, description, input schema) | ${perOpBytes} (${(perOpBytes / 1024 / 1024).toFixed(2)} MB) | ${(perOpBytes / full).toFixed(0)}× |
 
-Budget ≤ ${CATALOG_BUDGET_BYTES / 1024} KB (${CATALOG_BUDGET_BYTES} bytes, held by \`lib/tools/catalog-size.test.ts\`): ${full <= CATALOG_BUDGET_BYTES ? "met" : "NOT met"} (${full} bytes), and importing a 1,223-operation service left it ${after === before ? "unchanged" : `changed (${before} → ${after})`}. One per-operation tool weighs ${perOp.median} bytes at the median and ${perOp.p99} at p99 (largest ${Math.max(...perOpSizes)}), so the per-operation catalog costs ${(perOpBytes / full).toFixed(0)}× the nine tools on every turn. What every tool does alike (paging, retries, selectors, files, search modes, tool listing) is said once in \`provider_about(namespace)\`'s rules instead (${bytes(TOOL_RULES)} bytes, read when a realm is learned, not on every turn). Importing GitHub's document through \`importRealm\` on PGlite took ${fmt(importSeconds, 1)} s.
+Budget ≤ ${CATALOG_BUDGET_BYTES / 1024} KB (${CATALOG_BUDGET_BYTES} bytes, held by \`lib/tools/catalog-size.test.ts\`): ${full <= CATALOG_BUDGET_BYTES ? "met" : "NOT met"} (${full} bytes), and importing a 1,223-operation service left it ${after === before ? "unchanged" : `changed (${before} → ${after})`}. One per-operation tool weighs ${perOp.median} bytes at the median and ${perOp.p99} at p99 (largest ${Math.max(...perOpSizes)}), so the per-operation catalog costs ${(perOpBytes / full).toFixed(0)}× the nine tools on every turn. What every tool does alike (paging, retries, selectors, files, search modes, tool listing) is said once in \`provider_about()\`'s rules instead (${bytes(TOOL_RULES)} bytes, read when a realm is learned, not on every turn). Importing GitHub's document through \`importRealm\` on PGlite took ${fmt(importSeconds, 1)} s.
 
 Bytes an agent reads per task (request + response, through the real dispatcher as the tenant owner):
 
@@ -133,6 +144,12 @@ Helpdesk fixture (12 operations, local service) — ${helpdeskBytes} bytes in ${
 | step | tool | request | response |
 |---|---|---:|---:|
 ${stepRows(helpdeskTask)}
+
+A new agent that never saw Realmgate (\`app/api/v1/tools/new-agent.test.ts\`: start from the tools list, take the top match of \`object_schema(query)\`, use only refs and selectors the answers gave, a person's step approves at the given link): at most 4 calls, 6 KB read and 1 person's step per task, the tools list (${newAgent[0]?.tools_list_bytes ?? "?"} bytes) counted apart.
+
+| task | tool calls | bytes read | person's steps |
+|---|---:|---:|---:|
+${newAgent.map((r) => `| ${r.task} | ${r.calls} | ${r.bytes} | ${r.human_steps} |`).join("\n")}
 
 GitHub (${imported.operations.total} operations; the action itself is not sent: no network here) — ${githubBytes} bytes to find and read the exact contract, against ${(perOpBytes / 1024 / 1024).toFixed(2)} MB of per-operation tools (${(perOpBytes / githubBytes).toFixed(0)}× more):
 

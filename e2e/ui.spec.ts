@@ -134,6 +134,40 @@ test.describe.serial("people using Realmgate's pages", () => {
     await expect(page.getByText("Framed bot gets no access")).toBeVisible();
   });
 
+  test("an owner closes a realm's description: a new agent is then asked to get consent before reading it", async ({ page, request }) => {
+    const alice = demo().users.alice!;
+    const agent = await createAgent(request, alice.api_key, "Curious newcomer");
+    // No grant at all: describing is open by default.
+    expect((await callTool(request, agent.token, "provider_about", { namespace: "board" })).status).toBe(200);
+
+    await signInAs(page, "alice", "/realms/board");
+    const card = page.getByRole("article", { name: "Boards" });
+    await expect(card.getByText("Agents may read what it offers without asking.")).toBeVisible();
+    const open = page.getByRole("switch", { name: "Agents may read this realm's description without asking" });
+    await expect(open).toHaveAttribute("aria-checked", "true");
+    await expectAccessible(page);
+    const saved = page.waitForResponse((r) => r.url().includes("/api/v1/ceiling") && r.request().method() === "PATCH");
+    await open.click();
+    expect((await saved).status()).toBe(200);
+    await expect(page.getByText("Saved: agents now ask before reading what Boards offers.")).toBeVisible();
+    await expect(open).toHaveAttribute("aria-checked", "false");
+    await screenshot(page, "realm-description-closed");
+
+    const closed = await callTool(request, agent.token, "provider_about", { namespace: "board" });
+    expect(closed.status).toBe(403);
+    expect(closed.body.error).toMatchObject({ code: "consent_required" });
+    const list = await callTool(request, agent.token, "provider_about", {});
+    expect((list.body.realms as { namespace: string; needs_grant?: boolean }[]).find((r) => r.namespace === "board")).toMatchObject({ needs_grant: true });
+
+    // After a reload the page shows the saved state; the owner opens it again by keyboard.
+    await page.reload();
+    await expect(page.getByRole("article", { name: "Boards" }).getByText("Agents ask before reading what it offers.")).toBeVisible();
+    await page.getByRole("switch", { name: "Agents may read this realm's description without asking" }).focus();
+    await page.keyboard.press("Space");
+    await expect(page.getByText("Saved: agents may read what Boards offers without asking.")).toBeVisible();
+    expect((await callTool(request, agent.token, "provider_about", { namespace: "board" })).status).toBe(200);
+  });
+
   test("an owner turns an operation off for the workspace, and the agent's next call fails with operation_disabled", async ({ page, request, browser }) => {
     const alice = demo().users.alice!;
     const agent = await createAgent(request, alice.api_key, "Owner's researcher");

@@ -152,8 +152,8 @@ describe("importing a document as a realm", () => {
     expect(realm.manifest.actions).toHaveLength(5000);
     expect((await tt.db.select({ a: openapiOperations.action }).from(openapiOperations).where(eq(openapiOperations.realmId, res.realm_id!))).length).toBe(5000);
     // Describing the realm stays small: a few actions, and the way to find the rest.
-    const about = (await dispatch(tt.users.alice!, "provider_about", { namespace: "things" })) as { actions: unknown[]; actions_total: number; more_actions: string };
-    expect(about.actions).toHaveLength(30);
+    const about = (await dispatch(tt.users.alice!, "provider_about", { namespace: "things" })) as { actions: { allowed: unknown[] }; actions_total: number; more_actions: string };
+    expect(about.actions.allowed).toHaveLength(30);
     expect(about).toMatchObject({ actions_total: 5000, more_actions: expect.stringContaining("object_schema(query=") });
     expect(JSON.stringify(about).length).toBeLessThan(12_000);
     const found = (await dispatch(tt.users.alice!, "object_schema", { query: "update thing 1234" })) as { matches: { operation: string }[] };

@@ -106,11 +106,18 @@ class NewAgent {
   expectWithinBudget(task: string) {
     const r = this.report(task);
     console.log(r);
+    results.push({ task, calls: this.calls, bytes: this.bytes, human_steps: this.humanSteps, tools_list_bytes: this.listBytes });
     expect(this.calls, r).toBeLessThanOrEqual(MAX_CALLS);
     expect(this.bytes, r).toBeLessThanOrEqual(MAX_BYTES);
     expect(this.humanSteps, r).toBeLessThanOrEqual(MAX_HUMAN_STEPS);
   }
 }
+
+/** Per task, for `npm run bench:catalog` (NEW_AGENT_REPORT=<file> writes them there). */
+const results: { task: string; calls: number; bytes: number; human_steps: number; tools_list_bytes: number }[] = [];
+afterAll(() => {
+  if (process.env.NEW_AGENT_REPORT) fs.writeFileSync(process.env.NEW_AGENT_REPORT, JSON.stringify(results, null, 1));
+});
 
 let t: TestTenant;
 let dm: DevMail;
@@ -303,6 +310,7 @@ describe("the same discovery over MCP", () => {
     const contract = await tool("object_schema", { namespace: top.namespace, operation: top.operation });
     expect(contract).toMatchObject({ tool: "object_action", payload_schema: { type: "object" } });
     console.log(`MCP discovery: ${calls} calls, ${bytes} B read (tools/list ${Buffer.byteLength(listed.text)} B apart)`);
+    results.push({ task: "discovery over MCP (find an imported operation, read its contract)", calls, bytes, human_steps: 0, tools_list_bytes: Buffer.byteLength(listed.text) });
     expect(calls).toBeLessThanOrEqual(MAX_CALLS);
     expect(bytes).toBeLessThanOrEqual(MAX_BYTES);
   });
