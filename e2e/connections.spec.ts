@@ -115,3 +115,40 @@ test("a callback whose state was not started here is refused, and the hub says s
   await expect(page.getByText("No accounts connected yet")).toBeVisible();
   await expectAccessible(page);
 });
+
+test("one visit: a new agent's mail search asks for consent and the missing account together, and the retry goes through", async ({ page, request }) => {
+  const alice = { authorization: `Bearer ${demo().users.alice!.api_key}` };
+  const created = await request.post("/api/v1/actors", { headers: alice, data: { name: "Inbox newcomer", kind: "hosted_agent" } });
+  expect(created.status()).toBe(201);
+  const { token } = (await created.json()) as { token: { token: string } };
+  const agent = { authorization: `Bearer ${token.token}` };
+  const search = () => request.post("/api/v1/tools/search_objects", { headers: agent, data: { kind: "mail.message", query: "agenda" } });
+
+  // No grant and (after the test above) no account: both walls in one answer.
+  const first = await search();
+  expect(first.status()).toBe(403);
+  const { error } = (await first.json()) as { error: { code: string; details: { connection_hub_url: string; also_needed: { reason: string }[]; instructions: string } } };
+  expect(error.code).toBe("consent_required");
+  expect(error.details.also_needed.map((w) => w.reason)).toEqual(["connect_required"]);
+  expect(error.details.instructions).toContain("one visit fixes everything");
+
+  const link = new URL(error.details.connection_hub_url);
+  await signInAs(page, "alice", `${link.pathname}${link.search}`);
+  await expect(page.getByText("Inbox newcomer").first()).toBeVisible();
+  await expectAccessible(page);
+  await screenshot(page, "consent-with-account-wall");
+  await page.getByRole("button", { name: "Approve and continue" }).click();
+  // Approved, the page goes straight on to connecting (the fix page), which comes back here.
+  await page.waitForURL((u) => u.pathname === "/connections/fix");
+  await expect(page.getByText("Inbox newcomer").first()).toBeVisible();
+  await screenshot(page, "consent-continues-to-connect");
+  await page.getByRole("button", { name: /^Connect / }).click();
+  await approveAtProvider(page, "alice");
+  await page.waitForURL((u) => u.pathname === link.pathname);
+  await expect(page.getByText("Everything is done")).toBeVisible();
+  await expectAccessible(page);
+  await screenshot(page, "consent-everything-done");
+
+  const retried = await search();
+  expect(retried.status(), await retried.text()).toBe(200);
+});

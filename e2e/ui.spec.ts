@@ -140,9 +140,9 @@ test.describe.serial("people using Realmgate's pages", () => {
     // No grant at all: describing is open by default.
     expect((await callTool(request, agent.token, "provider_about", { namespace: "board" })).status).toBe(200);
 
-    await signInAs(page, "alice", "/realms/board");
-    const card = page.getByRole("article", { name: "Boards" });
-    await expect(card.getByText("Agents may read what it offers without asking.")).toBeVisible();
+    await signInAs(page, "alice", "/realms");
+    await expect(page.getByRole("article", { name: "Boards" }).getByText("Agents may read what it offers without asking.")).toBeVisible();
+    await page.goto("/realms/board");
     const open = page.getByRole("switch", { name: "Agents may read this realm's description without asking" });
     await expect(open).toHaveAttribute("aria-checked", "true");
     await expectAccessible(page);
@@ -159,9 +159,11 @@ test.describe.serial("people using Realmgate's pages", () => {
     const list = await callTool(request, agent.token, "provider_about", {});
     expect((list.body.realms as { namespace: string; needs_grant?: boolean }[]).find((r) => r.namespace === "board")).toMatchObject({ needs_grant: true });
 
-    // After a reload the page shows the saved state; the owner opens it again by keyboard.
-    await page.reload();
+    // The grid says so; after a reload the switch shows the saved state, and the owner opens it again by keyboard.
+    await page.goto("/realms");
     await expect(page.getByRole("article", { name: "Boards" }).getByText("Agents ask before reading what it offers.")).toBeVisible();
+    await page.goto("/realms/board");
+    await expect(page.getByRole("switch", { name: "Agents may read this realm's description without asking" })).toHaveAttribute("aria-checked", "false");
     await page.getByRole("switch", { name: "Agents may read this realm's description without asking" }).focus();
     await page.keyboard.press("Space");
     await expect(page.getByText("Saved: agents may read what Boards offers without asking.")).toBeVisible();

@@ -30,8 +30,21 @@ function ConnectionLine({ card }: { card: RealmCardView }) {
   );
 }
 
-/** `onDetailPage`: the card sits beside the realm's own operation list, so it needs no link to it. */
-export function RealmCard({ card, children, onDetailPage = false }: { card: RealmCardView; children?: ReactNode; onDetailPage?: boolean }) {
+/**
+ * `onDetailPage`: the card sits beside the realm's own operation list, so it needs no link to it.
+ * `descriptionControl`: shown instead of the open-description line (the owner's switch, which states it itself).
+ */
+export function RealmCard({
+  card,
+  children,
+  onDetailPage = false,
+  descriptionControl,
+}: {
+  card: RealmCardView;
+  children?: ReactNode;
+  onDetailPage?: boolean;
+  descriptionControl?: ReactNode;
+}) {
   const ops = card.operations;
   const headingId = `realm-${card.namespace}`;
   return (
@@ -99,9 +112,11 @@ export function RealmCard({ card, children, onDetailPage = false }: { card: Real
           {ops.off_by_owner ? <> · {ops.off_by_owner} off by the workspace owner</> : null}
           {ops.off_by_me ? <> · {ops.off_by_me} off by you</> : null}
         </p>
-        <p className="mt-1 text-sm text-slate-700">
-          {card.open_description ? "Agents may read what it offers without asking." : "Agents ask before reading what it offers."}
-        </p>
+        {descriptionControl ?? (
+          <p className="mt-1 text-sm text-slate-700">
+            {card.open_description ? "Agents may read what it offers without asking." : "Agents ask before reading what it offers."}
+          </p>
+        )}
         {onDetailPage ? null : (
           <Link
             href={`/realms/${card.namespace}`}

@@ -37,9 +37,11 @@ export default async function RealmPage({ params, searchParams }: Props) {
       <h1 className="mb-4 text-2xl font-semibold tracking-tight">What agents may do in {detail.card.title}</h1>
       <div className="grid gap-6 lg:grid-cols-[20rem_1fr]">
         <aside aria-label={`About ${detail.card.title}`} className="lg:self-start">
-          <RealmCard card={detail.card} onDetailPage>
-            {detail.can_change.ceiling ? <DescriptionSwitch namespace={namespace} title={detail.card.title} initial={detail.card.open_description} /> : null}
-          </RealmCard>
+          <RealmCard
+            card={detail.card}
+            onDetailPage
+            descriptionControl={detail.can_change.ceiling ? <DescriptionSwitch namespace={namespace} title={detail.card.title} initial={detail.card.open_description} /> : undefined}
+          />
         </aside>
         <section aria-label="Operations" className="min-w-0">
           <OperationList namespace={namespace} initial={detail} initialQuery={typeof q === "string" ? q : ""} />
