@@ -29,6 +29,11 @@ export type OperationCard = {
   /** Hash of the exact contract: re-imports compare it to say an operation changed. */
   input_hash: string;
   scopes: string[];
+  /**
+   * Capability search only (optional: cards stored before it have none): the operation's whole description as
+   * plain text, when it says more than its first paragraph (`description`).
+   */
+  search_description?: string;
 };
 
 export type ParamPlan = { name: string; in: ParamLocation; field: string; required: boolean; style: string; explode: boolean; json: boolean };

@@ -1,0 +1,67 @@
+// The capability-search documents of an imported (OpenAPI) realm: one per visible operation, built from its card
+// and the owner's curation rather than from the catalog, with what the document itself says about the operation
+// in the fields capability search weighs (lib/catalog/search.ts: label 3, group 3, keywords 2, ids 1.5, verbs 0.7,
+// description 0.3):
+// - label: the curated label, else the summary;
+// - group: the tag and vendor categories;
+// - keywords: the owner's keywords, the realm's title and keywords, and the path's resources — its literal
+//   segments and the resource each path parameter names (`/movie/{movie_id}/credits` → movie credits movie), so
+//   operations a document labels alike ("Get Details") differ by what they are about;
+// - ids: the operationId and the literal path words;
+// - description: the whole description (all paragraphs when the card has them), the tag's description and the
+//   names of the operation's inputs;
+// - verbs: words for what the HTTP method does.
+import { actionOperationKey, type CapabilityDoc } from "@/lib/realms/contract";
+import type { CuratedOperation, RealmRecord } from "./manifest";
+
+/** Words for what each HTTP method does, so "remove" finds DELETE and "list" finds GET (capability search). */
+export const METHOD_VERBS: Record<string, string> = {
+  GET: "get list read view",
+  HEAD: "check exists",
+  POST: "create add send run",
+  PUT: "set replace update",
+  PATCH: "update edit modify",
+  DELETE: "delete remove",
+};
+
+/** The literal segments of a path, and the resource each parameter names: `{movie_id}` → movie. */
+export function pathResources(path: string): { literal: string[]; named: string[] } {
+  const literal: string[] = [];
+  const named: string[] = [];
+  for (const seg of path.split("/")) {
+    if (!seg) continue;
+    const param = /^\{(.+)\}$/.exec(seg);
+    if (!param) literal.push(seg);
+    else {
+      const resource = param[1]!.replace(/[_-]?(id|ids|key|name|number|uuid|slug)$/i, "");
+      if (resource && resource !== param[1]) named.push(resource);
+    }
+  }
+  return { literal, named };
+}
+
+export function openApiCapabilityDocs(realm: Pick<RealmRecord, "namespace" | "keywords" | "title">, visible: CuratedOperation[], groupPath: Map<string, string>): CapabilityDoc[] {
+  const ns = realm.namespace;
+  const realmWords = [...realm.keywords, realm.title].join(" ");
+  return visible.map((o) => {
+    const { literal, named } = pathResources(o.card.path);
+    const description = [o.card.search_description ?? o.card.description, o.card.group_description, o.card.input_fields.length ? `Inputs: ${o.card.input_fields.join(", ")}.` : ""];
+    return {
+      id: `${ns} ${o.action}`,
+      namespace: ns,
+      catalog_path: groupPath.get(o.action) ?? "/",
+      kind: null,
+      operation: actionOperationKey(o.action),
+      label: o.label,
+      description: description.filter(Boolean).join(" "),
+      keywords: [...o.keywords, realmWords, ...literal, ...named].join(" "),
+      ids: [o.card.operation_id ?? "", ...literal].join(" "),
+      endpoint: `${o.card.method} ${o.card.path}`,
+      group: [o.card.tag, o.card.category, o.card.subcategory].filter(Boolean).join(" "),
+      verbs: METHOD_VERBS[o.card.method] ?? "",
+      required: o.card.required_fields.join(" "),
+      risk: o.risk,
+      deprecated: o.card.deprecated,
+    };
+  });
+}
