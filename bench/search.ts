@@ -223,6 +223,7 @@ async function main() {
       }
     }
   }
+  if (misses.length) console.log(misses.join("\n"));
   const cfg = endpointFromEnv();
   if (process.env.BENCH_QUICK) {
     for (const r of rows) console.log(r.suite, r.split, JSON.stringify(r.ours), "base", JSON.stringify(r.base), "low", r.lowShare.toFixed(2), "hi-prec", r.highPrecision.toFixed(2), "lo-prec", r.lowPrecision.toFixed(2));

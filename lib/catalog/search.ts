@@ -8,9 +8,10 @@
 // how sure it is: a low-confidence answer is flagged and lists the near alternatives and how they differ.
 // This file is the lexical ranking and the answer shaping every mode shares; search by meaning (semantic,
 // hybrid) is in semantic.ts.
-import { stemmer } from "stemmer";
+import lemmatizer from "wink-lemmatizer";
 import type { CapabilityDoc, CatalogNode, Realm, RealmManifest } from "@/lib/realms/contract";
 import { buildShard, releaseShard, searchShards, type Shard as BM25Shard } from "./bm25";
+import { LEXICON, PHRASES, SHORT_FORMS } from "./lexicon";
 
 export type { CapabilityDoc };
 
@@ -46,53 +47,84 @@ export type CapabilityAnswer = {
   alternatives?: CapabilityAlternative[];
 };
 
-const STOP = new Set(["a", "an", "the", "to", "of", "on", "in", "for", "and", "or", "i", "it", "is", "be", "with", "this", "that", "please", "can", "you"]);
+const STOP = new Set(["a", "an", "the", "to", "of", "on", "in", "for", "and", "or", "i", "it", "is", "be", "with", "this", "that", "please", "can", "you", "what", "am", "are", "was", "were", "do", "does", "did", "as", "at", "by"]);
 
-/** Everyday words for the same capability; the first word of each group is what the others become. */
-const SYNONYMS: string[][] = [
-  ["delete", "remove", "destroy", "erase", "drop"],
-  ["create", "add", "new", "leave", "post", "publish", "open"],
-  ["update", "edit", "modify", "change"],
-  ["get", "fetch", "retrieve", "read"],
-  ["list", "show", "enumerate", "which", "who"],
-  ["search", "find", "lookup", "look"],
-  ["user", "person", "people", "persons"],
-  // "my", "me": the caller, which REST APIs call the authenticated user.
-  ["authenticated", "my", "me", "mine", "myself"],
-  ["repository", "repo", "repos"],
-  ["issue", "ticket", "bug"],
-  ["organization", "org", "orgs", "organisation"],
-  ["configuration", "config", "settings"],
-  ["environment", "env"],
-  ["information", "info"],
-];
-/** Short forms that stand for several words (a Map: a query word is never looked up on Object.prototype). */
-const EXPANSIONS = new Map<string, string[]>([
-  ["pr", ["pull", "request"]],
-  ["prs", ["pull", "request"]],
-]);
+/** Each lexicon word (lemmatized) → the canonical words it stands for (lemmatized). */
+const canon = new Map<string, string[]>();
+for (const [head, words] of Object.entries(LEXICON)) {
+  const target = lemma(head);
+  for (const w of [head, ...words]) {
+    const k = lemma(w);
+    const now = canon.get(k) ?? [];
+    if (!now.includes(target)) canon.set(k, [...now, target]);
+  }
+}
+/** A canonical word also stands for itself, so `star` stays `star` wherever else it is listed. */
+for (const head of Object.keys(LEXICON)) {
+  const k = lemma(head);
+  const now = canon.get(k)!;
+  if (now[0] !== k) canon.set(k, [k, ...now.filter((x) => x !== k)]);
+}
+const shortForms = new Map(Object.entries(SHORT_FORMS));
+const phraseStarts = new Map<string, [string[], string[]][]>();
+for (const p of PHRASES) phraseStarts.set(p[0][0]!, [...(phraseStarts.get(p[0][0]!) ?? []), p]);
 
-const canon = new Map<string, string>();
-for (const [head, ...rest] of SYNONYMS) {
-  const target = stemmer(head!);
-  for (const w of [head!, ...rest]) canon.set(stemmer(w), target);
+/**
+ * The lemma of a lowercase word (wink-lemmatizer): plural nouns become singular (`repositories` → repository,
+ * `logs` → log) and `-ing` forms their verb (`running` → run); other forms are kept as they are, so a participle
+ * is not a different word's stem (`logged` stays `logged`, not `log`; `rated` stays `rated`).
+ */
+export function lemma(word: string): string {
+  if (word.length <= 3 || /[^a-z]/.test(word)) return word;
+  const n = lemmatizer.noun(word);
+  if (n !== word) return n;
+  if (word.endsWith("ing")) return lemmatizer.verb(word);
+  return word;
 }
 
-/** Split identifiers too: `issues/create-comment` → issues create comment; `replyComment` → reply comment. */
+/**
+ * Split identifiers too: `issues/create-comment` → issues create comment; `replyComment` → reply comment. Known
+ * phrases become the words they stand for (`logged in` → authenticated).
+ */
 export function tokenize(text: string): string[] {
-  return text
+  const raw = text
     .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
     .split(/[^A-Za-z0-9]+/)
     .filter(Boolean);
+  if (!raw.some((t) => phraseStarts.has(t.toLowerCase()))) return raw;
+  const out: string[] = [];
+  for (let i = 0; i < raw.length; i++) {
+    const hit = phraseStarts.get(raw[i]!.toLowerCase())?.find(([words]) => words.every((w, j) => raw[i + j]?.toLowerCase() === w));
+    if (!hit) out.push(raw[i]!);
+    else {
+      out.push(...hit[1]);
+      i += hit[0].length - 1;
+    }
+  }
+  return out;
 }
 
+const processed = new Map<string, string | string[] | null>();
+const PROCESSED_MAX = 50_000;
+
 export function processTerm(term: string): string | string[] | null {
+  const known = processed.get(term);
+  if (known !== undefined || processed.has(term)) return known ?? null;
   const t = term.toLowerCase();
-  if (STOP.has(t)) return null;
-  const expanded = EXPANSIONS.get(t);
-  if (expanded) return expanded.map((w) => stemmer(w));
-  const s = stemmer(t);
-  return canon.get(s) ?? s;
+  let out: string | string[] | null;
+  if (STOP.has(t)) out = null;
+  else {
+    const short = shortForms.get(t);
+    if (short) out = short.map(lemma);
+    else {
+      const l = lemma(t);
+      const c = canon.get(l);
+      out = !c ? l : c.length === 1 ? c[0]! : c;
+    }
+  }
+  if (processed.size >= PROCESSED_MAX) processed.clear();
+  processed.set(term, out);
+  return out;
 }
 
 /**
@@ -132,7 +164,7 @@ export const fieldBoost = { label: 3, keywords: 2, ids: 1.5, group: 3, descripti
 const boosts = fields.map((f) => fieldBoost[f]);
 
 /** Matching knobs (tuned on the dev half of bench/search-queries.json; see BENCHMARKS.md). */
-export const searchTuning = { prefixMin: 7, fuzzyMin: 6, fuzzy: 0.15, verbBonus: 0.5 };
+export const searchTuning = { prefixMin: 7, fuzzyMin: 6, fuzzy: 0.15, verbBonus: 0.5, entitySearch: 1 };
 
 /** The first meaningful word of a text, processed: a label's action verb (`Star a gist` → star). */
 export function leadTerm(text: string): string | null {
@@ -254,6 +286,26 @@ export function toMatch(doc: CapabilityDoc, score: number): CapabilityMatch {
 
 export type CapabilityFilter = (m: CapabilityMatch) => boolean;
 
+/** Words that are capitalized without naming anything in particular. */
+const NOT_NAMES = new Set(["i", "i'm", "i've", "i'd", "api", "tv", "pr", "prs", "id", "url"]);
+
+/**
+ * The words of a request that may name a particular thing ("who directed Inception", "albums of Adele"): quoted
+ * text, and capitalized words after the first. A name the realms' own words do not hold (not a product or
+ * feature of the service, like GitHub's "Dependabot") names something in the service's data: the first step
+ * of such a request is usually the service's search (lookup) operation, which turns the name into an id.
+ */
+export function nameWords(query: string): string[] {
+  const out: string[] = [];
+  for (const m of query.matchAll(/["“‘]([^"“”‘’]{2,})["”’]/g)) out.push(...tokenize(m[1]!));
+  const words = query.split(/\s+/).filter(Boolean);
+  for (const w of words.slice(1)) if (/^[A-Z][a-z]/.test(w) && !NOT_NAMES.has(w.toLowerCase().replace(/[^a-z']/g, ""))) out.push(...tokenize(w));
+  return out;
+}
+
+/** The canonical word of a service's search operations. */
+const SEARCH = lemma("search");
+
 /** Lexical ranking: BM25 with the lead-verb bonus, the caller's filter applied before the first `limit` are kept. */
 export function lexicalHits(manifests: Searchable[], query: string, opts: { limit: number; filter?: CapabilityFilter }): RankedHit[] {
   const parts = shardsFor(manifests);
@@ -264,6 +316,14 @@ export function lexicalHits(manifests: Searchable[], query: string, opts: { limi
     else if (p) terms.push(p);
   }
   const filter = opts.filter;
+  // An entity request also looks for the search operations (a lookup by name comes first).
+  const entity =
+    !terms.includes(SEARCH) &&
+    nameWords(query).some((w) => {
+      const p = processTerm(w);
+      return typeof p === "string" && !parts.some((s) => s.lookup.has(p));
+    });
+  if (entity) terms.push(SEARCH);
   const found = searchShards(parts, terms, {
     boosts,
     prefix: (t) => t.length >= searchTuning.prefixMin,
@@ -272,6 +332,7 @@ export function lexicalHits(manifests: Searchable[], query: string, opts: { limi
     // verb rank above ones that merely share the nouns ("List starred gists").
     lead: leadTerm(query),
     leadBonus: searchTuning.verbBonus,
+    ...(entity ? { termWeight: (t: string) => (t === SEARCH ? searchTuning.entitySearch : 1) } : {}),
     limit: opts.limit,
     ...(filter ? { accept: (i: number, d: number) => filter(probe(parts[i]!, d)) } : {}),
   });
