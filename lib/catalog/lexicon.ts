@@ -35,7 +35,7 @@ export const LEXICON: Record<string, string[]> = {
   environment: ["env"],
   movie: ["film"],
   tv: ["series", "television", "sitcom"],
-  credit: ["cast", "crew", "actor", "actress", "director", "directed", "starring", "acted"],
+  credit: ["cast", "crew", "actor", "actress", "director", "directed", "acted"],
   track: ["song", "tune"],
   image: ["picture", "photo", "poster", "logo", "backdrop"],
   review: ["opinion", "critique"],

@@ -431,9 +431,74 @@ export function answerFrom(hits: RankedHit[], query: string, limit: number, mode
   return { matches, confidence: "low", reason, ...(alternatives.length ? { alternatives } : {}) };
 }
 
-/** Lexical ranking with a confidence flag; a low-confidence answer lists near alternatives and how they differ. */
+/** Lead words of the operations that help explore a catalog (search and list), preferred as starting points. */
+const LIST = lemma("list");
+const EXPLORE = new Set([lemma("search"), LIST]);
+
+/** The starting points of one realm version's catalog: one per top group, in catalog order, exploring ones first. */
+function startingPoints(shard: Shard): number[] {
+  const firstOf = new Map<string, number>();
+  const exploring = new Map<string, number>();
+  shard.docs.forEach((d, i) => {
+    const group = "/" + (d.catalog_path.split("/")[1] ?? "");
+    if (!firstOf.has(group)) firstOf.set(group, i);
+    const lead = leadTerm(d.label);
+    if (!exploring.has(group) && lead && EXPLORE.has(lead) && !d.deprecated) exploring.set(group, i);
+  });
+  // Search first, then list, then the rest; catalog order within each.
+  const rank = (d: number) => ({ [SEARCH]: 0, [LIST]: 1 })[leadTerm(shard.docs[d]!.label) ?? ""] ?? 2;
+  return [...firstOf.keys()].map((g) => exploring.get(g) ?? firstOf.get(g)!).sort((a, b) => rank(a) - rank(b) || a - b);
+}
+
+/**
+ * For a request no word of which matched: the searched catalogs' top capabilities to start from — per realm,
+ * one per top catalog group (its search or list operation where it has one, search and list groups first),
+ * realms taken in turn — with the caller's filter applied. Empty only when the realms have no operation the
+ * filter lets through. Scores are 0: nothing matched.
+ */
+export function fallbackHits(manifests: Searchable[], opts: { limit: number; filter?: CapabilityFilter }): RankedHit[] {
+  const parts = shardsFor(manifests);
+  const lists = parts.map((s) => {
+    const first = startingPoints(s);
+    const taken = new Set(first);
+    // Past the groups' starting points, the rest of the catalog in order.
+    return [...first, ...s.docs.map((_, i) => i).filter((i) => !taken.has(i))];
+  });
+  const out: RankedHit[] = [];
+  const at = lists.map(() => 0);
+  for (let live = true; live && out.length < opts.limit; ) {
+    live = false;
+    for (let i = 0; i < parts.length && out.length < opts.limit; i++) {
+      const list = lists[i]!;
+      while (at[i]! < list.length) {
+        const d = list[at[i]!++]!;
+        if (opts.filter && !opts.filter(probe(parts[i]!, d))) continue;
+        out.push({ doc: parts[i]!.docs[d]!, score: 0 });
+        live = true;
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+export const FALLBACK_REASON =
+  "Nothing in the catalogs you may use matches these words; these are the catalogs' starting points (their search and list operations first). Try other words, or browse object_schema(namespace).";
+
+/** The answer for a request nothing matched: the catalogs' starting points, flagged low (no match at all when there is none). */
+export function fallbackAnswer(manifests: Searchable[], limit: number, filter?: CapabilityFilter): CapabilityAnswer {
+  const matches = fallbackHits(manifests, { limit, filter }).map((h) => toMatch(h.doc, 0));
+  return { matches, confidence: "low", reason: matches.length ? FALLBACK_REASON : "Nothing in the catalogs you may use matches these words, and they offer no operation you could use; browse object_schema(namespace)." };
+}
+
+/**
+ * Lexical ranking with a confidence flag; a low-confidence answer lists near alternatives and how they differ.
+ * A request nothing matched gets the catalogs' starting points, flagged low, rather than no answer.
+ */
 export function rankCapabilities(manifests: Searchable[], query: string, opts: { limit?: number; filter?: CapabilityFilter } = {}): CapabilityAnswer {
   const limit = opts.limit ?? 10;
   // A few more than asked, for the alternatives of a low-confidence answer.
-  return answerFrom(lexicalHits(manifests, query, { limit: Math.max(limit, ANSWER_DEPTH), filter: opts.filter }), query, limit, "lexical");
+  const hits = lexicalHits(manifests, query, { limit: Math.max(limit, ANSWER_DEPTH), filter: opts.filter });
+  if (!hits.length && manifests.length) return fallbackAnswer(manifests, limit, opts.filter);
+  return answerFrom(hits, query, limit, "lexical");
 }
