@@ -159,8 +159,8 @@ export function capabilityDocs(s: Searchable): CapabilityDoc[] {
   return docs;
 }
 
-const fields = ["label", "description", "keywords", "ids", "group", "verbs"] as const;
-export const fieldBoost = { label: 3, keywords: 2, ids: 1.5, group: 3, description: 0.3, verbs: 0.7 };
+const fields = ["label", "description", "keywords", "ids", "group", "verbs", "text"] as const;
+export const fieldBoost = { label: 3, keywords: 2, ids: 1.5, group: 3, description: 0.3, verbs: 0.7, text: 0.2 };
 const boosts = fields.map((f) => fieldBoost[f]);
 
 /** Matching knobs (tuned on the dev half of bench/search-queries.json; see BENCHMARKS.md). */

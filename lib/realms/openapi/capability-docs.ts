@@ -4,13 +4,16 @@
 // description 0.3):
 // - label: the curated label, else the summary;
 // - group: the tag and vendor categories;
-// - keywords: the owner's keywords, the realm's title and keywords, and the path's resources — its literal
-//   segments and the resource each path parameter names (`/movie/{movie_id}/credits` → movie credits movie), so
-//   operations a document labels alike ("Get Details") differ by what they are about;
-// - ids: the operationId and the literal path words;
-// - description: the whole description (all paragraphs when the card has them), the tag's description and the
-//   names of the operation's inputs;
+// - keywords: the owner's keywords, the realm's title and keywords;
+// - ids: the operationId, the path's resources — its literal segments and the resource each path parameter
+//   names (`/movie/{movie_id}/credits` → movie credits movie), so operations a document labels alike ("Get
+//   Details") differ by what they are about — and the names of the operation's inputs;
+// - description: the description's first paragraph (the card's);
+// - text (weighted like description, never embedded): the whole description when it says more, and the tag's
+//   description;
 // - verbs: words for what the HTTP method does.
+// Search by meaning embeds label, description, group, keywords and endpoint only (lib/catalog/semantic.ts), so
+// indexing more words here re-embeds nothing.
 import { actionOperationKey, type CapabilityDoc } from "@/lib/realms/contract";
 import type { CuratedOperation, RealmRecord } from "./manifest";
 
@@ -45,7 +48,6 @@ export function openApiCapabilityDocs(realm: Pick<RealmRecord, "namespace" | "ke
   const realmWords = [...realm.keywords, realm.title].join(" ");
   return visible.map((o) => {
     const { literal, named } = pathResources(o.card.path);
-    const description = [o.card.search_description ?? o.card.description, o.card.group_description, o.card.input_fields.length ? `Inputs: ${o.card.input_fields.join(", ")}.` : ""];
     return {
       id: `${ns} ${o.action}`,
       namespace: ns,
@@ -53,15 +55,16 @@ export function openApiCapabilityDocs(realm: Pick<RealmRecord, "namespace" | "ke
       kind: null,
       operation: actionOperationKey(o.action),
       label: o.label,
-      description: description.filter(Boolean).join(" "),
-      keywords: [...o.keywords, realmWords, ...literal, ...named].join(" "),
-      ids: [o.card.operation_id ?? "", ...literal].join(" "),
+      description: o.card.description,
+      keywords: [...o.keywords, realmWords].join(" "),
+      ids: [o.card.operation_id ?? "", ...literal, ...named, ...o.card.input_fields].join(" "),
       endpoint: `${o.card.method} ${o.card.path}`,
       group: [o.card.tag, o.card.category, o.card.subcategory].filter(Boolean).join(" "),
       verbs: METHOD_VERBS[o.card.method] ?? "",
       required: o.card.required_fields.join(" "),
       risk: o.risk,
       deprecated: o.card.deprecated,
+      text: [o.card.search_description ?? "", o.card.group_description].filter(Boolean).join(" "),
     };
   });
 }
