@@ -19,7 +19,7 @@ beforeAll(async () => {
 });
 
 describe("terms", () => {
-  it("splits identifiers and applies stemming, synonyms and expansions to documents and queries alike", () => {
+  it("splits identifiers and applies lemmas, the lexicon and expansions to documents and queries alike", () => {
     expect(tokenize("issues/create-comment replyComment")).toEqual(["issues", "create", "comment", "reply", "Comment"]);
     expect(processTerm("Remove")).toBe(processTerm("delete"));
     expect(processTerm("repos")).toBe(processTerm("repository"));

@@ -1,13 +1,15 @@
 // Capability search: ranked matches of an intent ("reply to a comment") against the capability catalogs of
 // the realms a caller may use — native catalogs, and the operation cards of imported (OpenAPI) realms.
-// Ranking is minisearch's BM25 over label, description, keywords, group and tokenized ids (operation ids
-// and path words), with field weights, stemming, a small table of everyday synonyms (remove → delete,
-// repo → repository) applied to documents and queries alike, and prefix/fuzzy matching — computed by
-// bm25.ts over one index per realm version, built once and cached, so a search costs the postings of its
-// terms rather than work over every operation (same results and order as one minisearch index). An answer says
-// how sure it is: a low-confidence answer is flagged and lists the near alternatives and how they differ.
-// This file is the lexical ranking and the answer shaping every mode shares; search by meaning (semantic,
-// hybrid) is in semantic.ts.
+// Ranking is BM25 (bm25.ts: minisearch's scoring over one index per realm version, built once and cached, so a
+// search costs the postings of its terms) over label, description, keywords, group, ids and more text, with
+// field weights; words are lemmatized (wink-lemmatizer: `repositories` → repository, but `logged` stays
+// `logged`), everyday words and phrases become the words APIs use (lexicon.ts: remove → delete, look up →
+// search, logged in → authenticated), applied to documents and queries alike, plus prefix/fuzzy matching. A
+// request that names something the service holds ("who directed Inception") also looks for the search
+// operations. An answer says how sure it is: a low-confidence answer is flagged and lists the near
+// alternatives and how they differ; a request nothing matched gets the catalogs' starting points, flagged low.
+// docs/capability-search.md describes it all. This file is the lexical ranking and the answer shaping every
+// mode shares; search by meaning (semantic, hybrid) is in semantic.ts.
 import lemmatizer from "wink-lemmatizer";
 import type { CapabilityDoc, CatalogNode, Realm, RealmManifest } from "@/lib/realms/contract";
 import { buildShard, releaseShard, searchShards, type Shard as BM25Shard } from "./bm25";
