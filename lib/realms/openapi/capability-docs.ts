@@ -5,12 +5,13 @@
 // - label: the curated label, else the summary;
 // - group: the tag and vendor categories;
 // - keywords: the owner's keywords, the realm's title and keywords;
-// - ids: the operationId, the path's resources — its literal segments and the resource each path parameter
+// - ids: the operationId and the path's resources — its literal segments and the resource each path parameter
 //   names (`/movie/{movie_id}/credits` → movie credits movie), so operations a document labels alike ("Get
-//   Details") differ by what they are about — and the names of the operation's inputs;
+//   Details") differ by what they are about (input names are left out: `owner`, `repo`, `page` are in most
+//   operations and only make every search walk longer postings);
 // - description: the description's first paragraph (the card's);
-// - text (weighted like description, never embedded): the whole description when it says more, and the tag's
-//   description;
+// - text (weighted below description, never embedded): the start of the whole description when it says more
+//   than the first paragraph, and the tag's description;
 // - verbs: words for what the HTTP method does.
 // Search by meaning embeds label, description, group, keywords and endpoint only (lib/catalog/semantic.ts), so
 // indexing more words here re-embeds nothing.
@@ -43,6 +44,12 @@ export function pathResources(path: string): { literal: string[]; named: string[
   return { literal, named };
 }
 
+/**
+ * How much of the whole description is indexed: past its first few sentences a long description mostly repeats
+ * common words, and every indexed word is postings a search walks (bench:search's latency at 10,000 operations).
+ */
+const TEXT_CHARS = 300;
+
 export function openApiCapabilityDocs(realm: Pick<RealmRecord, "namespace" | "keywords" | "title">, visible: CuratedOperation[], groupPath: Map<string, string>): CapabilityDoc[] {
   const ns = realm.namespace;
   const realmWords = [...realm.keywords, realm.title].join(" ");
@@ -57,14 +64,14 @@ export function openApiCapabilityDocs(realm: Pick<RealmRecord, "namespace" | "ke
       label: o.label,
       description: o.card.description,
       keywords: [...o.keywords, realmWords].join(" "),
-      ids: [o.card.operation_id ?? "", ...literal, ...named, ...o.card.input_fields].join(" "),
+      ids: [o.card.operation_id ?? "", ...literal, ...named].join(" "),
       endpoint: `${o.card.method} ${o.card.path}`,
       group: [o.card.tag, o.card.category, o.card.subcategory].filter(Boolean).join(" "),
       verbs: METHOD_VERBS[o.card.method] ?? "",
       required: o.card.required_fields.join(" "),
       risk: o.risk,
       deprecated: o.card.deprecated,
-      text: [o.card.search_description ?? "", o.card.group_description].filter(Boolean).join(" "),
+      text: [(o.card.search_description ?? "").slice(0, TEXT_CHARS), o.card.group_description].filter(Boolean).join(" "),
     };
   });
 }
