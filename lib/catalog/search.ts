@@ -18,6 +18,12 @@ import { LEXICON, PHRASES, SHORT_FORMS } from "./lexicon";
 export type { CapabilityDoc };
 
 /**
+ * A capability doc as search indexes it: a realm's docs may also carry `text`, more words it is found by, weighted
+ * low and never embedded (imported operations: the start of their whole description, lib/realms/openapi/capability-docs.ts).
+ */
+export type SearchDoc = CapabilityDoc & { text?: string };
+
+/**
  * What capability search ranks: a realm (its manifest, and the capability docs it brings, if any) or a bare
  * manifest, whose catalog is walked.
  */
@@ -378,7 +384,7 @@ function differs(top: CapabilityDoc, alt: CapabilityDoc): string {
 /** How many of the query's terms a capability's own words contain (for matches lexical ranking did not score). */
 function termsIn(doc: CapabilityDoc, terms: string[]): number {
   const words = new Set<string>();
-  for (const f of fields) for (const t of tokenize(doc[f] ?? "")) for (const p of [processTerm(t)].flat()) if (p) words.add(p);
+  for (const f of fields) for (const t of tokenize((doc as SearchDoc)[f] ?? "")) for (const p of [processTerm(t)].flat()) if (p) words.add(p);
   return terms.filter((t) => words.has(t)).length;
 }
 

@@ -383,8 +383,6 @@ export type CapabilityDoc = {
   verbs?: string;
   /** Required input fields, space-separated (to say how near alternatives differ). */
   required?: string;
-  /** More words capability search finds the capability by, weighted low and not embedded (an imported operation's whole description). */
-  text?: string;
   risk?: string;
   deprecated?: boolean;
 };

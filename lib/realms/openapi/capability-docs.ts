@@ -5,10 +5,9 @@
 // - label: the curated label, else the summary;
 // - group: the tag and vendor categories;
 // - keywords: the owner's keywords, the realm's title and keywords;
-// - ids: the operationId and the path's resources — its literal segments and the resource each path parameter
+// - ids: the operationId, the path's resources — its literal segments and the resource each path parameter
 //   names (`/movie/{movie_id}/credits` → movie credits movie), so operations a document labels alike ("Get
-//   Details") differ by what they are about (input names are left out: `owner`, `repo`, `page` are in most
-//   operations and only make every search walk longer postings);
+//   Details") differ by what they are about — and the names of its other inputs (`query` says it searches);
 // - description: the description's first paragraph (the card's);
 // - text (weighted below description, never embedded): the start of the whole description when it says more
 //   than the first paragraph, and the tag's description;
@@ -16,7 +15,13 @@
 // Search by meaning embeds label, description, group, keywords and endpoint only (lib/catalog/semantic.ts), so
 // indexing more words here re-embeds nothing.
 import { actionOperationKey, type CapabilityDoc } from "@/lib/realms/contract";
-import type { CuratedOperation, RealmRecord } from "./manifest";
+import type { OperationCard } from "./operation-types";
+
+/** A capability doc with more words search finds it by (`text`: weighted low, never embedded; lib/catalog reads it). */
+export type OpenApiCapabilityDoc = CapabilityDoc & { text: string };
+
+/** What the docs are built from: one visible operation, its card with the owner's curation (manifest.ts `curate`). */
+export type DocSource = { action: string; card: OperationCard; label: string; risk: string; keywords: string[] };
 
 /** Words for what each HTTP method does, so "remove" finds DELETE and "list" finds GET (capability search). */
 export const METHOD_VERBS: Record<string, string> = {
@@ -50,11 +55,14 @@ export function pathResources(path: string): { literal: string[]; named: string[
  */
 const TEXT_CHARS = 300;
 
-export function openApiCapabilityDocs(realm: Pick<RealmRecord, "namespace" | "keywords" | "title">, visible: CuratedOperation[], groupPath: Map<string, string>): CapabilityDoc[] {
+export function openApiCapabilityDocs(realm: { namespace: string; keywords: string[]; title: string }, visible: DocSource[], groupPath: Map<string, string>): OpenApiCapabilityDoc[] {
   const ns = realm.namespace;
   const realmWords = [...realm.keywords, realm.title].join(" ");
   return visible.map((o) => {
     const { literal, named } = pathResources(o.card.path);
+    // Inputs other than the path's own (those are its resources above): `query` says an operation searches.
+    const inPath = new Set([...o.card.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!));
+    const inputs = o.card.input_fields.filter((f) => !inPath.has(f));
     return {
       id: `${ns} ${o.action}`,
       namespace: ns,
@@ -64,7 +72,7 @@ export function openApiCapabilityDocs(realm: Pick<RealmRecord, "namespace" | "ke
       label: o.label,
       description: o.card.description,
       keywords: [...o.keywords, realmWords].join(" "),
-      ids: [o.card.operation_id ?? "", ...literal, ...named].join(" "),
+      ids: [o.card.operation_id ?? "", ...literal, ...named, ...inputs].join(" "),
       endpoint: `${o.card.method} ${o.card.path}`,
       group: [o.card.tag, o.card.category, o.card.subcategory].filter(Boolean).join(" "),
       verbs: METHOD_VERBS[o.card.method] ?? "",
