@@ -7,13 +7,15 @@
 // alike, after lemmatizing (wink-lemmatizer), so a group's words are given here as lemmas.
 //
 // Keep a group narrow: a word that belongs to two groups ("show" lists and gets) goes to the one its requests
-// mean most often, or to both (a word may stand for several canonical words).
+// mean most often, or to both (a word may stand for several canonical words). Leave out words an API gives a
+// meaning of its own: "write" (write access, a permission) is not create, "profile" (a community health
+// profile) is not user, "start" (start a codespace) is not play.
 
 /** Canonical word → the everyday words that stand for it. */
 export const LEXICON: Record<string, string[]> = {
   // Actions (HTTP verbs and what operation summaries call them).
   delete: ["remove", "destroy", "erase", "drop", "discard", "purge", "wipe", "trash"],
-  create: ["add", "new", "make", "leave", "post", "publish", "open", "write", "submit", "compose", "register", "generate"],
+  create: ["add", "new", "make", "leave", "post", "publish", "open", "submit", "compose", "register", "generate"],
   update: ["edit", "modify", "change", "rename", "alter", "adjust", "tweak", "amend", "revise"],
   get: ["fetch", "retrieve", "read", "view", "see", "obtain", "inspect", "detail", "info", "information"],
   list: ["show", "enumerate", "browse", "which"],
@@ -25,7 +27,7 @@ export const LEXICON: Record<string, string[]> = {
   play: ["resume", "listen"],
   pause: ["halt"],
   // Things.
-  user: ["person", "people", "account", "profile"],
+  user: ["person", "people", "account"],
   // "my", "me": the caller, which REST APIs call the authenticated (or current) user.
   authenticated: ["my", "me", "mine", "myself"],
   repository: ["repo", "repos"],
