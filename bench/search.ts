@@ -1,6 +1,8 @@
 // npm run bench:search — capability search quality and latency over GitHub's REST API (1,200+ operations),
 // imported exactly as an owner would import it. Quality: Recall@1/5/20 and MRR on a query set written from
-// user intent (bench/search-queries.json), dev and test halves apart, against a plain BM25 baseline (a
+// user intent (bench/search-queries.json), and on RestBench's TMDB and Spotify requests over the OpenAPI
+// documents RestBench ships (bench/restbench/, imported the same way; a request counts as found at k when any
+// API of its solution is in the first k), dev and test halves apart, against a plain BM25 baseline (a
 // minisearch index with default settings over the same cards). Latency: median and p99 over 10,000+
 // operations (the GitHub cards replicated under several namespaces) of what one object_schema(query) call
 // does — schemaQuery: the caller's realm list, its grants as the filter, the needs_grant marks — next to the
@@ -28,6 +30,10 @@ import { schemaQuery } from "@/lib/tools/describe";
 import { machineLine, stats, timeIt, writeSection } from "./report";
 
 type Query = { id: number; split: "dev" | "test"; query: string; gold: string[] };
+/** One benchmark case: gold holds operation keys (`object.action.issues/create`) or endpoints (`GET /search/movie`). */
+type Case = { id: number; split: "dev" | "test"; query: string; gold: string[] };
+type Suite = { name: string; realm: BuiltRealm; ops: number; cases: Case[] };
+const RESTBENCH = path.join(import.meta.dirname, "restbench");
 const SPEC = path.join(process.cwd(), "node_modules/@octokit/openapi/generated/api.github.com.json");
 const K = 20;
 const LATENCY_OPS = 10_000;
@@ -56,37 +62,57 @@ async function baselineRanking(): Promise<Ranking | null> {
 }
 const fmt = (n: number, digits = 3) => n.toFixed(digits);
 
-function realmFrom(ops: CompiledOperation[], namespace: string): BuiltRealm {
+function realmFrom(ops: CompiledOperation[], namespace: string, about = { title: "GitHub", description: "GitHub's REST API.", keywords: ["github"], baseUrl: "https://api.github.com" }): BuiltRealm {
   return buildRealm(
-    { id: `oas_${namespace}`, tenantId: "tnt_bench", namespace, title: "GitHub", description: "GitHub's REST API.", keywords: ["github"], baseUrl: "https://api.github.com", version: 1 },
+    { id: `oas_${namespace}`, tenantId: "tnt_bench", namespace, ...about, version: 1 },
     ops.map((o) => ({ action: o.card.action, card: o.card, contract: o.contract })),
     new Map(),
   );
 }
 
+/**
+ * A RestBench set: its OpenAPI document imported as an owner would (loadSpec → compileSpec → buildRealm, the
+ * title and description as the document gives them), its requests split by position (even: dev, odd: test).
+ */
+async function restbench(name: string, namespace: string, title: string, baseUrl: string): Promise<Suite> {
+  const text = fs.readFileSync(path.join(RESTBENCH, `${namespace}_oas.json`), "utf8");
+  // Spotify's document points one vendor extension at a file beside it ("$ref": "../policies.yaml"), which an
+  // import refuses (one bundled document): the owner drops that reference, as done here; nothing else changes.
+  const compiled = compileSpec(await loadSpec(text.replace(/"\$ref":\s*"\.\.\/policies\.yaml",?/, "")));
+  const realm = realmFrom(compiled.operations, namespace, { title, description: "", keywords: [], baseUrl });
+  const raw = JSON.parse(fs.readFileSync(path.join(RESTBENCH, `${namespace}.json`), "utf8")) as { query: string; solution: string[] }[];
+  const cases = raw.map((r, i): Case => ({ id: i, split: i % 2 === 0 ? "dev" : "test", query: r.query, gold: r.solution }));
+  return { name, realm, ops: compiled.operations.length, cases };
+}
+
+/** Where the first gold capability is in a ranking (-1: absent). */
+const rankOf = (got: { operation: string; endpoint?: string }[], gold: string[]) => {
+  const g = new Set(gold);
+  return got.findIndex((m) => g.has(m.operation) || (m.endpoint !== undefined && g.has(m.endpoint)));
+};
+
 /** A plain BM25 baseline: minisearch with default settings over the same card text. */
 function baseline(docs: CapabilityDoc[]) {
-  const ms = new MiniSearch<CapabilityDoc>({ fields: ["label", "description", "ids", "group", "endpoint"], storeFields: ["operation"] });
+  const ms = new MiniSearch<CapabilityDoc>({ fields: ["label", "description", "ids", "group", "endpoint"], storeFields: ["operation", "endpoint"] });
   ms.addAll(docs);
-  return (q: string) => ms.search(q).map((h) => String(h.operation));
+  return (q: string) => ms.search(q).map((h) => ({ operation: String(h.operation), endpoint: String(h.endpoint) }));
 }
 
 type Metrics = { n: number; r1: number; r5: number; r20: number; mrr: number };
 
-function score(rankings: string[][], queries: Query[]): Metrics {
+function score(rankings: { operation: string; endpoint?: string }[][], queries: Case[]): Metrics {
   let r1 = 0;
   let r5 = 0;
   let r20 = 0;
   let mrr = 0;
   queries.forEach((q, i) => {
-    const gold = new Set(q.gold.map((g) => `object.action.${g}`));
-    const rank = rankings[i]!.findIndex((op) => gold.has(op));
+    const rank = rankOf(rankings[i]!, q.gold);
     if (rank === 0) r1++;
     if (rank >= 0 && rank < 5) r5++;
     if (rank >= 0 && rank < K) r20++;
     if (rank >= 0) mrr += 1 / (rank + 1);
   });
-  const n = queries.length;
+  const n = rankings.length;
   return { n, r1: r1 / n, r5: r5 / n, r20: r20 / n, mrr: mrr / n };
 }
 
@@ -133,13 +159,13 @@ async function embedCards(search: ReturnType<typeof meaningSearch>, manifests: S
 }
 
 /** Semantic and hybrid quality on the one realm, per split; and how many answers fell back to lexical. */
-async function meaningQuality(search: ReturnType<typeof meaningSearch>, github: Searchable, splits: Record<string, Query[]>) {
+async function meaningQuality(search: ReturnType<typeof meaningSearch>, github: Searchable, splits: Record<string, Case[]>) {
   const rows: { mode: string; split: string; m: Metrics; fellBack: number }[] = [];
   for (const mode of ["semantic", "hybrid"] as const) {
     for (const [split, qs] of Object.entries(splits)) {
       const answers = [];
       for (const q of qs) answers.push(await search([github], q.query, mode, K));
-      rows.push({ mode, split, m: score(answers.map((a) => a.matches.map((x) => x.operation)), qs), fellBack: answers.filter((a) => a.mode_ran !== mode).length });
+      rows.push({ mode, split, m: score(answers.map((a) => a.matches), qs), fellBack: answers.filter((a) => a.mode_ran !== mode).length });
     }
   }
   return rows;
@@ -154,40 +180,53 @@ async function main() {
   const github = realmFrom(compiled.operations, "github");
   const ops = compiled.operations.length;
 
-  // Quality, on the one imported realm.
-  const ours = (q: string) => rankCapabilities([github], q, { limit: K });
-  const base = baseline(github.capabilityDocs);
-  const splits = { dev: queries.filter((q) => q.split === "dev"), test: queries.filter((q) => q.split === "test"), all: queries };
-  const rows: { split: string; ours: Metrics; base: Metrics; lowShare: number; highPrecision: number; lowPrecision: number }[] = [];
+  // Quality: GitHub with our query set, then RestBench's TMDB and Spotify sets, each on its own realm.
+  const githubCases: Case[] = queries.map((q) => ({ ...q, gold: q.gold.map((g) => `object.action.${g}`) }));
+  const suites: Suite[] = [
+    { name: "GitHub", realm: github, ops, cases: githubCases },
+    await restbench("RestBench TMDB", "tmdb", "TMDB", "https://api.themoviedb.org/3"),
+    await restbench("RestBench Spotify", "spotify", "Spotify", "https://api.spotify.com/v1"),
+  ];
+  const splits = { dev: githubCases.filter((q) => q.split === "dev"), test: githubCases.filter((q) => q.split === "test"), all: githubCases };
+  type Row = { suite: string; split: string; ours: Metrics; base: Metrics; lowShare: number; highPrecision: number; lowPrecision: number };
+  const rows: Row[] = [];
   const misses: string[] = [];
-  for (const [split, qs] of Object.entries(splits)) {
-    const answers = qs.map((q) => ours(q.query));
-    const mine = score(answers.map((a) => a.matches.map((m) => m.operation)), qs);
-    const theirs = score(qs.map((q) => base(q.query).slice(0, K)), qs);
-    const top1 = qs.map((q, i) => q.gold.map((g) => `object.action.${g}`).includes(answers[i]!.matches[0]?.operation ?? ""));
-    const low = answers.map((a) => a.confidence === "low");
-    const hiIdx = low.map((l, i) => (!l ? i : -1)).filter((i) => i >= 0);
-    const loIdx = low.map((l, i) => (l ? i : -1)).filter((i) => i >= 0);
-    rows.push({
-      split,
-      ours: mine,
-      base: theirs,
-      lowShare: loIdx.length / qs.length,
-      highPrecision: hiIdx.filter((i) => top1[i]).length / Math.max(1, hiIdx.length),
-      lowPrecision: loIdx.filter((i) => top1[i]).length / Math.max(1, loIdx.length),
-    });
-    if (split === "dev" && process.env.BENCH_VERBOSE) {
-      qs.forEach((q, i) => {
-        const got = answers[i]!.matches.map((m) => m.operation.slice(14));
-        const rank = got.findIndex((g) => q.gold.includes(g));
-        if (rank !== 0) misses.push(`#${q.id} ${JSON.stringify(q.query)} gold=${q.gold[0]} rank=${rank < 0 ? "miss" : rank + 1} top=${got.slice(0, 3).join(", ")} conf=${answers[i]!.confidence}`);
+  const only = process.env.BENCH_SUITE?.toLowerCase();
+  for (const suite of suites) {
+    if (only && !suite.name.toLowerCase().includes(only)) continue;
+    const base = baseline(suite.realm.capabilityDocs);
+    const parts = { dev: suite.cases.filter((q) => q.split === "dev"), test: suite.cases.filter((q) => q.split === "test"), all: suite.cases };
+    for (const [split, qs] of Object.entries(parts)) {
+      const answers = qs.map((q) => rankCapabilities([suite.realm], q.query, { limit: K }));
+      const mine = score(answers.map((a) => a.matches), qs);
+      const theirs = score(qs.map((q) => base(q.query).slice(0, K)), qs);
+      const top1 = qs.map((q, i) => rankOf(answers[i]!.matches.slice(0, 1), q.gold) === 0);
+      const low = answers.map((a) => a.confidence === "low");
+      const hiIdx = low.map((l, i) => (!l ? i : -1)).filter((i) => i >= 0);
+      const loIdx = low.map((l, i) => (l ? i : -1)).filter((i) => i >= 0);
+      rows.push({
+        suite: suite.name,
+        split,
+        ours: mine,
+        base: theirs,
+        lowShare: loIdx.length / qs.length,
+        highPrecision: hiIdx.filter((i) => top1[i]).length / Math.max(1, hiIdx.length),
+        lowPrecision: loIdx.filter((i) => top1[i]).length / Math.max(1, loIdx.length),
       });
+      // Misses are printed for the dev half only: the test half stays unread while tuning.
+      if (split === "dev" && process.env.BENCH_VERBOSE) {
+        qs.forEach((q, i) => {
+          const got = answers[i]!.matches;
+          const rank = rankOf(got, q.gold);
+          if (rank < 0 || rank >= 5) misses.push(`${suite.name} #${q.id} ${JSON.stringify(q.query)} gold=${q.gold.join("|")} rank=${rank < 0 ? "miss" : rank + 1} top=${got.slice(0, 3).map((m) => m.endpoint ?? m.operation).join(", ")} conf=${answers[i]!.confidence}`);
+        });
+      }
     }
   }
   if (misses.length) console.log(misses.join("\n"));
   const cfg = endpointFromEnv();
   if (process.env.BENCH_QUICK) {
-    for (const r of rows) console.log(r.split, JSON.stringify(r.ours), "base", JSON.stringify(r.base), "low", r.lowShare.toFixed(2), "hi-prec", r.highPrecision.toFixed(2), "lo-prec", r.lowPrecision.toFixed(2));
+    for (const r of rows) console.log(r.suite, r.split, JSON.stringify(r.ours), "base", JSON.stringify(r.base), "low", r.lowShare.toFixed(2), "hi-prec", r.highPrecision.toFixed(2), "lo-prec", r.lowPrecision.toFixed(2));
     if (!cfg) console.log("semantic and hybrid: not measured (no embeddings endpoint configured)");
     else {
       const search = meaningSearch(cfg);
@@ -265,17 +304,17 @@ async function main() {
   const sb = stats(baseMs);
   const ratio = (a: number, b: number) => (b > 0 ? `${(a / b).toFixed(2)}×` : "n/a");
   const table = [
-    "| split | queries | Recall@1 (ours / BM25) | Recall@5 (ours / BM25) | Recall@20 (ours / BM25) | MRR (ours / BM25) | MRR ratio |",
-    "|---|---:|---|---|---|---|---:|",
+    "| set | split | queries | Recall@1 (ours / BM25) | Recall@5 (ours / BM25) | Recall@20 (ours / BM25) | MRR (ours / BM25) | MRR ratio |",
+    "|---|---|---:|---|---|---|---|---:|",
     ...rows.map(
       (r) =>
-        `| ${r.split} | ${r.ours.n} | ${pct(r.ours.r1)} / ${pct(r.base.r1)} | ${pct(r.ours.r5)} / ${pct(r.base.r5)} | ${pct(r.ours.r20)} / ${pct(r.base.r20)} | ${fmt(r.ours.mrr)} / ${fmt(r.base.mrr)} | ${ratio(r.ours.mrr, r.base.mrr)} |`,
+        `| ${r.suite} | ${r.split} | ${r.ours.n} | ${pct(r.ours.r1)} / ${pct(r.base.r1)} | ${pct(r.ours.r5)} / ${pct(r.base.r5)} | ${pct(r.ours.r20)} / ${pct(r.base.r20)} | ${fmt(r.ours.mrr)} / ${fmt(r.base.mrr)} | ${ratio(r.ours.mrr, r.base.mrr)} |`,
     ),
   ].join("\n");
   const conf = [
-    "| split | flagged low | top-1 right when high | top-1 right when low |",
-    "|---|---:|---:|---:|",
-    ...rows.map((r) => `| ${r.split} | ${pct(r.lowShare)} | ${pct(r.highPrecision)} | ${pct(r.lowPrecision)} |`),
+    "| set | split | flagged low | top-1 right when high | top-1 right when low |",
+    "|---|---|---:|---:|---:|",
+    ...rows.map((r) => `| ${r.suite} | ${r.split} | ${pct(r.lowShare)} | ${pct(r.highPrecision)} | ${pct(r.lowPrecision)} |`),
   ].join("\n");
   const row = (what: string, x: ReturnType<typeof stats>) => `| ${what} | ${total} | ${fmt(x.median, 2)} ms | ${fmt(x.p99, 2)} ms | ${ratio(x.median, sb.median)} | ${ratio(x.p99, sb.p99)} |`;
   const latency = [
@@ -305,14 +344,14 @@ async function main() {
       "",
       "| mode | split | Recall@1 | Recall@5 | Recall@20 | MRR | fell back to lexical |",
       "|---|---|---:|---:|---:|---:|---:|",
-      ...rows.map((r) => `| lexical | ${r.split} | ${pct(r.ours.r1)} | ${pct(r.ours.r5)} | ${pct(r.ours.r20)} | ${fmt(r.ours.mrr)} | — |`),
+      ...rows.filter((r) => r.suite === "GitHub").map((r) => `| lexical | ${r.split} | ${pct(r.ours.r1)} | ${pct(r.ours.r5)} | ${pct(r.ours.r20)} | ${fmt(r.ours.mrr)} | — |`),
       ...quality.map((r) => `| ${r.mode} | ${r.split} | ${pct(r.m.r1)} | ${pct(r.m.r5)} | ${pct(r.m.r20)} | ${fmt(r.m.mrr)} | ${r.fellBack} |`),
       "",
       `Latency of one search by meaning over ${total} operations, median / p99 (each embeds its request with one call to the endpoint): the endpoint alone ${both(endpointMs)}; semantic ${both(semanticMs)}; hybrid ${both(hybridMs)}.`,
     ].join("\n");
   }
   const body = `
-Command: \`npm run bench:search\` (bench/search.ts). Spec: GitHub's REST API from \`@octokit/openapi\` (${ops} operations, OpenAPI ${loaded.version}), imported with the same code an owner's import runs (read + check + cards: ${fmt(importMs / 1000, 2)} s). Queries: ${queries.length} natural requests written from user intent with gold operation ids (bench/search-queries.json); the **dev** half was used while tuning ranking, the **test** half was held out. Baseline: a minisearch index with default settings (plain BM25, no stemming, no weights) over the same cards' summary, description, operation id, group and endpoint. Mode: lexical (semantic and hybrid: see the end of this section).
+Command: \`npm run bench:search\` (bench/search.ts). Spec: GitHub's REST API from \`@octokit/openapi\` (${ops} operations, OpenAPI ${loaded.version}), imported with the same code an owner's import runs (read + check + cards: ${fmt(importMs / 1000, 2)} s). Queries: ${queries.length} natural requests written from user intent with gold operation ids (bench/search-queries.json); and RestBench's requests (bench/restbench/, from RestGPT, MIT) over the OpenAPI documents it ships — ${suites.slice(1).map((x) => `${x.name.replace("RestBench ", "")}: ${x.cases.length} requests, ${x.ops} operations`).join("; ")} — where a request counts as found at k when any API of its solution is among the first k (split by position: even dev, odd test). In every set the **dev** half was used while tuning ranking, the **test** half was held out. Baseline: a minisearch index with default settings (plain BM25, no stemming, no weights) over the same cards' summary, description, operation id, group and endpoint. Mode: lexical (semantic and hybrid: see the end of this section).
 
 ${table}
 

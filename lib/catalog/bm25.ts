@@ -228,6 +228,8 @@ export type QueryOptions = {
   lead: string | null;
   leadBonus: number;
   limit: number;
+  /** Per query term: a multiplier of its weight (1 when absent; a hint the query did not say outright weighs less). */
+  termWeight?: (term: string) => number;
   /** Asked only about a document that would enter the best `limit`. */
   accept?: (shard: number, doc: number) => boolean;
 };
@@ -330,7 +332,7 @@ export function searchShards(shards: Shard<object>[], queryTerms: string[], o: Q
     const norm = K * (1 - B);
     for (let qi = 0; qi < unique.length; qi++) {
       const qt = unique[qi]!;
-      const mult = times.get(qt)!;
+      const mult = times.get(qt)! * (o.termWeight?.(qt) ?? 1);
       for (const e of expand(shards, qt, o)) {
         for (let f = 0; f < F; f++) {
           // Document frequency in this field, over every shard of the call.

@@ -1,18 +1,27 @@
 // Capability search: ranked matches of an intent ("reply to a comment") against the capability catalogs of
 // the realms a caller may use — native catalogs, and the operation cards of imported (OpenAPI) realms.
-// Ranking is minisearch's BM25 over label, description, keywords, group and tokenized ids (operation ids
-// and path words), with field weights, stemming, a small table of everyday synonyms (remove → delete,
-// repo → repository) applied to documents and queries alike, and prefix/fuzzy matching — computed by
-// bm25.ts over one index per realm version, built once and cached, so a search costs the postings of its
-// terms rather than work over every operation (same results and order as one minisearch index). An answer says
-// how sure it is: a low-confidence answer is flagged and lists the near alternatives and how they differ.
-// This file is the lexical ranking and the answer shaping every mode shares; search by meaning (semantic,
-// hybrid) is in semantic.ts.
-import { stemmer } from "stemmer";
+// Ranking is BM25 (bm25.ts: minisearch's scoring over one index per realm version, built once and cached, so a
+// search costs the postings of its terms) over label, description, keywords, group, ids and more text, with
+// field weights; words are lemmatized (wink-lemmatizer: `repositories` → repository, but `logged` stays
+// `logged`), everyday words and phrases become the words APIs use (lexicon.ts: remove → delete, look up →
+// search, logged in → authenticated), applied to documents and queries alike, plus prefix/fuzzy matching. A
+// request that names something the service holds ("who directed Inception") also looks for the search
+// operations. An answer says how sure it is: a low-confidence answer is flagged and lists the near
+// alternatives and how they differ; a request nothing matched gets the catalogs' starting points, flagged low.
+// docs/capability-search.md describes it all. This file is the lexical ranking and the answer shaping every
+// mode shares; search by meaning (semantic, hybrid) is in semantic.ts.
+import lemmatizer from "wink-lemmatizer";
 import type { CapabilityDoc, CatalogNode, Realm, RealmManifest } from "@/lib/realms/contract";
 import { buildShard, releaseShard, searchShards, type Shard as BM25Shard } from "./bm25";
+import { LEXICON, PHRASES, SHORT_FORMS } from "./lexicon";
 
 export type { CapabilityDoc };
+
+/**
+ * A capability doc as search indexes it: a realm's docs may also carry `text`, more words it is found by, weighted
+ * low and never embedded (imported operations: the start of their whole description, lib/realms/openapi/capability-docs.ts).
+ */
+export type SearchDoc = CapabilityDoc & { text?: string };
 
 /**
  * What capability search ranks: a realm (its manifest, and the capability docs it brings, if any) or a bare
@@ -46,53 +55,84 @@ export type CapabilityAnswer = {
   alternatives?: CapabilityAlternative[];
 };
 
-const STOP = new Set(["a", "an", "the", "to", "of", "on", "in", "for", "and", "or", "i", "it", "is", "be", "with", "this", "that", "please", "can", "you"]);
+const STOP = new Set(["a", "an", "the", "to", "of", "on", "in", "for", "and", "or", "i", "it", "is", "be", "with", "this", "that", "please", "can", "you", "what", "am", "are", "was", "were", "do", "does", "did", "as", "at", "by"]);
 
-/** Everyday words for the same capability; the first word of each group is what the others become. */
-const SYNONYMS: string[][] = [
-  ["delete", "remove", "destroy", "erase", "drop"],
-  ["create", "add", "new", "leave", "post", "publish", "open"],
-  ["update", "edit", "modify", "change"],
-  ["get", "fetch", "retrieve", "read"],
-  ["list", "show", "enumerate", "which", "who"],
-  ["search", "find", "lookup", "look"],
-  ["user", "person", "people", "persons"],
-  // "my", "me": the caller, which REST APIs call the authenticated user.
-  ["authenticated", "my", "me", "mine", "myself"],
-  ["repository", "repo", "repos"],
-  ["issue", "ticket", "bug"],
-  ["organization", "org", "orgs", "organisation"],
-  ["configuration", "config", "settings"],
-  ["environment", "env"],
-  ["information", "info"],
-];
-/** Short forms that stand for several words (a Map: a query word is never looked up on Object.prototype). */
-const EXPANSIONS = new Map<string, string[]>([
-  ["pr", ["pull", "request"]],
-  ["prs", ["pull", "request"]],
-]);
+/** Each lexicon word (lemmatized) → the canonical words it stands for (lemmatized). */
+const canon = new Map<string, string[]>();
+for (const [head, words] of Object.entries(LEXICON)) {
+  const target = lemma(head);
+  for (const w of [head, ...words]) {
+    const k = lemma(w);
+    const now = canon.get(k) ?? [];
+    if (!now.includes(target)) canon.set(k, [...now, target]);
+  }
+}
+/** A canonical word also stands for itself, so `star` stays `star` wherever else it is listed. */
+for (const head of Object.keys(LEXICON)) {
+  const k = lemma(head);
+  const now = canon.get(k)!;
+  if (now[0] !== k) canon.set(k, [k, ...now.filter((x) => x !== k)]);
+}
+const shortForms = new Map(Object.entries(SHORT_FORMS));
+const phraseStarts = new Map<string, [string[], string[]][]>();
+for (const p of PHRASES) phraseStarts.set(p[0][0]!, [...(phraseStarts.get(p[0][0]!) ?? []), p]);
 
-const canon = new Map<string, string>();
-for (const [head, ...rest] of SYNONYMS) {
-  const target = stemmer(head!);
-  for (const w of [head!, ...rest]) canon.set(stemmer(w), target);
+/**
+ * The lemma of a lowercase word (wink-lemmatizer): plural nouns become singular (`repositories` → repository,
+ * `logs` → log) and `-ing` forms their verb (`running` → run); other forms are kept as they are, so a participle
+ * is not a different word's stem (`logged` stays `logged`, not `log`; `rated` stays `rated`).
+ */
+export function lemma(word: string): string {
+  if (word.length <= 3 || /[^a-z]/.test(word)) return word;
+  const n = lemmatizer.noun(word);
+  if (n !== word) return n;
+  if (word.endsWith("ing")) return lemmatizer.verb(word);
+  return word;
 }
 
-/** Split identifiers too: `issues/create-comment` → issues create comment; `replyComment` → reply comment. */
+/**
+ * Split identifiers too: `issues/create-comment` → issues create comment; `replyComment` → reply comment. Known
+ * phrases become the words they stand for (`logged in` → authenticated).
+ */
 export function tokenize(text: string): string[] {
-  return text
+  const raw = text
     .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
     .split(/[^A-Za-z0-9]+/)
     .filter(Boolean);
+  if (!raw.some((t) => phraseStarts.has(t.toLowerCase()))) return raw;
+  const out: string[] = [];
+  for (let i = 0; i < raw.length; i++) {
+    const hit = phraseStarts.get(raw[i]!.toLowerCase())?.find(([words]) => words.every((w, j) => raw[i + j]?.toLowerCase() === w));
+    if (!hit) out.push(raw[i]!);
+    else {
+      out.push(...hit[1]);
+      i += hit[0].length - 1;
+    }
+  }
+  return out;
 }
 
+const processed = new Map<string, string | string[] | null>();
+const PROCESSED_MAX = 50_000;
+
 export function processTerm(term: string): string | string[] | null {
+  const known = processed.get(term);
+  if (known !== undefined || processed.has(term)) return known ?? null;
   const t = term.toLowerCase();
-  if (STOP.has(t)) return null;
-  const expanded = EXPANSIONS.get(t);
-  if (expanded) return expanded.map((w) => stemmer(w));
-  const s = stemmer(t);
-  return canon.get(s) ?? s;
+  let out: string | string[] | null;
+  if (STOP.has(t)) out = null;
+  else {
+    const short = shortForms.get(t);
+    if (short) out = short.map(lemma);
+    else {
+      const l = lemma(t);
+      const c = canon.get(l);
+      out = !c ? l : c.length === 1 ? c[0]! : c;
+    }
+  }
+  if (processed.size >= PROCESSED_MAX) processed.clear();
+  processed.set(term, out);
+  return out;
 }
 
 /**
@@ -127,12 +167,12 @@ export function capabilityDocs(s: Searchable): CapabilityDoc[] {
   return docs;
 }
 
-const fields = ["label", "description", "keywords", "ids", "group", "verbs"] as const;
-export const fieldBoost = { label: 3, keywords: 2, ids: 1.5, group: 3, description: 0.3, verbs: 0.7 };
+const fields = ["label", "description", "keywords", "ids", "group", "verbs", "text"] as const;
+export const fieldBoost = { label: 3, keywords: 2, ids: 1.5, group: 3, description: 0.3, verbs: 0.7, text: 0.2 };
 const boosts = fields.map((f) => fieldBoost[f]);
 
 /** Matching knobs (tuned on the dev half of bench/search-queries.json; see BENCHMARKS.md). */
-export const searchTuning = { prefixMin: 7, fuzzyMin: 6, fuzzy: 0.15, verbBonus: 0.5 };
+export const searchTuning = { prefixMin: 7, fuzzyMin: 6, fuzzy: 0.15, verbBonus: 0.5, entitySearch: 1 };
 
 /** The first meaningful word of a text, processed: a label's action verb (`Star a gist` → star). */
 export function leadTerm(text: string): string | null {
@@ -254,6 +294,26 @@ export function toMatch(doc: CapabilityDoc, score: number): CapabilityMatch {
 
 export type CapabilityFilter = (m: CapabilityMatch) => boolean;
 
+/** Words that are capitalized without naming anything in particular. */
+const NOT_NAMES = new Set(["i", "i'm", "i've", "i'd", "api", "tv", "pr", "prs", "id", "url"]);
+
+/**
+ * The words of a request that may name a particular thing ("who directed Inception", "albums of Adele"): quoted
+ * text, and capitalized words after the first. A name the realms' own words do not hold (not a product or
+ * feature of the service, like GitHub's "Dependabot") names something in the service's data: the first step
+ * of such a request is usually the service's search (lookup) operation, which turns the name into an id.
+ */
+export function nameWords(query: string): string[] {
+  const out: string[] = [];
+  for (const m of query.matchAll(/["“‘]([^"“”‘’]{2,})["”’]/g)) out.push(...tokenize(m[1]!));
+  const words = query.split(/\s+/).filter(Boolean);
+  for (const w of words.slice(1)) if (/^[A-Z][a-z]/.test(w) && !NOT_NAMES.has(w.toLowerCase().replace(/[^a-z']/g, ""))) out.push(...tokenize(w));
+  return out;
+}
+
+/** The canonical word of a service's search operations. */
+const SEARCH = lemma("search");
+
 /** Lexical ranking: BM25 with the lead-verb bonus, the caller's filter applied before the first `limit` are kept. */
 export function lexicalHits(manifests: Searchable[], query: string, opts: { limit: number; filter?: CapabilityFilter }): RankedHit[] {
   const parts = shardsFor(manifests);
@@ -264,6 +324,14 @@ export function lexicalHits(manifests: Searchable[], query: string, opts: { limi
     else if (p) terms.push(p);
   }
   const filter = opts.filter;
+  // An entity request also looks for the search operations (a lookup by name comes first).
+  const entity =
+    !terms.includes(SEARCH) &&
+    nameWords(query).some((w) => {
+      const p = processTerm(w);
+      return typeof p === "string" && !parts.some((s) => s.lookup.has(p));
+    });
+  if (entity) terms.push(SEARCH);
   const found = searchShards(parts, terms, {
     boosts,
     prefix: (t) => t.length >= searchTuning.prefixMin,
@@ -272,6 +340,7 @@ export function lexicalHits(manifests: Searchable[], query: string, opts: { limi
     // verb rank above ones that merely share the nouns ("List starred gists").
     lead: leadTerm(query),
     leadBonus: searchTuning.verbBonus,
+    ...(entity ? { termWeight: (t: string) => (t === SEARCH ? searchTuning.entitySearch : 1) } : {}),
     limit: opts.limit,
     ...(filter ? { accept: (i: number, d: number) => filter(probe(parts[i]!, d)) } : {}),
   });
@@ -315,7 +384,7 @@ function differs(top: CapabilityDoc, alt: CapabilityDoc): string {
 /** How many of the query's terms a capability's own words contain (for matches lexical ranking did not score). */
 function termsIn(doc: CapabilityDoc, terms: string[]): number {
   const words = new Set<string>();
-  for (const f of fields) for (const t of tokenize(doc[f] ?? "")) for (const p of [processTerm(t)].flat()) if (p) words.add(p);
+  for (const f of fields) for (const t of tokenize((doc as SearchDoc)[f] ?? "")) for (const p of [processTerm(t)].flat()) if (p) words.add(p);
   return terms.filter((t) => words.has(t)).length;
 }
 
@@ -370,9 +439,74 @@ export function answerFrom(hits: RankedHit[], query: string, limit: number, mode
   return { matches, confidence: "low", reason, ...(alternatives.length ? { alternatives } : {}) };
 }
 
-/** Lexical ranking with a confidence flag; a low-confidence answer lists near alternatives and how they differ. */
+/** Lead words of the operations that help explore a catalog (search and list), preferred as starting points. */
+const LIST = lemma("list");
+const EXPLORE = new Set([lemma("search"), LIST]);
+
+/** The starting points of one realm version's catalog: one per top group, in catalog order, exploring ones first. */
+function startingPoints(shard: Shard): number[] {
+  const firstOf = new Map<string, number>();
+  const exploring = new Map<string, number>();
+  shard.docs.forEach((d, i) => {
+    const group = "/" + (d.catalog_path.split("/")[1] ?? "");
+    if (!firstOf.has(group)) firstOf.set(group, i);
+    const lead = leadTerm(d.label);
+    if (!exploring.has(group) && lead && EXPLORE.has(lead) && !d.deprecated) exploring.set(group, i);
+  });
+  // Search first, then list, then the rest; catalog order within each.
+  const rank = (d: number) => ({ [SEARCH]: 0, [LIST]: 1 })[leadTerm(shard.docs[d]!.label) ?? ""] ?? 2;
+  return [...firstOf.keys()].map((g) => exploring.get(g) ?? firstOf.get(g)!).sort((a, b) => rank(a) - rank(b) || a - b);
+}
+
+/**
+ * For a request no word of which matched: the searched catalogs' top capabilities to start from — per realm,
+ * one per top catalog group (its search or list operation where it has one, search and list groups first),
+ * realms taken in turn — with the caller's filter applied. Empty only when the realms have no operation the
+ * filter lets through. Scores are 0: nothing matched.
+ */
+export function fallbackHits(manifests: Searchable[], opts: { limit: number; filter?: CapabilityFilter }): RankedHit[] {
+  const parts = shardsFor(manifests);
+  const lists = parts.map((s) => {
+    const first = startingPoints(s);
+    const taken = new Set(first);
+    // Past the groups' starting points, the rest of the catalog in order.
+    return [...first, ...s.docs.map((_, i) => i).filter((i) => !taken.has(i))];
+  });
+  const out: RankedHit[] = [];
+  const at = lists.map(() => 0);
+  for (let live = true; live && out.length < opts.limit; ) {
+    live = false;
+    for (let i = 0; i < parts.length && out.length < opts.limit; i++) {
+      const list = lists[i]!;
+      while (at[i]! < list.length) {
+        const d = list[at[i]!++]!;
+        if (opts.filter && !opts.filter(probe(parts[i]!, d))) continue;
+        out.push({ doc: parts[i]!.docs[d]!, score: 0 });
+        live = true;
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+export const FALLBACK_REASON =
+  "Nothing in the catalogs you may use matches these words; these are the catalogs' starting points (their search and list operations first). Try other words, or browse object_schema(namespace).";
+
+/** The answer for a request nothing matched: the catalogs' starting points, flagged low (no match at all when there is none). */
+export function fallbackAnswer(manifests: Searchable[], limit: number, filter?: CapabilityFilter): CapabilityAnswer {
+  const matches = fallbackHits(manifests, { limit, filter }).map((h) => toMatch(h.doc, 0));
+  return { matches, confidence: "low", reason: matches.length ? FALLBACK_REASON : "Nothing in the catalogs you may use matches these words, and they offer no operation you could use; browse object_schema(namespace)." };
+}
+
+/**
+ * Lexical ranking with a confidence flag; a low-confidence answer lists near alternatives and how they differ.
+ * A request nothing matched gets the catalogs' starting points, flagged low, rather than no answer.
+ */
 export function rankCapabilities(manifests: Searchable[], query: string, opts: { limit?: number; filter?: CapabilityFilter } = {}): CapabilityAnswer {
   const limit = opts.limit ?? 10;
   // A few more than asked, for the alternatives of a low-confidence answer.
-  return answerFrom(lexicalHits(manifests, query, { limit: Math.max(limit, ANSWER_DEPTH), filter: opts.filter }), query, limit, "lexical");
+  const hits = lexicalHits(manifests, query, { limit: Math.max(limit, ANSWER_DEPTH), filter: opts.filter });
+  if (!hits.length && manifests.length) return fallbackAnswer(manifests, limit, opts.filter);
+  return answerFrom(hits, query, limit, "lexical");
 }

@@ -14,6 +14,7 @@ import { EMBED_BATCH, EmbeddingsFailure, MAX_EMBED_CHARS, embed, embeddingsConfi
 import {
   ANSWER_DEPTH,
   answerFrom,
+  fallbackAnswer,
   capabilityDocs,
   lexicalHits,
   manifestOf,
@@ -389,5 +390,6 @@ export async function searchCapabilitiesByMode(manifests: Searchable[], query: s
     throw err;
   }
   const hits = mode === "semantic" ? semantic.top : fuse(lexicalHits(manifests, query, { limit: FUSION_DEPTH, filter: opts.filter }), semantic.top, semantic.of);
+  if (!hits.length) return { mode_ran: mode, ...fallbackAnswer(manifests, limit, opts.filter) };
   return { mode_ran: mode, ...answerFrom(hits, query, limit, mode) };
 }

@@ -40,6 +40,13 @@ function serverUrls(doc: JsonObject): string[] {
   return out;
 }
 
+/** Capability search's words for one card (optional fields): the operation's whole description, all paragraphs. */
+function withSearchDescription(compiled: CompiledOperation, op: JsonObject): CompiledOperation {
+  const whole = typeof op.description === "string" ? shortText(op.description.replace(/\n\s*\n/g, "\n"), 1500) : "";
+  if (whole && whole !== compiled.card.description) compiled.card.search_description = whole;
+  return compiled;
+}
+
 /**
  * Cards and contracts for every operation. Fatal problems throw `invalid_input`; quirks become warnings; an
  * operation that cannot be called safely is dropped, with a warning. With a budget, the work counts against it.
@@ -78,7 +85,7 @@ export function compileSpec(spec: LoadedSpec, budget?: CompileBudget): CompiledS
         warn(`${reason}; the operation is not imported`);
       };
       const compiled = compileOperation({ schemas, path, method, op, shared, at, issues, warn, drop, usedActions, tags });
-      if (compiled) operations.push(compiled);
+      if (compiled) operations.push(withSearchDescription(compiled, op));
     }
   }
   if (issues.length) throw specError(`The document cannot be imported: ${issues[0]!.path}: ${issues[0]!.message}.`, issues);

@@ -4,6 +4,7 @@
 // curated labels. Also the capability-search documents, built from the cards rather than the catalog.
 import { actionOperationKey, manifestSchema, type ActionDef, type CapabilityDoc, type CatalogNode, type RealmManifest, type Risk } from "@/lib/realms/contract";
 import { distinctLabels } from "./labels";
+import { openApiCapabilityDocs } from "./capability-docs";
 import type { OperationCard, OperationContract } from "./operation-types";
 
 export type RealmRecord = {
@@ -67,15 +68,7 @@ export function groupOf(card: OperationCard): { path: string; trail: string[] } 
 
 const resultKind = (ns: string) => `${ns}.operation_result`;
 
-/** Words for what each HTTP method does, so "remove" finds DELETE and "list" finds GET (capability search). */
-export const METHOD_VERBS: Record<string, string> = {
-  GET: "get list read view",
-  HEAD: "check exists",
-  POST: "create add send run",
-  PUT: "set replace update",
-  PATCH: "update edit modify",
-  DELETE: "delete remove",
-};
+export { METHOD_VERBS } from "./capability-docs";
 
 /** The realm's manifest, its capability docs (capability search ranks imported operations by their cards, not by walking the catalog) and its contracts. */
 export type BuiltRealm = { manifest: RealmManifest; capabilityDocs: CapabilityDoc[]; contracts: Map<string, OperationContract> };
@@ -200,30 +193,7 @@ export function buildRealm(realm: RealmRecord, ops: OperationRecord[], curations
     delivery: { cursors: false, files: false },
   });
 
-  const realmWords = [...realm.keywords, realm.title].join(" ");
-  const capabilityDocs: CapabilityDoc[] = visible.map((o) => {
-    const pathWords = o.card.path
-      .split("/")
-      .filter((s) => s && !s.startsWith("{"))
-      .join(" ");
-    return {
-      id: `${ns} ${o.action}`,
-      namespace: ns,
-      catalog_path: groupPath.get(o.action) ?? "/",
-      kind: null,
-      operation: actionOperationKey(o.action),
-      label: o.label,
-      description: o.card.description,
-      keywords: [...o.keywords, realmWords].join(" "),
-      ids: [o.card.operation_id ?? "", pathWords].join(" "),
-      endpoint: `${o.card.method} ${o.card.path}`,
-      group: [o.card.tag, o.card.category, o.card.subcategory].filter(Boolean).join(" "),
-      verbs: METHOD_VERBS[o.card.method] ?? "",
-      required: o.card.required_fields.join(" "),
-      risk: o.risk,
-      deprecated: o.card.deprecated,
-    };
-  });
+  const capabilityDocs = openApiCapabilityDocs(realm, visible, groupPath);
   return { manifest, capabilityDocs, contracts };
 }
 

@@ -31,6 +31,11 @@ export type OperationCard = {
   scopes: string[];
   /** The operation declares security (its own or the document's), so the service expects a credential. Absent on cards stored before it was recorded. */
   auth_declared?: boolean;
+  /**
+   * Capability search only (optional: cards stored before it have none): the operation's whole description as
+   * plain text, when it says more than its first paragraph (`description`).
+   */
+  search_description?: string;
 };
 
 export type ParamPlan = { name: string; in: ParamLocation; field: string; required: boolean; style: string; explode: boolean; json: boolean };
