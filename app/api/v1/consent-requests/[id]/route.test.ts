@@ -39,11 +39,11 @@ describe("POST /api/v1/consent-requests/:id", () => {
     // Someone else's request: not theirs to decide.
     expect((await decide(bobKey, id, { decision: "approve", expires: "1h" })).status).toBe(404);
 
-    const res = await decide(aliceKey, id, { decision: "approve", expires: "1h", operations: ["file.host", "object.upsert"] });
+    const res = await decide(aliceKey, id, { decision: "approve", expires: "1h", operations: ["file.host", "object.action.attach_file"] });
     expect(res.status).toBe(200);
     const body = (await res.json()) as { request: { status: string }; grant: { operations: string[] }; also_needed: unknown[] };
     expect(body.request.status).toBe("approved");
-    expect([...body.grant.operations].sort()).toEqual(["file.host", "object.upsert"]);
+    expect([...body.grant.operations].sort()).toEqual(["file.host", "object.action.attach_file"]);
     expect(body.also_needed).toEqual([]);
     const got = await GET(new Request(`http://realmgate.test/api/v1/consent-requests/${id}`, { headers: { authorization: `Bearer ${aliceKey}` } }), { params: Promise.resolve({ id }) });
     expect(await got.json()).toMatchObject({ status: "approved", grant_id: expect.stringMatching(/^grt_/) });
