@@ -169,11 +169,13 @@ const TOOL_OF: Record<string, string> = {
  * exact contract is still object_schema(namespace, operation).
  */
 export function howToCall(m: RealmManifest, kind: string | null, op: string): Record<string, unknown> | undefined {
-  const selectBy = (k: string) => m.selectors.filter((s) => s.kind === k).map((s) => s.by);
+  const selectors = (k: string) => m.selectors.filter((s) => s.kind === k).map((s) => s.by);
+  // What names the object it runs on: its ref, or one of the kind's selectors (none: only the ref an earlier answer gave).
+  const target = (k: string) => (selectors(k).length ? { ref_or_selector: selectors(k) } : { ref: `the ${k} ref an earlier answer gave` });
   if (op.startsWith("object.action.")) {
     const a = m.actions.find((x) => x.name === op.slice("object.action.".length));
     if (!a) return undefined;
-    const on = a.target_kind ? { kind: a.target_kind, ref_or_selector: selectBy(a.target_kind) } : { namespace: m.namespace };
+    const on = a.target_kind ? { kind: a.target_kind, ...target(a.target_kind) } : { namespace: m.namespace };
     return { tool: "object_action", action: a.name, ...on, payload: a.example, ...(a.claims.length ? { claims: a.claims } : {}) };
   }
   const tool = TOOL_OF[op];
@@ -190,7 +192,7 @@ export function howToCall(m: RealmManifest, kind: string | null, op: string): Re
       return { tool, kind: k.name, ...(k.filters.length ? { filters: k.filters } : {}) };
     case "object.get":
     case "object.delete":
-      return { tool, kind: k.name, ref_or_selector: selectBy(k.name) };
+      return { tool, kind: k.name, ...target(k.name) };
     default:
       return { tool, namespace: m.namespace };
   }

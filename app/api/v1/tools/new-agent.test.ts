@@ -220,6 +220,8 @@ describe("a new agent's everyday tasks", () => {
     expect(how.ref_or_selector).toContain("text");
     const deleted = await a.act(how.tool, { ...on(how, top), selector: { text: "tea" } });
     expect(deleted.status, JSON.stringify(deleted.body)).toBe(200);
+    // Named by a selector, the answer says which one it deleted.
+    expect(String(deleted.body.label)).toMatch(/tea/i);
     a.expectWithinBudget("delete a memory");
   });
 

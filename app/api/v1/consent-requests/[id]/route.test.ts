@@ -32,6 +32,9 @@ describe("POST /api/v1/consent-requests/:id", () => {
     const agent = await makeActor(t, t.users.alice!, "Filer");
     const upload = { namespace: "docs", name: "a.txt", content_type: "text/plain", content_base64: Buffer.from("a").toString("base64") };
     const id = (await errorOf(dispatch(call(agent), "host_file", upload))).details.consent_request_id as string;
+    // What the page offers, over the API too: the companion, checked by default there; no wall ahead in docs.
+    const pending = await GET(new Request(`http://realmgate.test/api/v1/consent-requests/${id}`, { headers: { authorization: `Bearer ${aliceKey}` } }), { params: Promise.resolve({ id }) });
+    expect(await pending.json()).toMatchObject({ status: "pending", operations: ["file.host"], companions: [{ key: "object.action.attach_file", why: expect.stringContaining("attach") }], also_needed: [] });
 
     const wider = await decide(aliceKey, id, { decision: "approve", expires: "1h", operations: ["file.host", "object.delete"] });
     expect(wider.status).toBe(400);
