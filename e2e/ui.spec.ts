@@ -250,10 +250,10 @@ test.describe.serial("people using Realmgate's pages", () => {
     // Bulk: turn every destructive operation off for the owner's own agents, then back on.
     await page.getByRole("radio", { name: "My agents" }).check();
     await page.getByRole("button", { name: "All off: destructive operations" }).click();
-    await expect(page.getByRole("switch", { name: "Forget an item for good" })).toHaveAttribute("aria-checked", "false");
-    await expect(page.getByRole("switch", { name: "Delete a remembered item" })).toHaveAttribute("aria-checked", "false");
+    await expect(page.getByRole("switch", { name: "Forget an item for good, saying why" })).toHaveAttribute("aria-checked", "false");
+    await expect(page.getByRole("switch", { name: "Delete a remembered item for good" })).toHaveAttribute("aria-checked", "false");
     await page.getByRole("button", { name: "All on: destructive operations" }).click();
-    await expect(page.getByRole("switch", { name: "Forget an item for good" })).toHaveAttribute("aria-checked", "true");
+    await expect(page.getByRole("switch", { name: "Forget an item for good, saying why" })).toHaveAttribute("aria-checked", "true");
 
     // Filtering the list.
     await page.getByLabel("Search operations").fill("pin");
@@ -329,7 +329,7 @@ test.describe.serial("people using Realmgate's pages", () => {
     expect(memory).toMatchObject({ title: "Memory", connection: { needed: false }, operations: { total: 9 } });
     const detail = await (await request.get("/api/v1/realms/memory", { headers: bearer(bob.api_key) })).json();
     expect(detail.can_change).toEqual({ ceiling: false, choice: true });
-    expect(detail.operations.find((o: { key: string }) => o.key === "object.action.forget")).toMatchObject({ label: "Forget an item for good", risk: "destructive", ceiling: true, choice: true, effective: true });
+    expect(detail.operations.find((o: { key: string }) => o.key === "object.action.forget")).toMatchObject({ label: "Forget an item for good, saying why", risk: "destructive", ceiling: true, choice: true, effective: true });
     const missing = await request.get("/api/v1/realms/nope", { headers: bearer(bob.api_key) });
     expect(missing.status()).toBe(404);
     expect((await missing.json()).error.code).toBe("not_found");

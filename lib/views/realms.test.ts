@@ -75,7 +75,7 @@ describe("realm cards (the capability picker grid)", () => {
       kinds: [{ name: "memory.item", label: "Memory item" }],
       operations: { total: 9, by_risk: { read: 5, write: 2, destructive: 2 }, on_for_my_agents: 9, off_by_owner: 0, off_by_me: 0 },
     });
-    expect(memory.operation_labels).toContain("Forget an item for good");
+    expect(memory.operation_labels).toContain("Forget an item for good, saying why");
     expect(cards.find((c) => c.namespace === "bigapi")?.operations.total).toBe(1204);
     expect(cards.map((c) => c.title)).toEqual([...cards.map((c) => c.title)].sort((a, b) => a.localeCompare(b)));
   });
@@ -127,7 +127,7 @@ describe("realm detail (every operation with its toggle state)", () => {
   it("names each operation in human words with risk, kinds and claims", async () => {
     const d = await realmDetail(t.db, t.users.bob!, "memory");
     const byKey = new Map(d.operations.map((o) => [o.key, o]));
-    expect(byKey.get("object.action.forget")).toMatchObject({ label: "Forget an item for good", risk: "destructive", kinds: ["Memory item"], action: "forget" });
+    expect(byKey.get("object.action.forget")).toMatchObject({ label: "Forget an item for good, saying why", risk: "destructive", kinds: ["Memory item"], action: "forget" });
     expect(byKey.get("object.list")).toMatchObject({ label: "List remembered items", risk: "read", kinds: ["Memory item"], action: null, claims: [] });
     expect(byKey.get("provider.about")?.kinds).toEqual([]);
     const bigDetail = await realmDetail(t.db, t.users.bob!, "bigapi");
@@ -166,7 +166,7 @@ describe("operation words (agents and consent pages)", () => {
   it("labels and risks for the namespaces asked for only", async () => {
     const words = await operationWords(t.db, t.tenantId, ["memory", "missing"]);
     expect(Object.keys(words)).toEqual(["memory"]);
-    expect(words.memory!.operations["object.delete"]).toEqual({ label: "Delete a remembered item", risk: "destructive" });
+    expect(words.memory!.operations["object.delete"]).toEqual({ label: "Delete a remembered item for good", risk: "destructive" });
     expect(await operationWords(t.db, t.tenantId, [])).toEqual({});
     expect(Object.keys(await operationWords(t.db, t.tenantId, "all"))).toEqual(expect.arrayContaining(["memory", "bigapi"]));
   });
