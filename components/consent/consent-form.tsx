@@ -30,6 +30,9 @@ const expiries = [
 ] as const;
 type Expiry = (typeof expiries)[number]["value"];
 
+/** A label in quotes, unless the realm already quoted it (a thread's label is its quote). */
+const quoted = (label: string) => (label.startsWith("“") ? label : `“${label}”`);
+
 export type ConsentRealm = { title: string; purpose: string; touches: string[] };
 
 export type Companion = { operation: OperationView; why: string };
@@ -356,7 +359,7 @@ export function ConsentForm({
                   <li key={i.ref}>
                     {i.visible ? (
                       <>
-                        <span className="font-medium text-slate-900">“{i.label}”</span>
+                        <span className="font-medium text-slate-900">{quoted(i.label ?? "")}</span>
                         {i.summary ? <span className="text-slate-700"> — {i.summary}</span> : null}
                         <details className="text-xs text-slate-600">
                           <summary className="inline-flex min-h-6 cursor-pointer items-center underline">Show ref</summary>

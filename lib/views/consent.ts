@@ -95,7 +95,7 @@ export async function presentedCall(db: Executor, who: Who & { requestId?: strin
   const operation = request.operations[0] ?? "";
   const realm = await findRealm(db, who.tenantId, request.namespace);
   const title = realm?.manifest.service_card.operation_labels[operation] ?? operation;
-  const names = Object.fromEntries(items.flatMap((i) => (i.visible && i.label ? [[i.ref, `“${i.label}”`]] : [])));
+  const names = Object.fromEntries(items.flatMap((i) => (i.visible && i.label ? [[i.ref, i.label.startsWith("“") ? i.label : `“${i.label}”`]] : [])));
   const generic = (): PresentedCall => ({ kind: "presented", ...genericPresentation(title, input, names) });
   if (!realm?.presentRequest) return generic();
   const present = realm.presentRequest;
