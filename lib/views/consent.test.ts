@@ -53,6 +53,17 @@ describe("the request that asked for this", () => {
     expect(lines(presented)).toMatchObject({ "Resolution note": "Done in v2", On: expect.stringContaining("Ship the agent gateway") });
   });
 
+  it("a board move names the card and the column it goes to", async () => {
+    const board = await up(t.users.alice!, "board.board", { title: "Launch" });
+    await up(t.users.alice!, "board.column", { board, title: "Doing" });
+    const done = await up(t.users.alice!, "board.column", { board, title: "Done" });
+    const card = await up(t.users.alice!, "board.card", { board, column: "Doing", title: "Write the press note" });
+    const { presented } = await asked("object_action", { ref: card, action: "move_card", payload: { column: done } });
+    expect(presented).toMatchObject({ kind: "presented", title: "Move a card to another column" });
+    expect(lines(presented)).toMatchObject({ Card: expect.stringContaining("Write the press note"), "To column": expect.stringContaining("Done") });
+    expect(lines(presented)["To column"]).not.toContain("board:column:");
+  });
+
   it("keeps an input of 9 KB only as a note that it was too large", async () => {
     const big = "x".repeat(9 * 1024);
     const { request, presented } = await asked("upsert_object", { namespace: "memory", kind: "memory.item", fields: { text: big } });
