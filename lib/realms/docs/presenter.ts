@@ -19,7 +19,9 @@ export const presentRequest: RequestPresenter<RealmContext> = async (ctx, { oper
   const names = ref ? await adapter.describeRefs(ctx, [ref]) : {};
   const target = ref ? nameLine(names[ref], UNSEEN) : UNSEEN;
   if (operation === "object.action.reply_comment") {
-    return { title: "Reply in a comment thread", lines: [{ label: "Thread", value: target }, { label: "Reply", value: cut(textOf(payloadOf(input), "body") ?? "", MAX_TEXT_CHARS) }] };
+    // A thread's label already says which document it is on.
+    const thread = ref && names[ref] ? cut(names[ref].label) : UNSEEN;
+    return { title: "Reply in a comment thread", lines: [{ label: "Thread", value: thread }, { label: "Reply", value: cut(textOf(payloadOf(input), "body") ?? "", MAX_TEXT_CHARS) }] };
   }
   if (operation === "object.action.export") {
     return { title: "Export a document to a file", lines: [{ label: "Document", value: target }, { label: "Format", value: textOf(payloadOf(input), "format") ?? "the default" }] };
