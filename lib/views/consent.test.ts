@@ -51,6 +51,11 @@ describe("the request that asked for this", () => {
     const { presented } = await asked("object_action", { ref: thread, action: "resolve_thread", payload: { resolution_note: "Done in v2" } });
     expect(presented?.kind).toBe("presented");
     expect(lines(presented)).toMatchObject({ "Resolution note": "Done in v2", On: expect.stringContaining("Ship the agent gateway") });
+    // Something alice cannot see is said to be so, never shown as its bare ref.
+    const missing = doc.replace(/.$/, doc.endsWith("a") ? "b" : "a");
+    const unseen = await asked("get_object", { ref: missing });
+    expect(lines(unseen.presented).On).toBe("something you cannot see");
+    expect(JSON.stringify(unseen.presented)).not.toContain(missing);
   });
 
   it("a board move names the card and the column it goes to", async () => {

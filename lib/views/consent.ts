@@ -11,7 +11,7 @@ import { wallsAhead, type WallView } from "@/lib/connections/walls";
 import { env } from "@/lib/env";
 import { AppError, isAppError } from "@/lib/errors";
 import type { DeliveryPort, ParsedRef, RealmContext } from "@/lib/realms/contract";
-import { genericPresentation, MAX_LINES, type PresentedRequest } from "@/lib/realms/presenters";
+import { genericPresentation, MAX_LINES, UNSEEN, type PresentedRequest } from "@/lib/realms/presenters";
 import { findRealm } from "@/lib/realms/registry";
 import { settledWrites } from "@/lib/realms/settled";
 
@@ -95,7 +95,8 @@ export async function presentedCall(db: Executor, who: Who & { requestId?: strin
   const operation = request.operations[0] ?? "";
   const realm = await findRealm(db, who.tenantId, request.namespace);
   const title = realm?.manifest.service_card.operation_labels[operation] ?? operation;
-  const names = Object.fromEntries(items.flatMap((i) => (i.visible && i.label ? [[i.ref, i.label.startsWith("“") ? i.label : `“${i.label}”`]] : [])));
+  // Items by the names the grantor reads them by; one they cannot see is said to be so, never shown as a bare ref.
+  const names = Object.fromEntries(items.map((i) => [i.ref, i.visible && i.label ? i.label : UNSEEN]));
   const generic = (): PresentedCall => ({ kind: "presented", ...genericPresentation(title, input, names) });
   if (!realm?.presentRequest) return generic();
   const present = realm.presentRequest;
