@@ -249,6 +249,12 @@ export async function decideConsentRequest(
       if (extra.length) {
         throw new AppError("invalid_input", "You can approve only operations the agent asked for and their companions.", { details: { not_requested: extra, offered: [...offered] } });
       }
+      // Companions go along with what was asked; they are never approved instead of it.
+      if (!ops.some((o) => row.operations.includes(o))) {
+        throw new AppError("invalid_input", "Approve at least one of the operations the agent asked for (companions only go along with it); or deny the request.", {
+          details: { asked: row.operations, given: ops },
+        });
+      }
       const refs = row.ref ? [row.ref, ...row.namedRefs] : [];
       // "Only these items": the grant validates them with the decider's own authority (an item they cannot see
       // cannot be approved as "only this item"; the refusal leaves the request pending).

@@ -414,7 +414,9 @@ export function answerFrom(hits: RankedHit[], query: string, limit: number, mode
   const terms = queryTerms(query);
   const matched = top.lexical ? new Set(top.lexical.terms).size : termsIn(top.doc, terms);
   const coverage = terms.length ? matched / terms.length : 0;
-  const second = hits[1];
+  // The same operation met again at another catalog node is not a rival: compare with the first other one.
+  const sameAsTop = (h: RankedHit) => h.doc.namespace === top.doc.namespace && h.doc.operation === top.doc.operation;
+  const second = hits.slice(1).find((h) => !sameAsTop(h));
   let reason: string | undefined;
   if (coverage < MIN_COVERAGE) {
     reason = `The best match covers only ${matched} of the ${terms.length} words that matter in the request.`;
@@ -423,7 +425,7 @@ export function answerFrom(hits: RankedHit[], query: string, limit: number, mode
   if (!reason) return { matches, confidence: "high" };
   const alternatives = hits
     .slice(1, ANSWER_DEPTH)
-    .filter((h) => closeness(mode, top, h) >= ALTERNATIVE_MIN)
+    .filter((h) => !sameAsTop(h) && closeness(mode, top, h) >= ALTERNATIVE_MIN)
     .slice(0, 4)
     .map((h) => {
       const cap = toMatch(h.doc, h.score);

@@ -35,15 +35,20 @@ export const TOOL_RULES = [
 export const DESCRIPTION_NEEDS_GRANT =
   "Realms marked needs_grant describe themselves only with your user's approval: call provider_about(namespace) or object_schema(namespace) anyway — the answer is consent_required with a link.";
 
+/** Said where describing a listed realm is turned off for the caller (by the owner's ceiling or its user's choice). */
+export const DESCRIPTION_OFF = "Realms marked description_off are listed, but describing them is turned off for you (operation_disabled): ask your user if you need them.";
+
 export function aboutRoot(realms: Realm[], allowed: Allowed, grantable: Allowed = allowed) {
   const listed = grantableRealms(realms, grantable).map((r) => {
     const ns = r.manifest.namespace;
-    return { namespace: ns, title: r.manifest.service_card.title, purpose: r.manifest.service_card.purpose, ...(has(allowed, ns, "provider.about") ? {} : { needs_grant: true }) };
+    const mark = has(allowed, ns, "provider.about") ? {} : has(grantable, ns, "provider.about") ? { needs_grant: true } : { description_off: true };
+    return { namespace: ns, title: r.manifest.service_card.title, purpose: r.manifest.service_card.purpose, ...mark };
   });
   return {
     realms: listed,
     rules: [...TOOL_RULES, DENIAL_SHAPES],
     ...(listed.some((r) => "needs_grant" in r) ? { note: DESCRIPTION_NEEDS_GRANT } : {}),
+    ...(listed.some((r) => "description_off" in r) ? { description_off_note: DESCRIPTION_OFF } : {}),
     next: "provider_about(namespace) to learn a realm; object_schema(query) to find a capability across realms.",
   };
 }
@@ -135,13 +140,13 @@ export function schemaNode(m: RealmManifest, path: string, allowed: ReadonlySet<
 export function schemaRoot(realms: Realm[], allowed: Allowed, grantable: Allowed = allowed) {
   const listed = grantableRealms(realms, grantable).map((r) => {
     const ns = r.manifest.namespace;
-    return has(allowed, ns, "object.schema")
-      ? { namespace: ns, title: r.manifest.service_card.title, catalog: r.manifest.catalog.children.map((c) => ({ path: c.path, label: c.label })) }
-      : { namespace: ns, title: r.manifest.service_card.title, needs_grant: true };
+    if (has(allowed, ns, "object.schema")) return { namespace: ns, title: r.manifest.service_card.title, catalog: r.manifest.catalog.children.map((c) => ({ path: c.path, label: c.label })) };
+    return { namespace: ns, title: r.manifest.service_card.title, ...(has(grantable, ns, "object.schema") ? { needs_grant: true } : { description_off: true }) };
   });
   return {
     realms: listed,
     ...(listed.some((r) => "needs_grant" in r) ? { note: DESCRIPTION_NEEDS_GRANT } : {}),
+    ...(listed.some((r) => "description_off" in r) ? { description_off_note: DESCRIPTION_OFF } : {}),
     next: "object_schema(namespace, schema_path) to browse; object_schema(query) to search; object_schema(namespace, operation) for an exact contract.",
   };
 }
@@ -164,11 +169,13 @@ const TOOL_OF: Record<string, string> = {
  * exact contract is still object_schema(namespace, operation).
  */
 export function howToCall(m: RealmManifest, kind: string | null, op: string): Record<string, unknown> | undefined {
-  const selectBy = (k: string) => m.selectors.filter((s) => s.kind === k).map((s) => s.by);
+  const selectors = (k: string) => m.selectors.filter((s) => s.kind === k).map((s) => s.by);
+  // What names the object it runs on: its ref, or one of the kind's selectors (none: only the ref an earlier answer gave).
+  const target = (k: string) => (selectors(k).length ? { ref_or_selector: selectors(k) } : { ref: `the ${k} ref an earlier answer gave` });
   if (op.startsWith("object.action.")) {
     const a = m.actions.find((x) => x.name === op.slice("object.action.".length));
     if (!a) return undefined;
-    const on = a.target_kind ? { kind: a.target_kind, ref_or_selector: selectBy(a.target_kind) } : { namespace: m.namespace };
+    const on = a.target_kind ? { kind: a.target_kind, ...target(a.target_kind) } : { namespace: m.namespace };
     return { tool: "object_action", action: a.name, ...on, payload: a.example, ...(a.claims.length ? { claims: a.claims } : {}) };
   }
   const tool = TOOL_OF[op];
@@ -185,7 +192,7 @@ export function howToCall(m: RealmManifest, kind: string | null, op: string): Re
       return { tool, kind: k.name, ...(k.filters.length ? { filters: k.filters } : {}) };
     case "object.get":
     case "object.delete":
-      return { tool, kind: k.name, ref_or_selector: selectBy(k.name) };
+      return { tool, kind: k.name, ...target(k.name) };
     default:
       return { tool, namespace: m.namespace };
   }
@@ -208,7 +215,9 @@ export async function schemaQuery(
   const grantable = opts.grantable ?? allowed;
   const candidates = grantableRealms(realms, grantable);
   const searchable = candidates.filter((r) => has(allowed, r.manifest.namespace, "object.schema"));
-  const notSearched = candidates.filter((r) => !has(allowed, r.manifest.namespace, "object.schema")).map((r) => ({ namespace: r.manifest.namespace, title: r.manifest.service_card.title, needs_grant: true }));
+  const notSearched = candidates
+    .filter((r) => !has(allowed, r.manifest.namespace, "object.schema"))
+    .map((r) => ({ namespace: r.manifest.namespace, title: r.manifest.service_card.title, ...(has(grantable, r.manifest.namespace, "object.schema") ? { needs_grant: true } : { description_off: true }) }));
   const answer = await searchCapabilitiesByMode(searchable, query, {
     mode: opts.asked,
     limit: opts.limit ?? 8,
@@ -235,7 +244,7 @@ export async function schemaQuery(
   };
 }
 
-export function schemaKind(m: RealmManifest, kindName: string, allowed: ReadonlySet<OperationKey>) {
+export function schemaKind(m: RealmManifest, kindName: string, allowed: ReadonlySet<OperationKey>, grantable: ReadonlySet<OperationKey> = allowed) {
   const kind = m.kinds.find((k) => k.name === kindName);
   if (!kind) throw new AppError("not_found", `No kind ${kindName} in ${m.namespace}.`, { details: { known_kinds: m.kinds.map((k) => k.name) } });
   return {
@@ -247,7 +256,9 @@ export function schemaKind(m: RealmManifest, kindName: string, allowed: Readonly
     filters: kind.filters,
     operations: kind.operations.filter((o) => allowed.has(o)),
     selectors: m.selectors.filter((s) => s.kind === kind.name).map((s) => ({ by: s.by, description: s.description })),
-    actions: m.actions.filter((a) => a.target_kind === kind.name).map((a) => ({ action: a.name, label: a.label, risk: a.risk })),
+    actions: m.actions
+      .filter((a) => a.target_kind === kind.name && grantable.has(`object.action.${a.name}` as OperationKey))
+      .map((a) => ({ action: a.name, label: a.label, risk: a.risk, ...(allowed.has(`object.action.${a.name}` as OperationKey) ? {} : { needs_grant: true }) })),
   };
 }
 

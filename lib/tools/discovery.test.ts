@@ -62,10 +62,24 @@ describe("an agent with no grant at all", () => {
     await changeChoices(u.db, u.users.bob!, { namespace: "docs", changes: [{ operation: "provider.about", enabled: false }] });
     const err = await errorOf(dispatch(call(bobs), "provider_about", { namespace: "docs" }));
     expect(err.code).toBe("operation_disabled");
-    // And the realm list leaves docs' description out for him, while object_schema there stays open.
-    const root = (await dispatch(call(bobs), "provider_about", {})) as { realms: { namespace: string; needs_grant?: true }[] };
-    expect(root.realms.find((r) => r.namespace === "docs")).toMatchObject({ needs_grant: true });
+    // The realm list says describing docs is off for it (not "ask", which would not work), while object_schema stays open.
+    const root = (await dispatch(call(bobs), "provider_about", {})) as { realms: { namespace: string; needs_grant?: true; description_off?: true }[]; description_off_note?: string };
+    expect(root.realms.find((r) => r.namespace === "docs")).toMatchObject({ description_off: true });
+    expect(root.realms.find((r) => r.namespace === "docs")).not.toHaveProperty("needs_grant");
+    expect(root.description_off_note).toContain("operation_disabled");
     expect(await codeOf(dispatch(call(bobs), "object_schema", { namespace: "docs" }))).toBe("ok");
+  });
+
+  it("an operation its user turned off is not described: no contract, not among a kind's actions", async () => {
+    const u = await makeTenant({ alice: "owner", bob: "member" });
+    const bobs = await makeActor(u, u.users.bob!, "Bob's reader");
+    await changeChoices(u.db, u.users.bob!, { namespace: "docs", changes: [{ operation: "object.action.export", enabled: false }] });
+    expect(await codeOf(dispatch(call(bobs), "object_schema", { namespace: "docs", operation: "object.action.export" }))).toBe("operation_disabled");
+    const kind = (await dispatch(call(bobs), "object_schema", { namespace: "docs", kind: "docs.document" })) as { actions: { action: string }[] };
+    expect(kind.actions.map((a) => a.action)).not.toContain("export");
+    // Alice's agents still read it.
+    const alices = await makeActor(u, u.users.alice!, "Alice's reader");
+    expect(await codeOf(dispatch(call(alices), "object_schema", { namespace: "docs", operation: "object.action.export" }))).toBe("ok");
   });
 });
 
@@ -100,6 +114,26 @@ describe("the owner closes a realm's description", () => {
 
     await changeCeiling(u.db, u.users.alice!, { namespace: "docs", open_description: true });
     expect(await codeOf(dispatch(call(agent), "provider_about", { namespace: "docs" }))).toBe("ok");
+  });
+
+  it("a call that does not fit the closed realm does not spell out its catalog", async () => {
+    const u = await makeTenant({ alice: "owner", bob: "member" });
+    const agent = await makeActor(u, u.users.alice!, "Prober");
+    const probes = [
+      ["object_action", { namespace: "docs", action: "zzz" }, "known_actions"],
+      ["list_objects", { kind: "docs.nothing" }, "known_kinds"],
+      ["upsert_object", { kind: "docs.document", fields: { zz: 1 } }, "writable_fields"],
+      ["object_action", { kind: "docs.document", selector: { title: "x" }, action: "export", payload: { format: 1 } }, "issues"],
+    ] as const;
+    // Open (the default): the refusal helps, naming what the realm offers.
+    for (const [tool, input, key] of probes) expect(JSON.stringify((await errorOf(dispatch(call(agent), tool, input))).details), tool).toContain(key);
+    await changeCeiling(u.db, u.users.alice!, { namespace: "docs", open_description: false });
+    for (const [tool, input, key] of probes) {
+      const err = await errorOf(dispatch(call(agent), tool, input));
+      expect(["invalid_input", "not_found"]).toContain(err.code);
+      expect(JSON.stringify(err.details), tool).not.toContain(key);
+      expect(err.message).toContain("object_schema");
+    }
   });
 
   it("refuses an unknown realm and an empty change", async () => {

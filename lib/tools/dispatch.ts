@@ -13,7 +13,7 @@ import { openCall, OutsideScope, runContext } from "./call";
 import type { ToolDef } from "./define";
 import { idempotencyOf, idempotentReplay, storeIdempotent } from "./idempotency";
 import { resolveOperation } from "./operation";
-import { prepareCall, type PreparedCall } from "./prepare";
+import { prepareCall, withheldUnlessDescribed, type PreparedCall } from "./prepare";
 import { recordAudit, refuse } from "./refuse";
 import { isToolName, toolDef, toolNames } from "./schemas";
 import { shapeResult } from "./shape";
@@ -63,6 +63,7 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
         await recordAudit(tx, { ...baseAudit, namespace: namespaceGuess(input), ref: bad ? truncateRef(bad) : null, outcome: "error", reason: "invalid_ref", details: { tool, why: err.message.slice(0, 200) } });
         return { error: err };
       }
+      if (isAppError(err) && !("error" in resolved) && resolved.namespace) throw await withheldUnlessDescribed(tx, auth, resolved.namespace, err, now);
       throw err;
     }
     const { realm, operation, target, namedRefs } = call;

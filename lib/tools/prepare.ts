@@ -4,7 +4,8 @@ import type { Tx } from "@/db/client";
 import type { AuthContext } from "@/lib/authz/context";
 import { AppError, isAppError } from "@/lib/errors";
 import { actionNameSchema, actionOperationKey, operationKeysOf, type KindDef, type OperationKey, type ParsedRef, type Realm } from "@/lib/realms/contract";
-import { requireRealm } from "@/lib/realms/registry";
+import { callerOperations } from "@/lib/authz/allowed";
+import { findRealm, requireRealm } from "@/lib/realms/registry";
 import type { PrepareCtx, ResolvedOperation, ToolDef, UnresolvedOperation } from "./define";
 import { checkKindSchema } from "./payload";
 
@@ -135,4 +136,23 @@ export function valuesAt(root: unknown, path: string): { value: unknown; where: 
     here = next;
   }
   return here;
+}
+
+/**
+ * A call that does not fit a realm is answered in the realm's own words (its kinds, actions, fields, payload
+ * rules) only to a caller who may read its description. To an agent that may not — the owner closed the realm's
+ * description, or describing is turned off for it — the details are withheld: the same code, a message that says
+ * where the description is, nothing of the catalog. Asked only on this error path.
+ */
+export async function withheldUnlessDescribed(tx: Tx, auth: AuthContext, namespace: string, err: AppError, now: Date): Promise<AppError> {
+  if (auth.kind !== "actor" || (err.code !== "invalid_input" && err.code !== "not_found")) return err;
+  const realm = await findRealm(tx, auth.tenantId, namespace);
+  if (!realm) return err;
+  const { allowed } = await callerOperations(tx, auth, [realm], now);
+  if (allowed.get(namespace)?.has("object.schema")) return err;
+  return new AppError(
+    err.code,
+    `This call does not fit ${namespace}. What ${namespace} offers is described by object_schema(namespace: "${namespace}"), which is not open to you: calling it asks your user (consent_required) unless it is turned off for you.`,
+    { details: { namespace, withheld: "the realm's description" } },
+  );
 }

@@ -370,3 +370,26 @@ describe("upsert fields are checked against the kind before consent is asked", (
     expect(await pendingFor(agent.actorId)).toEqual([]);
   });
 });
+
+describe("a name the realm resolves never reaches beyond a ref-scoped grant", () => {
+  it("lists no choices outside the grant's refs; a single match outside is asked for, naming only it", async () => {
+    const u = await makeTenant();
+    const alice = u.users.alice!;
+    for (const title of ["Alpha notes", "Beta notes", "Gamma plan"]) await dispatch(call(alice), "upsert_object", { kind: "docs.document", fields: { title } });
+    const file = (await dispatch(call(alice), "host_file", { namespace: "docs", name: "a.txt", content_type: "text/plain", content_base64: Buffer.from("a").toString("base64") })) as { ref: string };
+    const agent = await makeActor(u, alice, "Scoped filer");
+    // It may attach this one file, and reach nothing else.
+    await grant(u, alice, agent.actorId, "docs", ["object.action.attach_file"], { scope: { refs: [file.ref] } });
+    const attach = (document: string) => dispatch(call(agent), "object_action", { ref: file.ref, action: "attach_file", payload: { document } });
+
+    // Several titles match outside the grant: not the ambiguous choices (which would list them), nothing found.
+    const several = await errorOf(attach("notes"));
+    expect(several.code).toBe("not_found");
+    expect(JSON.stringify(several.details)).not.toMatch(/Alpha|Beta|docs:document:/);
+    // One title matches outside the grant: consent for that one item (the person sees and decides), no other.
+    const one = await errorOf(attach("Gamma plan"));
+    expect(one.code).toBe("consent_required");
+    expect(JSON.stringify(one.details)).not.toMatch(/Alpha|Beta/);
+    expect((await errorOf(attach("No such title"))).code).toBe("not_found");
+  });
+});

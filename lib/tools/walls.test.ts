@@ -167,15 +167,25 @@ describe("companion operations", () => {
     const request = await getConsentRequest(w.t.db, w.alice, id);
     expect(request.operations).toEqual(["file.host"]);
     const offered = await consentCompanions(w.t.db, w.alice, request);
-    expect(offered.map((c) => c.key)).toEqual(["object.upsert"]);
+    // The companion is the narrow attach action, never the realm-wide upsert.
+    expect(offered.map((c) => c.key)).toEqual(["object.action.attach_file"]);
     expect(offered[0]!.why).toContain("attach");
 
     // The page sends what stays checked: the ask and its companion.
-    const { grant: g } = await decideAndContinue(w.t.db, call(w.alice), id, { decision: "approve", expires: "1d", operations: ["file.host", "object.upsert"], scope_to_ref: false });
-    expect([...g!.operations].sort()).toEqual(["file.host", "object.upsert"]);
+    const { grant: g } = await decideAndContinue(w.t.db, call(w.alice), id, { decision: "approve", expires: "1d", operations: ["file.host", "object.action.attach_file"], scope_to_ref: false });
+    expect([...g!.operations].sort()).toEqual(["file.host", "object.action.attach_file"]);
     const hosted = (await dispatch(call(w.agent), "host_file", upload)) as { ref: string };
-    const attached = (await dispatch(call(w.agent), "upsert_object", { namespace: "docs", kind: "docs.file", ref: hosted.ref, fields: { document: w.doc.ref } })) as { object: { document: string } };
-    expect(attached.object.document).toBe(w.doc.ref);
+    const attached = (await dispatch(call(w.agent), "object_action", { ref: hosted.ref, action: "attach_file", payload: { document: "Budget" } })) as { document: string };
+    expect(attached.document).toBe(w.doc.ref);
+    // The companion lets it attach, nothing more: creating or sharing documents still asks.
+    expect(await codeOf(dispatch(call(w.agent), "upsert_object", { kind: "docs.document", fields: { title: "Not asked for" } }))).toBe("consent_required");
+  });
+
+  it("never approves a companion instead of what was asked", async () => {
+    const w = await docsWorld();
+    const id = (await errorOf(dispatch(call(w.agent), "host_file", upload))).details.consent_request_id as string;
+    expect(await codeOf(decideAndContinue(w.t.db, call(w.alice), id, { decision: "approve", expires: "1d", operations: ["object.action.attach_file"], scope_to_ref: false }))).toBe("invalid_input");
+    expect((await getConsentRequest(w.t.db, w.alice, id)).status).toBe("pending");
   });
 
   it("grants an unchecked companion nothing, and refuses operations neither asked for nor companions", async () => {
@@ -185,13 +195,13 @@ describe("companion operations", () => {
     const { grant: g } = await decideAndContinue(w.t.db, call(w.alice), id, { decision: "approve", expires: "1d", operations: ["file.host"], scope_to_ref: false });
     expect(g!.operations).toEqual(["file.host"]);
     const hosted = (await dispatch(call(w.agent), "host_file", upload)) as { ref: string };
-    expect(await codeOf(dispatch(call(w.agent), "upsert_object", { namespace: "docs", kind: "docs.file", ref: hosted.ref, fields: { document: w.doc.ref } }))).toBe("consent_required");
+    expect(await codeOf(dispatch(call(w.agent), "object_action", { ref: hosted.ref, action: "attach_file", payload: { document: w.doc.ref } }))).toBe("consent_required");
   });
 
   it("are offered from either side of the pair", async () => {
     const w = await docsWorld();
     const hostedByAlice = (await dispatch(call(w.alice), "host_file", upload)) as { ref: string };
-    const denied = await errorOf(dispatch(call(w.agent), "upsert_object", { namespace: "docs", kind: "docs.file", ref: hostedByAlice.ref, fields: { name: "b.csv" } }));
+    const denied = await errorOf(dispatch(call(w.agent), "object_action", { ref: hostedByAlice.ref, action: "attach_file", payload: { document: w.doc.ref } }));
     const request = await getConsentRequest(w.t.db, w.alice, denied.details.consent_request_id as string);
     expect((await consentCompanions(w.t.db, w.alice, request)).map((c) => c.key)).toEqual(["file.host"]);
   });
@@ -202,6 +212,6 @@ describe("companion operations", () => {
     expect(manifestSchema.safeParse({ ...mailManifest, companions: [{ operations: ["object.get", "object.get"], why: "x" }] }).success).toBe(false);
     expect(manifestSchema.safeParse({ ...mailManifest, companions: [{ operations: ["object.get"], why: "x" }] }).success).toBe(false);
     expect(manifestSchema.safeParse({ ...mailManifest, companions: [{ operations: ["object.get", "object.action.reply"], why: "Read before replying." }] }).success).toBe(true);
-    expect(docsManifest.companions).toEqual([expect.objectContaining({ operations: ["file.host", "object.upsert"] })]);
+    expect(docsManifest.companions).toEqual([expect.objectContaining({ operations: ["file.host", "object.action.attach_file"] })]);
   });
 });

@@ -6,7 +6,7 @@ import { boardCards, boardColumns, boards, type Board, type BoardCard, type Boar
 import { AppError } from "@/lib/errors";
 import type { LeanItem, RealmContext } from "@/lib/realms/contract";
 import { readable, type AclFields } from "@/lib/realms/native/acl";
-import { decide, MAX_CHOICES, pickOne } from "@/lib/realms/native/kind";
+import { decide, MAX_CHOICES, pickOne, withinGrant } from "@/lib/realms/native/kind";
 import { emailList, emailsOf } from "@/lib/realms/native/people";
 import { inTenant, ownedOrShared, termsMatch } from "@/lib/realms/native/sql";
 import { preview } from "@/lib/realms/native/text";
@@ -130,7 +130,8 @@ export async function boardFrom(ctx: RealmContext, value: string, gate?: string)
     await refs.gate(ctx, value, "board", gate);
     return loadBoard(ctx, value);
   }
-  const found = pickOne(await findBoards(ctx, value), leanBoard, { one: "board", many: "boards" }, { title: value });
+  const reachable = withinGrant(ctx, await findBoards(ctx, value), (b) => refs.make("board", b.id));
+  const found = pickOne(reachable, leanBoard, { one: "board", many: "boards" }, { title: value });
   if (gate) await ctx.gateRef(refs.make("board", found.id), gate);
   return found;
 }
@@ -146,7 +147,13 @@ export async function columnFrom(ctx: RealmContext, value: string, board: Board 
     return found;
   }
   const selector: Record<string, string> = board ? { title: value, board: refs.make("board", board.id) } : { title: value };
-  const found = pickOne(await findColumns(ctx, value, board?.id ?? null), leanColumn, { one: "column", many: "columns" }, selector);
+  const reachable = withinGrant(
+    ctx,
+    await findColumns(ctx, value, board?.id ?? null),
+    (c) => refs.make("column", c.column.id),
+    (c) => [refs.make("board", c.board.id)],
+  );
+  const found = pickOne(reachable, leanColumn, { one: "column", many: "columns" }, selector);
   if (gate) await ctx.gateRef(refs.make("column", found.column.id), gate);
   return found;
 }

@@ -6,7 +6,8 @@ import { defineAction } from "@/lib/realms/native/adapter";
 import { emailOf, peopleOf, viaActor } from "@/lib/realms/native/people";
 import { loadDocument } from "./kinds/document";
 import { loadThread } from "./kinds/thread";
-import { exportPayload, replyCommentPayload, resolveThreadPayload } from "./manifest";
+import { attachFile } from "./kinds/file";
+import { attachFilePayload, exportPayload, replyCommentPayload, resolveThreadPayload } from "./manifest";
 import { refs } from "./refs";
 import { renderDocument } from "./render";
 import { inTenant } from "@/lib/realms/native/sql";
@@ -48,6 +49,9 @@ export const actions = {
     const people = await peopleOf(ctx, [who]);
     return { ref, status: "resolved", changed: true, resolved_by: emailOf(people, who), resolved_at: ctx.now.toISOString(), resolution_note: resolution_note ?? null };
   }),
+
+  /** Attaching is all it does: the companion of host_file (consent offers them together). */
+  attach_file: defineAction(attachFilePayload, async (ctx, ref, { document }) => attachFile(ctx, ref, document)),
 
   /** The rendered file is the caller's own (a docs.export), handed back as a short-lived link. */
   export: defineAction(exportPayload, async (ctx, ref, { format }) => {

@@ -133,7 +133,7 @@ export const catalog: CatalogNode = {
         "Upload a file into the docs store, attach it to a document so its readers see it, list and read your files with a short-lived download link, rename or delete them.",
       keywords: ["upload", "attach", "attachment", "file", "put", "save", "store", "host", "share a file", "bytes", "image", "pdf", "csv", "my files"],
       kinds: ["docs.file"],
-      operations: ["file.host", "object.list", "object.get", "object.upsert", "object.delete"],
+      operations: ["file.host", "object.list", "object.get", "object.upsert", "object.action.attach_file", "object.delete"],
       children: [
         {
           path: "/files/upload",
@@ -159,7 +159,7 @@ export const catalog: CatalogNode = {
           description: "Attach a file you uploaded to a document you can edit (its readers then see it), detach it, or rename it.",
           keywords: ["attach", "attach a file", "attachment", "add to document", "link to document", "detach", "rename", "move"],
           kinds: ["docs.file"],
-          operations: ["object.upsert"],
+          operations: ["object.action.attach_file", "object.upsert"],
           children: [],
         },
         {

@@ -29,7 +29,7 @@ describe("docs manifest", () => {
     // The /files node and its /files/upload child both answer an upload; either is the right operation.
     expect(best("upload a file")).toMatch(/^\/files(\/upload)? docs\.file file\.host$/);
     expect(best("put a file in docs")).toMatch(/^\/files(\/upload)? docs\.file file\.host$/);
-    expect(best("attach a file to a document")).toBe("/files/attach docs.file object.upsert");
+    expect(best("attach a file to a document")).toBe("/files/attach docs.file object.action.attach_file");
     expect(best("delete a file")).toBe("/files/delete docs.file object.delete");
   });
 

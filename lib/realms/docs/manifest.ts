@@ -13,6 +13,9 @@ export const replyCommentPayload = z.strictObject({
 export const resolveThreadPayload = z.strictObject({
   resolution_note: z.string().trim().min(1).max(2_000).optional().describe("Why or how it was settled; kept on the thread."),
 });
+export const attachFilePayload = z.strictObject({
+  document: z.string().trim().min(1).max(512).describe("The document to attach the file to: its ref, or its title."),
+});
 export const exportPayload = z.strictObject({
   format: z.enum(["markdown", "html", "text"]).describe("markdown (.md), html (.html, a standalone page) or text (.txt)."),
 });
@@ -45,6 +48,7 @@ export const manifest: RealmManifest = nativeManifest(
         "object.action.reply_comment": "Reply in a comment thread",
         "object.action.resolve_thread": "Resolve a comment thread",
         "object.action.export": "Export a document to a downloadable file",
+        "object.action.attach_file": "Attach a file you uploaded to a document",
       },
     },
     kinds: [
@@ -220,6 +224,17 @@ export const manifest: RealmManifest = nativeManifest(
         returns: "{ref, status: \"resolved\", changed, resolved_by, resolved_at, resolution_note}.",
       },
       {
+        name: "attach_file",
+        label: "Attach a file to a document",
+        description: "Attach a file you uploaded (host_file) to a document you can edit, named by its ref or its title; the document's readers then see the file. Only the uploader may attach it.",
+        target_kind: "docs.file",
+        payload_schema: payloadSchema(attachFilePayload),
+        ref_paths: ["document"],
+        example: { document: "Q3 planning" },
+        risk: "write",
+        returns: "The file: {ref, name, document, document_title, content_type, size, …}.",
+      },
+      {
         name: "export",
         label: "Export",
         description: "Render a document (its title and every tab, in order) to a Markdown, HTML or plain-text file and get a short-lived download link. The bytes never come back inline.",
@@ -233,8 +248,8 @@ export const manifest: RealmManifest = nativeManifest(
     catalog,
     companions: [
       {
-        operations: ["file.host", "object.upsert"],
-        why: "Saving a file next to a document is two steps: upload it (host_file), then attach it to the document (upsert_object on docs.file).",
+        operations: ["file.host", "object.action.attach_file"],
+        why: "Saving a file next to a document is two steps: upload it (host_file), then attach it to the document (attach_file, which does nothing else).",
       },
     ],
     rules: [
@@ -244,7 +259,7 @@ export const manifest: RealmManifest = nativeManifest(
       "Listing tabs needs filter {document}; listing comments needs filter {thread}; listing threads takes {document} and {status}; listing files without a filter gives the files you uploaded, with {document} every file attached to that document.",
       "shared_with takes a list (replaces) or {add: [...], remove: [...]} of member emails or user ids; only the owner may change it.",
       "Files: export renders a document to a file and returns a short-lived download link ({encoding: \"url\", url, expires_at}) and a docs:export ref; get that ref later for a fresh link. Bytes never come inline.",
-      "Uploads: host_file stores a file and returns {ref: docs:file:<fil_id>, file_id, encoding: \"url\", url, expires_at}. Attach it to a document with upsert_object(kind: docs.file, ref, fields: {document: <document ref>}); {document: null} detaches it, {name} renames it. Readers of that document see the file and can download it while they can read the document; only the uploader can rename, attach or delete it (realm_denied for others).",
+      "Uploads: host_file stores a file and returns {ref: docs:file:<fil_id>, file_id, encoding: \"url\", url, expires_at}. Attach it to a document with object_action(ref, action: attach_file, payload: {document: <its ref or title>}) (or upsert_object(kind: docs.file, ref, fields: {document})); upsert_object's {document: null} detaches it, {name} renames it. Readers of that document see the file and can download it while they can read the document; only the uploader can rename, attach or delete it (realm_denied for others).",
       "A document's owner and the people it is shared with can read it, edit it and its tabs, comment, reply and resolve. Only the owner can delete it or change its sharing (realm_denied). Documents you cannot see answer not_found, like missing ones.",
       "Replying to a resolved thread reopens it; resolving a resolved thread changes nothing.",
     ],

@@ -32,9 +32,9 @@ export const manifest: RealmManifest = nativeManifest(
         "object.search": "Search remembered items",
         "object.get": "Read a remembered item",
         "object.upsert": "Remember something new or edit an item",
-        "object.delete": "Delete a remembered item",
+        "object.delete": "Delete a remembered item for good",
         "object.action.pin": "Pin or unpin an item",
-        "object.action.forget": "Forget an item for good",
+        "object.action.forget": "Forget an item for good, saying why",
       },
     },
     kinds: [
@@ -93,7 +93,7 @@ export const manifest: RealmManifest = nativeManifest(
       {
         name: "forget",
         label: "Forget",
-        description: "Forget an item for good (the owner only). Cannot be undone.",
+        description: "Forget an item for good (the owner only), with a reason kept in the audit: the same as delete_object, which takes no reason. Cannot be undone.",
         target_kind: "memory.item",
         payload_schema: payloadSchema(forgetPayload),
         example: { reason: "No longer true" },

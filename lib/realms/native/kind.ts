@@ -69,6 +69,20 @@ export async function decide<T>(exact: () => Promise<T[]>, partial?: () => Promi
 }
 
 /**
+ * Of the objects a name found, the ones to choose from under the call's grant: under a ref-scoped grant those it
+ * names (and, with `containers`, what those contain). When none is within the grant, a single match is kept (the
+ * caller's gateRef then answers consent_required naming it, for the person to approve), but several are dropped:
+ * the choices of an ambiguous name must never list what lies beyond the grant. Resolve names through this before
+ * pickOne.
+ */
+export function withinGrant<T>(ctx: RealmContext, found: T[], refOf: (t: T) => string, containers?: (t: T) => string[]): T[] {
+  const refs = ctx.grantScope?.refs;
+  if (!refs) return found;
+  const reachable = found.filter((t) => refs.includes(refOf(t)) || (containers?.(t) ?? []).some((r) => refs.includes(r)));
+  return reachable.length || found.length !== 1 ? reachable : found;
+}
+
+/**
  * The one object a name inside a call stands for (a card's column by title): none → not_found, several →
  * ambiguous_selector with the choices, never a guess.
  */

@@ -13,5 +13,11 @@ export const deleteObject = defineTool({
   prepare(p, s) {
     checkSelector(p, s.kind, s.selector);
   },
-  run: async (r, s) => r.realm.adapter.delete(r.ctx, { ref: await r.scoped(await r.resolveTarget(s)) }),
+  async run(r, s) {
+    const ref = await r.scoped(await r.resolveTarget(s));
+    // Named by a selector, the answer says which object it was (read before it is gone).
+    const named = s.ref ? null : ((await r.realm.adapter.describeRefs(r.ctx, [ref]))[ref] ?? null);
+    const out = await r.realm.adapter.delete(r.ctx, { ref });
+    return named ? { ...out, label: named.label, ...(named.summary ? { summary: named.summary } : {}) } : out;
+  },
 });

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { AppError } from "@/lib/errors";
+import { operationKeysOf, type OperationKey } from "@/lib/realms/contract";
 import { schemaKind, schemaNode, schemaOperation, schemaQuery, schemaRoot } from "../describe";
 import { defineTool } from "../define";
 import { kind, namespace } from "../inputs";
@@ -27,9 +28,17 @@ export const objectSchema = defineTool({
         details: { given },
       });
     }
-    if (s.operation) return schemaOperation(m, s.operation, r.toolOf(s.operation));
     const allowed = await r.allowedHere();
     const grantable = await r.grantableHere();
+    if (s.operation) {
+      // An operation turned off for this caller (owner ceiling, or its user's choice) is not described.
+      if ((operationKeysOf(m) as string[]).includes(s.operation) && !grantable.has(s.operation as OperationKey)) {
+        throw new AppError("operation_disabled", `${s.operation} is turned off in ${m.namespace} for agents acting for your user.`, {
+          details: { namespace: m.namespace, operation: s.operation, who_can_open: "the workspace owner, or the person the agent acts for", retry_hint: "do_not_retry" },
+        });
+      }
+      return schemaOperation(m, s.operation, r.toolOf(s.operation));
+    }
     if (s.query) {
       return await schemaQuery([r.realm], new Map([[m.namespace, allowed]]), s.query, {
         limit: s.limit,
@@ -38,7 +47,7 @@ export const objectSchema = defineTool({
         grantable: new Map([[m.namespace, grantable]]),
       });
     }
-    if (s.kind) return schemaKind(m, s.kind, allowed);
+    if (s.kind) return schemaKind(m, s.kind, allowed, grantable);
     return schemaNode(m, s.schema_path ?? "/", allowed, grantable);
   },
   async runAll({ tx, realms, allowed, grantable }, s) {

@@ -220,6 +220,8 @@ describe("a new agent's everyday tasks", () => {
     expect(how.ref_or_selector).toContain("text");
     const deleted = await a.act(how.tool, { ...on(how, top), selector: { text: "tea" } });
     expect(deleted.status, JSON.stringify(deleted.body)).toBe(200);
+    // Named by a selector, the answer says which one it deleted.
+    expect(String(deleted.body.label)).toMatch(/tea/i);
     a.expectWithinBudget("delete a memory");
   });
 
@@ -227,19 +229,13 @@ describe("a new agent's everyday tasks", () => {
     const a = await newAgent("Attaches a file");
     const top = await a.find("attach a file to a document");
     const how = howOf(top);
-    let fileRef: string;
-    if (how.tool === "host_file") {
-      const hosted = await a.act("host_file", { namespace: how.namespace ?? top.namespace, name: "venue-quote.txt", content_type: "text/plain", content_base64: Buffer.from("Venue quote: 4,200 EUR").toString("base64") });
-      expect(hosted.status, JSON.stringify(hosted.body)).toBe(200);
-      fileRef = hosted.body.ref as string;
-    } else {
-      expect(how).toMatchObject({ tool: "upsert_object", kind: "docs.file" });
-      const hosted = await a.act("host_file", { namespace: top.namespace, name: "venue-quote.txt", content_type: "text/plain", content_base64: Buffer.from("Venue quote: 4,200 EUR").toString("base64") });
-      expect(hosted.status, JSON.stringify(hosted.body)).toBe(200);
-      fileRef = hosted.body.ref as string;
-    }
-    // The upload's companion (attaching) was approved in the same visit: no second person's step.
-    const attached = await a.act("upsert_object", { kind: "docs.file", ref: fileRef, fields: { document: "Q3 planning" } });
+    expect(how).toMatchObject({ tool: "object_action", kind: "docs.file", action: "attach_file" });
+    expect(how.payload).toHaveProperty("document");
+    // Attaching needs a file: the rules (and the kind) say files come from host_file.
+    const hosted = await a.act("host_file", { namespace: top.namespace, name: "venue-quote.txt", content_type: "text/plain", content_base64: Buffer.from("Venue quote: 4,200 EUR").toString("base64") });
+    expect(hosted.status, JSON.stringify(hosted.body)).toBe(200);
+    // The upload's companion (attaching, and nothing else) was approved in the same visit: no second person's step.
+    const attached = await a.act(how.tool, { ref: hosted.body.ref, action: how.action, payload: { document: "Q3 planning" } });
     expect(attached.status, JSON.stringify(attached.body)).toBe(200);
     a.expectWithinBudget("attach a file");
   });

@@ -6,7 +6,7 @@ import { memberships, users } from "@/db/schema";
 import { docStatuses, docsDocuments, docsTabs, docsThreads, type DocsDocument } from "@/db/schema/docs";
 import { authorityOf, type RealmContext } from "@/lib/realms/contract";
 import { assertOwner, canRead, readable } from "@/lib/realms/native/acl";
-import { decide, defineKind, MAX_CHOICES, pageOf, pickOne, requiredField, type PageOut } from "@/lib/realms/native/kind";
+import { decide, defineKind, MAX_CHOICES, pageOf, pickOne, requiredField, withinGrant, type PageOut } from "@/lib/realms/native/kind";
 import { emailOf, peopleOf, peoplePatch, person, sharedWithAfter } from "@/lib/realms/native/people";
 import { exactTime, inTenant, likePattern } from "@/lib/realms/native/sql";
 import { cut, plural, squash } from "@/lib/realms/native/text";
@@ -38,7 +38,7 @@ export async function documentNamed(ctx: RealmContext, name: string, where: stri
     () => documentPage(ctx, [sql`lower(${docsDocuments.title}) = lower(${name})`], null, MAX_CHOICES + 1).then((p) => p.items),
     () => documentPage(ctx, [sql`${docsDocuments.title} ilike ${likePattern(name)}`], null, MAX_CHOICES + 1).then((p) => p.items),
   );
-  const one = pickOne(found, (d) => d, { one: "document", many: "documents" }, { title: name });
+  const one = pickOne(withinGrant(ctx, found, (d) => d.ref), (d) => d, { one: "document", many: "documents" }, { title: name });
   await ctx.gateRef(one.ref, where);
   return loadDocument(ctx, one.ref);
 }

@@ -85,6 +85,29 @@ export const uploadFile: RealmAdapter["hostFile"] = async (ctx, input) => {
   return { ref: refs.make("file", stored.fileId), file_id: stored.fileId };
 };
 
+/**
+ * The document a file is attached to, named by its ref or its title (resolved and gated like a ref): attaching
+ * shows the file to the document's readers, so only someone who may edit the document may do it.
+ */
+export async function attachableDocument(ctx: RealmContext, document: string, where: string): Promise<DocsDocument> {
+  let doc: DocsDocument;
+  if (document.startsWith("docs:")) {
+    await refs.gate(ctx, document, "document", where);
+    doc = await loadDocument(ctx, document);
+  } else doc = await documentNamed(ctx, document, where);
+  if (!canWrite(aclOf(doc), ctx.principal)) throw notFound(document);
+  return doc;
+}
+
+/** attach_file: the one change the action makes (the uploader attaches their file to a document they can edit). */
+export async function attachFile(ctx: RealmContext, ref: string, document: string) {
+  const loaded = await loadFile(ctx, ref);
+  assertUploader(loaded.file, ref, ctx);
+  const doc = await attachableDocument(ctx, document, "payload.document");
+  await ctx.tx.update(docsFiles).set({ documentId: doc.id }).where(inTenant(ctx, docsFiles, loaded.file.id));
+  return presentFile(ctx, await loadFile(ctx, ref), false);
+}
+
 export const fileKind = defineKind({
   noun: "file",
   schemas: { patch, filter: z.strictObject({ document: refString.optional() }) },
@@ -141,17 +164,7 @@ export const fileKind = defineKind({
     const changes: Partial<DocsFile> = {};
     if (f.name !== undefined) changes.name = f.name;
     if (f.document === null) changes.documentId = null;
-    else if (f.document !== undefined) {
-      // Attaching shows the file to the document's readers: only someone who may edit the document may do it.
-      // The document by its ref, or by its title (resolved and gated like a ref).
-      let doc: DocsDocument;
-      if (f.document.startsWith("docs:")) {
-        await refs.gate(ctx, f.document, "document", "fields.document");
-        doc = await loadDocument(ctx, f.document);
-      } else doc = await documentNamed(ctx, f.document, "fields.document");
-      if (!canWrite(aclOf(doc), ctx.principal)) throw notFound(f.document);
-      changes.documentId = doc.id;
-    }
+    else if (f.document !== undefined) changes.documentId = (await attachableDocument(ctx, f.document, "fields.document")).id;
     await ctx.tx
       .update(docsFiles)
       .set(changes)

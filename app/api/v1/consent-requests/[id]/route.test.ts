@@ -32,6 +32,9 @@ describe("POST /api/v1/consent-requests/:id", () => {
     const agent = await makeActor(t, t.users.alice!, "Filer");
     const upload = { namespace: "docs", name: "a.txt", content_type: "text/plain", content_base64: Buffer.from("a").toString("base64") };
     const id = (await errorOf(dispatch(call(agent), "host_file", upload))).details.consent_request_id as string;
+    // What the page offers, over the API too: the companion, checked by default there; no wall ahead in docs.
+    const pending = await GET(new Request(`http://realmgate.test/api/v1/consent-requests/${id}`, { headers: { authorization: `Bearer ${aliceKey}` } }), { params: Promise.resolve({ id }) });
+    expect(await pending.json()).toMatchObject({ status: "pending", operations: ["file.host"], companions: [{ key: "object.action.attach_file", why: expect.stringContaining("attach") }], also_needed: [] });
 
     const wider = await decide(aliceKey, id, { decision: "approve", expires: "1h", operations: ["file.host", "object.delete"] });
     expect(wider.status).toBe(400);
@@ -39,11 +42,11 @@ describe("POST /api/v1/consent-requests/:id", () => {
     // Someone else's request: not theirs to decide.
     expect((await decide(bobKey, id, { decision: "approve", expires: "1h" })).status).toBe(404);
 
-    const res = await decide(aliceKey, id, { decision: "approve", expires: "1h", operations: ["file.host", "object.upsert"] });
+    const res = await decide(aliceKey, id, { decision: "approve", expires: "1h", operations: ["file.host", "object.action.attach_file"] });
     expect(res.status).toBe(200);
     const body = (await res.json()) as { request: { status: string }; grant: { operations: string[] }; also_needed: unknown[] };
     expect(body.request.status).toBe("approved");
-    expect([...body.grant.operations].sort()).toEqual(["file.host", "object.upsert"]);
+    expect([...body.grant.operations].sort()).toEqual(["file.host", "object.action.attach_file"]);
     expect(body.also_needed).toEqual([]);
     const got = await GET(new Request(`http://realmgate.test/api/v1/consent-requests/${id}`, { headers: { authorization: `Bearer ${aliceKey}` } }), { params: Promise.resolve({ id }) });
     expect(await got.json()).toMatchObject({ status: "approved", grant_id: expect.stringMatching(/^grt_/) });
