@@ -15,10 +15,11 @@ import { RiskBadge, riskWords } from "@/components/realms/risk-badge";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { Time } from "@/components/ui/time";
+import { PresentedCallSection } from "./presented-call";
 import type { ConsentRequestView, NamedRef } from "@/lib/authz/consent";
 import type { GrantView } from "@/lib/authz/grants";
 import type { WallView } from "@/lib/connections/walls";
-import type { Decided } from "@/lib/views/consent";
+import type { Decided, PresentedCall } from "@/lib/views/consent";
 import type { OperationView } from "@/lib/views/realms";
 
 const expiries = [
@@ -28,6 +29,9 @@ const expiries = [
   { value: "never", label: "No expiry", hint: "until you revoke it" },
 ] as const;
 type Expiry = (typeof expiries)[number]["value"];
+
+/** A label in quotes, unless the realm already quoted it (a thread's label is its quote). */
+const quoted = (label: string) => (label.startsWith("“") ? label : `“${label}”`);
 
 export type ConsentRealm = { title: string; purpose: string; touches: string[] };
 
@@ -56,6 +60,7 @@ export function ConsentForm({
   walls = [],
   returnPath,
   outcome = { connection: null, error: null },
+  presented = null,
 }: {
   request: ConsentRequestView;
   realm: ConsentRealm;
@@ -65,6 +70,8 @@ export function ConsentForm({
   walls?: WallView[];
   returnPath: string;
   outcome?: Outcome;
+  /** The call that made the request, as its realm presents it (null: not kept). */
+  presented?: PresentedCall | null;
 }) {
   const start = useStartConnection();
   // The walls ahead go one way: upgrade and reconnect straight to the provider, connecting by the fix page (it asks which provider).
@@ -215,11 +222,15 @@ export function ConsentForm({
         ) : null}
       </section>
 
+      <PresentedCallSection presented={presented} />
+
       <section aria-labelledby="what-heading" className="rounded-lg border border-slate-200 bg-white p-5">
         <h2 id="what-heading" className="font-semibold">
-          What it wants to do in {realm.title}
+          What the grant will allow in {realm.title}
         </h2>
-        <p className="mt-1 text-sm text-slate-600">{realm.purpose}</p>
+        <p className="mt-1 text-sm text-slate-600">
+          {realm.purpose} A grant is not one call: it lets {request.actor.name} do this again, as often as it likes, until it expires or you revoke it.
+        </p>
         <fieldset className="mt-3">
           <legend className="sr-only">Operations to allow</legend>
           <ul className="space-y-2">
@@ -334,33 +345,40 @@ export function ConsentForm({
         {items.length ? (
           <fieldset className="mt-2 space-y-2 text-sm">
             <legend className="sr-only">Which items</legend>
-            <label className="flex items-start gap-2">
-              <input type="radio" name="scope" className="mt-1 h-4 w-4" checked={scopeToRef} disabled={!canScope} onChange={() => setScopeToRef(true)} />
-              <span>
-                Only {items.length === 1 ? "the item" : `the ${items.length} items`} it named{items.length > 1 ? " (the call uses all of them)" : ""}, and what{" "}
-                {items.length === 1 ? "it contains" : "they contain"}:
-                <ul className="mt-1 space-y-1">
-                  {items.map((i) => (
-                    <li key={i.ref}>
-                      {i.visible ? (
-                        <>
-                          <span className="font-medium text-slate-900">“{i.label}”</span>
-                          {i.summary ? <span className="text-slate-700"> — {i.summary}</span> : null}
-                        </>
-                      ) : (
-                        <span className="text-slate-800">Something you cannot see</span>
-                      )}{" "}
-                      <code className="break-all text-xs text-slate-600">{i.ref}</code>
-                    </li>
-                  ))}
-                </ul>
-                {!canScope ? (
-                  <span className="mt-1 block text-slate-700">
-                    You cannot approve “only this item” for something you cannot see yourself. Deny, or allow everything you can reach.
-                  </span>
-                ) : null}
-              </span>
-            </label>
+            <div>
+              <label className="flex items-start gap-2">
+                <input type="radio" name="scope" className="mt-1 h-4 w-4" checked={scopeToRef} disabled={!canScope} onChange={() => setScopeToRef(true)} />
+                <span>
+                  Only {items.length === 1 ? "the item" : `the ${items.length} items`} it named{items.length > 1 ? " (the call uses all of them)" : ""}, and what{" "}
+                  {items.length === 1 ? "it contains" : "they contain"}:
+                </span>
+              </label>
+              {/* Outside the label: opening "show ref" must not choose the radio. */}
+              <ul className="mt-1 space-y-1 pl-6">
+                {items.map((i) => (
+                  <li key={i.ref}>
+                    {i.visible ? (
+                      <>
+                        <span className="font-medium text-slate-900">{quoted(i.label ?? "")}</span>
+                        {i.summary ? <span className="text-slate-700"> — {i.summary}</span> : null}
+                        <details className="text-xs text-slate-600">
+                          <summary className="inline-flex min-h-6 cursor-pointer items-center underline">Show ref</summary>
+                          <code className="break-all">{i.ref}</code>
+                        </details>
+                      </>
+                    ) : (
+                      <>
+                        {/* Nothing to name it by: the ref is all there is, kept small beside what it means. */}
+                        <span className="text-slate-800">Something you cannot see</span> <code className="break-all text-xs text-slate-600">{i.ref}</code>
+                      </>
+                    )}
+                  </li>
+                ))}
+              </ul>
+              {!canScope ? (
+                <p className="mt-1 pl-6 text-slate-700">You cannot approve “only this item” for something you cannot see yourself. Deny, or allow everything you can reach.</p>
+              ) : null}
+            </div>
             <label className="flex items-start gap-2">
               <input type="radio" name="scope" className="mt-1 h-4 w-4" checked={!scopeToRef} onChange={() => setScopeToRef(false)} />
               <span>Everything you can reach in {realm.title}</span>

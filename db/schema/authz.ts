@@ -141,6 +141,11 @@ export const consentRequests = pgTable(
     ref: text("ref"),
     /** Other refs the attempt named (in fields or the payload), sorted: part of the request's identity. */
     namedRefs: text("named_refs").array().notNull().default(sql`'{}'::text[]`),
+    /**
+     * The input of the call that made the request, as the grantor reads it on the consent page: its canonical JSON
+     * when at most 8 KB, else `{too_large: true, bytes}`. Null for requests recorded before it was kept.
+     */
+    input: jsonb("input").$type<ConsentRequestInput | null>(),
     /** A pending request lapses then; its page says so. */
     expiresAt: timestampCol("expires_at"),
     status: text("status", { enum: consentStatuses }).notNull().default("pending"),
@@ -153,4 +158,6 @@ export const consentRequests = pgTable(
   },
   (t) => [index("consent_requests_grantor").on(t.tenantId, t.grantorId, t.status)],
 );
+/** What a consent request keeps of its call's input (bounded). */
+export type ConsentRequestInput = { value: Record<string, unknown> } | { too_large: true; bytes: number };
 export type ConsentRequest = typeof consentRequests.$inferSelect;

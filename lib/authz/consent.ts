@@ -4,8 +4,9 @@
 import { and, desc, eq, gt, isNull, lte, or, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, Executor } from "@/db/client";
-import { actors, consentRequests, users, type ConsentRequest } from "@/db/schema";
+import { actors, consentRequests, users, type ConsentRequest, type ConsentRequestInput } from "@/db/schema";
 import { recordAudit, recordChange } from "@/lib/audit/record";
+import { canonicalJson } from "@/lib/canonical-json";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
@@ -17,6 +18,17 @@ import { createGrantTx, expiresAtFor, expiryChoices, type GrantView } from "./gr
 
 export const consentUrl = (id: string) => `${env().appUrl}/consent/${id}`;
 
+/** The most of a call's input a consent request keeps, in bytes of canonical JSON. */
+export const CONSENT_INPUT_MAX_BYTES = 8 * 1024;
+
+/** What a request keeps of its call's input: the input itself when its canonical JSON fits, else a note of its size. */
+export function boundedInput(input: Record<string, unknown> | undefined): ConsentRequestInput | null {
+  if (!input) return null;
+  const text = canonicalJson(input);
+  const bytes = Buffer.byteLength(text, "utf8");
+  return bytes <= CONSENT_INPUT_MAX_BYTES ? { value: JSON.parse(text) as Record<string, unknown> } : { too_large: true, bytes };
+}
+
 /**
  * Record (or refresh) the pending request for this distinct ask: actor × set of operation keys × target (or the
  * namespace) × the other refs the call named. A different target or operation set is a different request, so
@@ -24,9 +36,22 @@ export const consentUrl = (id: string) => `${env().appUrl}/consent/${id}`;
  */
 export async function recordConsentRequest(
   tx: Executor,
-  input: { tenantId: string; actorId: string; grantorId: string; namespace: string; operations: string[]; ref: string | null; namedRefs?: string[]; requestId: string; now?: Date },
+  input: {
+    tenantId: string;
+    actorId: string;
+    grantorId: string;
+    namespace: string;
+    operations: string[];
+    ref: string | null;
+    namedRefs?: string[];
+    /** The input of the call that asked (kept bounded; the page shows it as "the request that asked for this"). */
+    callInput?: Record<string, unknown>;
+    requestId: string;
+    now?: Date;
+  },
 ): Promise<{ id: string; created: boolean }> {
   const now = input.now ?? new Date();
+  const callInput = boundedInput(input.callInput);
   const operations = [...new Set(input.operations)].sort();
   const namedRefs = [...new Set(input.namedRefs ?? [])].filter((r) => r !== input.ref).sort();
   const [existing] = await tx
@@ -48,7 +73,8 @@ export async function recordConsentRequest(
   if (existing) {
     await tx
       .update(consentRequests)
-      .set({ attempts: sql`${consentRequests.attempts} + 1`, lastAttemptAt: now })
+      // The latest attempt's input is the one shown: the same ask, perhaps with a revised text.
+      .set({ attempts: sql`${consentRequests.attempts} + 1`, lastAttemptAt: now, ...(callInput ? { input: callInput } : {}) })
       .where(eq(consentRequests.id, existing.id));
     return { id: existing.id, created: false };
   }
@@ -62,6 +88,7 @@ export async function recordConsentRequest(
     operations,
     ref: input.ref,
     namedRefs,
+    input: callInput,
     createdAt: now,
     lastAttemptAt: now,
     expiresAt: new Date(now.getTime() + env().REALMGATE_CONSENT_REQUEST_TTL),
@@ -96,6 +123,8 @@ export type ConsentRequestView = {
   ref: string | null;
   /** Other refs the call named (in its fields or payload): an approval "only for these items" covers them too. */
   named_refs: string[];
+  /** The input of the (latest) call that asked, bounded; null when none was kept. */
+  input: ConsentRequestInput | null;
   expires_at: string | null;
   attempts: number;
   created_at: string;
@@ -124,6 +153,7 @@ async function views(db: Executor, rows: ConsentRequest[], now = new Date()): Pr
       operations: r.operations,
       ref: r.ref,
       named_refs: r.namedRefs,
+      input: r.input ?? null,
       expires_at: r.expiresAt?.toISOString() ?? null,
       attempts: r.attempts,
       created_at: r.createdAt.toISOString(),

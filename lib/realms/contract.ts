@@ -388,10 +388,10 @@ export type CapabilityDoc = {
 };
 
 /**
- * A realm: its declaration, its code and, when it has its own (imported realms build theirs from operation
- * cards), the documents capability search indexes instead of walking the manifest's catalog.
+ * A realm: its declaration, its code, optionally how it presents a call on the consent page (presenters.ts) and,
+ * when it has its own (imported realms build theirs from cards), the documents capability search indexes.
  */
-export type Realm = { manifest: RealmManifest; adapter: RealmAdapter; capabilityDocs?: CapabilityDoc[] };
+export type Realm = { manifest: RealmManifest; adapter: RealmAdapter; capabilityDocs?: CapabilityDoc[]; presentRequest?: import("./presenters").RequestPresenter<RealmContext> };
 
 /**
  * A built-in realm as its folder's `index.ts` exports it: the realm, and its demo data step (its `demo.ts`) if it

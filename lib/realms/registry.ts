@@ -7,6 +7,7 @@ import type { Realm, RealmModule } from "./contract";
 import { docs } from "./docs";
 import { adapter as mailAdapter } from "./mail/adapter";
 import { manifest as mailManifest } from "./mail/manifest";
+import { presentRequest as presentMailRequest } from "./mail/presenter";
 import { memory } from "./memory";
 import { openApiRealmSource } from "./openapi/source";
 import type { TenantRealmSource } from "./tenant-source";
@@ -15,7 +16,7 @@ import type { TenantRealmSource } from "./tenant-source";
  * The built-in realms, each its folder's `index.ts` (`{ realm, demo? }`), in the order the demo seeds them. Adding
  * a realm is one line here: its key, its tables and its demo data all follow from the module.
  */
-export const builtInRealmModules: readonly RealmModule[] = [memory, docs, board, { realm: { manifest: mailManifest, adapter: mailAdapter } }];
+export const builtInRealmModules: readonly RealmModule[] = [memory, docs, board, { realm: { manifest: mailManifest, adapter: mailAdapter, presentRequest: presentMailRequest } }];
 
 /** Namespace → realm (the key is the manifest's namespace, and the folder's name: registry.test.ts). */
 export const builtInRealms: Record<string, Realm> = Object.fromEntries(builtInRealmModules.map((m) => [m.realm.manifest.namespace, m.realm]));

@@ -50,6 +50,7 @@ export async function refuse(tx: Tx, r: Refusal, d: Denied & { grantorName?: str
         operations: [operation],
         ref: target.ref,
         namedRefs: named.map((n) => n.ref).filter((x) => x !== target.ref),
+        callInput: r.input,
         requestId: auth.requestId,
         now: r.now,
       })

@@ -8,7 +8,7 @@ import { requirePageUser } from "@/lib/auth/page-session";
 import { getConsentRequest, namedRefsOf, type ConsentRequestView } from "@/lib/authz/consent";
 import { isAppError } from "@/lib/errors";
 import { textProblem } from "@/lib/input/text";
-import { consentCompanions, consentPageQuery, consentPath, consentWalls } from "@/lib/views/consent";
+import { consentCompanions, consentPageQuery, consentPath, consentWalls, presentedCall } from "@/lib/views/consent";
 import { realmDetail, type RealmDetailView } from "@/lib/views/realms";
 
 export const metadata: Metadata = { title: "Approve an agent's request" };
@@ -53,6 +53,8 @@ export default async function ConsentPage({ params, searchParams }: Props) {
   // What goes with the ask (offered, checked by default), and the connected-account walls still ahead of the call.
   const companions = request.status === "pending" ? await consentCompanions(db, user, request) : [];
   const walls = await consentWalls(db, user, request, hints);
+  // The call that asked, as its realm presents it with this person's authority (only while it can still be decided).
+  const presented = request.status === "pending" ? await presentedCall(db, user, request, items) : null;
   const byKey = new Map((detail?.operations ?? []).map((o) => [o.key as string, o]));
   return (
     <>
@@ -72,6 +74,7 @@ export default async function ConsentPage({ params, searchParams }: Props) {
           })}
           walls={walls}
           returnPath={consentPath(request.id, hints)}
+          presented={presented}
           outcome={{ connection: typeof sp.connection === "string" ? sp.connection : null, error: typeof sp.connection_error === "string" ? sp.connection_error : null }}
         />
       </div>

@@ -1,0 +1,1 @@
+ALTER TABLE "consent_requests" ADD COLUMN "input" jsonb;
