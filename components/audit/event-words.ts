@@ -41,9 +41,9 @@ export const eventTable: Record<AuditEventName, EventWords> = {
   "sessions.ended": { label: "Signed out everywhere", sentence: "{who} ended all their sessions", fields: [] },
   "account.connected": { label: "Account connected", sentence: "{who} connected an account", fields: [{ key: "label", label: "Account" }, { key: "provider", label: "Provider" }, { key: "claims", label: "Permissions", as: "list" }] },
   "account.upgraded": { label: "Account permissions raised", sentence: "{who} gave a connected account more permissions", fields: [{ key: "label", label: "Account" }, { key: "provider", label: "Provider" }, { key: "claims", label: "Permissions now", as: "list" }] },
-  "account.reconnected": { label: "Account reconnected", sentence: "{who} reconnected an account", fields: [{ key: "label", label: "Account" }, { key: "provider", label: "Provider" }, { key: "claims", label: "Permissions now", as: "list" }, { key: "intent", label: "Asked for" }] },
+  "account.reconnected": { label: "Account reconnected", sentence: "{who} reconnected an account", fields: [{ key: "label", label: "Account" }, { key: "provider", label: "Provider" }, { key: "claims", label: "Permissions now", as: "list" }, { key: "intent", label: "Asked for" }, { key: "removed", label: "Permissions removed", as: "list" }, { key: "not_removed", label: "Kept by the provider", as: "list" }] },
   "account.disconnected": { label: "Account disconnected", sentence: "{who} disconnected an account", fields: [{ key: "label", label: "Account" }, { key: "provider", label: "Provider" }, { key: "provider_revocation", label: "Provider's answer" }] },
-  "account.needs_reconnect": { label: "Account needs reconnecting", sentence: "A connected account stopped working while {who} used {op}", fields: [{ key: "label", label: "Account" }, { key: "provider", label: "Provider" }] },
+  "account.needs_reconnect": { label: "Account needs reconnecting", sentence: "A connected account now needs signing in again (seen by {who})", fields: [{ key: "label", label: "Account" }, { key: "provider", label: "Provider" }, { key: "removing", label: "Removing", as: "list" }, { key: "keeping", label: "Keeping", as: "list" }] },
   "realm.imported": { label: "Realm imported", sentence: "{who} imported the service {realm}", fields: [{ key: "version", label: "Version" }, { key: "operations", label: "Operations", as: "count" }, { key: "added", label: "Added", as: "count" }, { key: "removed", label: "Removed", as: "count" }, { key: "changed", label: "Changed", as: "count" }, { key: "suspended_grants", label: "Grants suspended", as: "count" }, { key: "credential", label: "Service credential" }, { key: "source", label: "From" }] },
   "realm.curated": { label: "Realm curated", sentence: "{who} curated the operations of {realm}", fields: [{ key: "changes", label: "Changes", as: "curation" }, { key: "change_count", label: "Operations changed", as: "count" }, { key: "suspended_grants", label: "Grants suspended", as: "count" }, { key: "version", label: "Version" }] },
   "support.viewed": { label: "Support view", sentence: "{who} looked at {view}", fields: [{ key: "filters", label: "Filters" }] },
@@ -87,6 +87,7 @@ export const reasonWords: Record<string, string> = {
   scope_migrated: "An old prefix scope was rewritten",
   rotated: "Replaced by a new token",
   reconnect_required: "The account must be reconnected",
+  narrowing: "A permission is being removed; the person signs in again to keep the others",
 };
 
 const CODE = /^[a-z][a-z0-9_]*$/;
