@@ -54,7 +54,7 @@ export default async function SupportPage({ searchParams }: Props) {
     <>
       <PageHeader
         title="Support console"
-        description="Find what was granted, used, refused and revoked — by whom and when. Read-only; what you open here is itself recorded in the audit trail."
+        description="Find what was granted, used, refused and revoked — by whom and when. Read-only; what you open here is itself recorded in the audit trail, once per view and filter in ten minutes."
       />
       <SupportConsole
         initialFilters={filters}
