@@ -119,7 +119,8 @@ function listText(items: string[], max = 6): string {
 }
 
 function curationLine(c: Record<string, unknown>, op: (key: string) => string): string {
-  const name = typeof c.action === "string" ? op(`object.action.${c.action}`) : "?";
+  // A change that relabels the operation is named by its document name, so "labelled …" reads as the change.
+  const name = typeof c.action !== "string" ? "?" : c.label !== undefined ? c.action : op(`object.action.${c.action}`);
   const parts: string[] = [];
   if (c.hidden === true) parts.push("hidden");
   if (c.hidden === false) parts.push("shown");

@@ -56,6 +56,8 @@ describe("the readable event table", () => {
     expect(s.sentence).toBe("Alice curated the operations of Shop API");
     expect(s.details).toContainEqual({ label: "Changes", value: "List pets: risk set to write, needs explicit approval" });
     expect(s.details).toContainEqual({ label: "Operations changed", value: "1" });
+    const relabelled = eventSummary(event({ event: "realm.curated", namespace: "shop", details: { changes: [{ action: "listPets", label: "See pets", hidden: true }] } }), words, names);
+    expect(relabelled.details).toContainEqual({ label: "Changes", value: "listPets: hidden, labelled “See pets”" });
   });
 
   it("names the account and its permissions on a connection, and the agent and operations on an approval", () => {
