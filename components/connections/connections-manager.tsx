@@ -102,28 +102,10 @@ function AccountRow({ account: a, onStart, starting, onNotice }: RowProps) {
             {a.email ?? "no email"} · {a.provider_label}
           </p>
           {a.status === "needs_reconnect" && a.status_reason ? <p className="mt-1 text-sm text-amber-800">Why: {a.status_reason}.</p> : null}
-          <div className="mt-2 text-sm">
+          <p className="mt-2 text-sm">
             <span className="text-slate-600">Allows: </span>
-            {a.claims.length === 0 ? "nothing yet" : null}
-            <ul className="mt-1 flex flex-wrap gap-2" aria-label={`Permissions of ${name}`}>
-              {a.claims.map((c) => (
-                <li key={c.name} className="inline-flex items-center gap-1 rounded-md bg-slate-100 py-0.5 pl-2 pr-0.5 text-slate-800">
-                  {c.label}
-                  {a.status === "active" && a.claims.length > 1 ? (
-                    <button
-                      type="button"
-                      className="rounded px-2 py-1 text-xs font-medium text-red-700 underline hover:bg-white"
-                      onClick={() => setRemoving(c)}
-                      disabled={starting}
-                      aria-label={`Remove “${c.label}” from ${name}`}
-                    >
-                      Remove
-                    </button>
-                  ) : null}
-                </li>
-              ))}
-            </ul>
-          </div>
+            {a.claims.length ? a.claims.map((c) => c.label).join(" · ") : "nothing yet"}
+          </p>
           <dl className="mt-2 grid grid-cols-[auto_1fr] gap-x-3 gap-y-0.5 text-sm">
             <dt className="text-slate-600">Connected</dt>
             <dd>
@@ -168,6 +150,13 @@ function AccountRow({ account: a, onStart, starting, onNotice }: RowProps) {
             ? a.missing_claims.map((c) => (
                 <Button key={c.name} variant="secondary" onClick={() => onStart({ intent: "upgrade", account_id: a.id, claims: [c.name], return_to: currentPath() })} disabled={starting} aria-label={`Allow “${c.label}” for ${name}`}>
                   Allow: {c.label}
+                </Button>
+              ))
+            : null}
+          {a.status === "active" && a.claims.length > 1
+            ? a.claims.map((c) => (
+                <Button key={`remove-${c.name}`} variant="ghost" onClick={() => setRemoving(c)} disabled={starting} aria-label={`Remove “${c.label}” from ${name}`}>
+                  Remove: {c.label}
                 </Button>
               ))
             : null}
