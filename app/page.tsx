@@ -1,8 +1,10 @@
 import Link from "next/link";
 import { getDb } from "@/db/client";
+import { SupportHome } from "@/components/audit/support-home";
 import { PendingRequests } from "@/components/consent/pending-requests";
 import { Card, PageHeader } from "@/components/ui/card";
 import { requirePageUser } from "@/lib/auth/page-session";
+import { auditDirectory } from "@/lib/audit/directory";
 import { listActors } from "@/lib/authz/actors";
 import { listConsentRequests } from "@/lib/authz/consent";
 import { listGrants } from "@/lib/authz/grants";
@@ -13,6 +15,10 @@ const linkClass = "mt-3 inline-flex min-h-10 items-center text-sm font-medium te
 export default async function HomePage() {
   const user = await requirePageUser("/");
   const db = await getDb();
+  // Support staff read and never create: their home is their review work, not agents to create.
+  if (user.role === "support") {
+    return <SupportHome name={user.name} tenantName={user.tenantName} email={user.email} directory={await auditDirectory(db, user)} />;
+  }
   const [requests, actors, grants, realms] = await Promise.all([
     listConsentRequests(db, user, { status: "pending" }),
     listActors(db, user),

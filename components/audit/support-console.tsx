@@ -6,7 +6,7 @@ import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
 import { api } from "@/components/api-client";
 import { kindLabel } from "@/components/agents/kinds";
-import { realmTitle, wordsFor, type Words } from "@/components/realms/words";
+import { realmTitle, type Words } from "@/components/realms/words";
 import { Alert } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
@@ -19,7 +19,8 @@ import type { Directory } from "@/lib/audit/directory";
 import type { VerifyResult } from "@/lib/audit/verify";
 import { queryString, sameFilters, type Filters } from "./filters";
 import { GrantTimelineView } from "./grant-timeline";
-import { eventLabel, eventWords, outcomeWords } from "./words";
+import { eventSummary, reasonText, type Names } from "./event-words";
+import { eventWords, outcomeWords } from "./words";
 
 export type AuditPage = { events: AuditEventView[]; next_before_seq: number | null };
 export type Verification = VerifyResult & { verified_at?: string };
@@ -261,45 +262,14 @@ function Search({ filters, onSearch, directory, words }: { filters: Filters; onS
   );
 }
 
-type Names = { user: (id: string | null) => string | null; actor: (id: string | null) => string | null };
-
-function whoText(e: AuditEventView, names: Names): string {
-  if (e.principal_type === "actor") return `${names.actor(e.actor_id)} (for ${names.user(e.user_id)})`;
-  if (e.principal_type === "system") return "Realmgate";
-  return names.user(e.user_id) ?? "someone";
-}
-
-/** The agent an event is about when it is not the one acting: a grant's, a token's, a created or revoked actor. */
-function subjectAgent(e: AuditEventView, names: Names): string | null {
-  if (e.actor_id) return null;
-  if (typeof e.details.actor_id === "string") return names.actor(e.details.actor_id);
-  if (e.subject_id?.startsWith("act_")) return names.actor(e.subject_id);
-  return null;
-}
-
-/** What a ceiling or choice change switched, in words: "off: Search remembered items". */
-function changesText(e: AuditEventView, words: Words): string | null {
-  const changes = e.details.changes;
-  if (!Array.isArray(changes) || !e.namespace) return null;
-  const label = (c: { operation?: unknown }) => (typeof c.operation === "string" ? wordsFor(words, e.namespace!, c.operation).label : "?");
-  const list = changes as { operation?: unknown; enabled?: unknown }[];
-  const part = (on: boolean) => {
-    const ops = list.filter((c) => c.enabled === on);
-    if (ops.length === 0) return null;
-    const shown = ops.slice(0, 4).map(label).join(", ");
-    return `turned ${on ? "on" : "off"}: ${shown}${ops.length > 4 ? ` and ${ops.length - 4} more` : ""}`;
-  };
-  return [part(false), part(true)].filter(Boolean).join("; ") || null;
-}
-
+/** Who did what, in a sentence: see ./event-words.ts. */
 const grantOf = (e: AuditEventView) => (e.subject_id?.startsWith("grt_") ? e.subject_id : typeof e.details.grant_id === "string" ? e.details.grant_id : null);
 
 function EventRow({ e, names, words, onTimeline }: { e: AuditEventView; names: Names; words: Words; onTimeline: (id: string) => void }) {
   const outcome = outcomeWords[e.outcome] ?? { label: e.outcome, tone: "slate" as const };
   const g = grantOf(e);
-  const op = e.operation ? (e.namespace ? wordsFor(words, e.namespace, e.operation).label : e.operation) : null;
-  const agent = subjectAgent(e, names);
-  const changes = changesText(e, words);
+  const summary = eventSummary(e, words, names);
+  const reason = reasonText(e.reason);
   return (
     <li className="grid gap-1 px-4 py-3 text-sm md:grid-cols-[11rem_1fr_auto] md:gap-4">
       <div className="text-slate-600">
@@ -308,18 +278,27 @@ function EventRow({ e, names, words, onTimeline }: { e: AuditEventView; names: N
       </div>
       <div className="min-w-0">
         <p className="flex flex-wrap items-center gap-2">
-          <span className="font-medium text-slate-900">{eventLabel(e.event)}</span>
+          <span className="font-medium text-slate-900">{summary.label}</span>
           <Badge tone={outcome.tone}>{outcome.label}</Badge>
           {e.gate ? <span className="text-xs text-slate-600">gate {e.gate}</span> : null}
         </p>
-        <p className="text-slate-800">
-          {whoText(e, names)}
-          {agent ? <> → {agent}</> : null}
-          {e.namespace ? <> · {realmTitle(words, e.namespace)}</> : null}
-          {op ? <> · {op}</> : null}
-        </p>
-        {changes ? <p className="text-slate-800">{changes.charAt(0).toUpperCase() + changes.slice(1)}</p> : null}
-        {e.reason ? <p className="text-slate-800">Reason: “{e.reason}”</p> : null}
+        <p className="text-slate-800">{summary.sentence}.</p>
+        {summary.details.length ? (
+          <dl className="mt-1 grid grid-cols-[auto_1fr] gap-x-3 gap-y-0.5 text-slate-800">
+            {summary.details.map((d) => (
+              <div key={d.label} className="contents">
+                <dt className="text-slate-600">{d.label}</dt>
+                <dd className="min-w-0 break-words">{d.value}</dd>
+              </div>
+            ))}
+          </dl>
+        ) : null}
+        {reason ? (
+          <p className="text-slate-800">
+            Reason: {reason.code ? reason.text : <>“{reason.text}”</>}
+            {reason.code ? <span className="text-xs text-slate-600"> ({reason.code})</span> : null}
+          </p>
+        ) : null}
         {e.ref ? <p className="break-all text-xs text-slate-600">On {e.ref}</p> : null}
       </div>
       <div className="md:text-right">
@@ -400,7 +379,7 @@ function Revocations({ initial, names, words, onTimeline }: { initial: AuditEven
                   <p className="text-slate-800">
                     By {names.user(e.user_id) ?? "someone"} · <Time iso={e.at} />
                   </p>
-                  <p className="text-slate-800">Reason: “{e.reason ?? "none given"}”</p>
+                  <p className="text-slate-800">Reason: {reasonText(e.reason)?.code ? reasonText(e.reason)!.text : <>“{e.reason ?? "none given"}”</>}</p>
                 </div>
                 {isGrant && e.subject_id ? (
                   <Button variant="secondary" className="min-h-9 px-3 py-1" onClick={() => onTimeline(e.subject_id!)} aria-label={`Grant timeline for the revoked grant ${e.subject_id}`}>

@@ -1,6 +1,7 @@
 "use client";
 // The Connection Hub's list: every connected account with its status and permissions, and the ways to
-// change them — connect another, add a permission (only the missing one is asked for), reconnect, disconnect.
+// change them — connect another, add a permission (only the missing one is asked for), remove one (asking only
+// for the rest), reconnect, disconnect. Each account says when it was connected, last used, and by which agents.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { api } from "@/components/api-client";
@@ -11,21 +12,29 @@ import { Card } from "@/components/ui/card";
 import { EmptyState } from "@/components/ui/empty-state";
 import { Field, Input, Select } from "@/components/ui/input";
 import { Spinner } from "@/components/ui/spinner";
+import { Time } from "@/components/ui/time";
 import type { AccountView } from "@/lib/connections/accounts";
 import type { ProviderChoice } from "@/lib/views/connections";
 import { currentPath, useStartConnection } from "./use-start-connection";
-import { errorText, resultWords, statusWords } from "./words";
+import { errorText, NARROW_KEPT, resultWords, statusWords } from "./words";
 
 type Listing = { accounts: AccountView[]; providers: ProviderChoice[] };
+type Notice = { tone: "success" | "warning"; title: string; text: string };
 
 export function ConnectionsManager({ result, error }: { result: string | null; error: string | null }) {
   const accounts = useQuery({ queryKey: ["accounts"], queryFn: () => api<Listing>("/api/v1/accounts") });
   const start = useStartConnection();
-  const [notice, setNotice] = useState<string | null>(null);
+  const [notice, setNotice] = useState<Notice | null>(null);
   return (
     <div className="space-y-6">
-      {notice ? <Alert tone="warning" title="Disconnected here — check at the provider">{notice}</Alert> : null}
-      {result ? <Alert tone="success" title={resultWords[result] ?? "Done."}>Agents acting for you can retry what they asked for now.</Alert> : null}
+      {notice ? <Alert tone={notice.tone} title={notice.title}>{notice.text}</Alert> : null}
+      {result === NARROW_KEPT ? (
+        <Alert tone="warning" title="The permission was not removed">The provider gave the account back every permission it held before. Disconnect the account to take them all back.</Alert>
+      ) : result === "narrow" ? (
+        <Alert tone="success" title={resultWords.narrow!}>Agents can no longer use that permission through this account.</Alert>
+      ) : result ? (
+        <Alert tone="success" title={resultWords[result] ?? "Done."}>Agents acting for you can retry what they asked for now.</Alert>
+      ) : null}
       {error ? <Alert tone="error" title="The connection did not complete">{errorText(error)}</Alert> : null}
       {start.isError ? <Alert tone="error" title="Could not start the connection">{start.error.message}</Alert> : null}
 
@@ -55,19 +64,27 @@ export function ConnectionsManager({ result, error }: { result: string | null; e
   );
 }
 
-type RowProps = { account: AccountView; onStart: ReturnType<typeof useStartConnection>["mutate"]; starting: boolean; onNotice: (text: string | null) => void };
+type RowProps = { account: AccountView; onStart: ReturnType<typeof useStartConnection>["mutate"]; starting: boolean; onNotice: (n: Notice | null) => void };
 
 function AccountRow({ account: a, onStart, starting, onNotice }: RowProps) {
   const qc = useQueryClient();
   const [confirming, setConfirming] = useState(false);
+  const [removing, setRemoving] = useState<{ name: string; label: string } | null>(null);
   const disconnect = useMutation({
     mutationFn: () => api<AccountView & { provider_revocation: string }>(`/api/v1/accounts/${a.id}`, { method: "DELETE" }),
     onSuccess: (gone) => {
       // Realmgate forgot the tokens either way; say so when the provider could not be told to revoke them.
+      const who = gone.email ?? gone.label;
       onNotice(
-        gone.provider_revocation === "revoked" || gone.provider_revocation === "no_token"
-          ? null
-          : `${gone.email ?? gone.label} is disconnected from Realmgate, but ${gone.provider_label} could not be asked to revoke its access. Remove Realmgate from that account's security settings at ${gone.provider_label} to be sure.`,
+        gone.provider_revocation === "revoked"
+          ? { tone: "success", title: `${who} is disconnected`, text: `${gone.provider_label} revoked Realmgate's access and Realmgate forgot the account's tokens. Agents that used it will be asked to connect an account again.` }
+          : gone.provider_revocation === "no_token"
+            ? { tone: "success", title: `${who} is disconnected`, text: "Realmgate held no working token for it any more, and has forgotten the account. Agents that used it will be asked to connect an account again." }
+            : {
+                tone: "warning",
+                title: "Disconnected here — check at the provider",
+                text: `${who} is disconnected from Realmgate, but ${gone.provider_label} could not be asked to revoke its access. Remove Realmgate from that account's security settings at ${gone.provider_label} to be sure.`,
+              },
       );
       void qc.invalidateQueries({ queryKey: ["accounts"] });
     },
@@ -89,6 +106,39 @@ function AccountRow({ account: a, onStart, starting, onNotice }: RowProps) {
             <span className="text-slate-600">Allows: </span>
             {a.claims.length ? a.claims.map((c) => c.label).join(" · ") : "nothing yet"}
           </p>
+          <dl className="mt-2 grid grid-cols-[auto_1fr] gap-x-3 gap-y-0.5 text-sm">
+            <dt className="text-slate-600">Connected</dt>
+            <dd>
+              <Time iso={a.connected_at} />
+            </dd>
+            <dt className="text-slate-600">Last used</dt>
+            <dd>{a.last_used_at ? <Time iso={a.last_used_at} mode="relative" /> : "never"}</dd>
+            <dt className="text-slate-600">Agents</dt>
+            <dd>
+              {a.agents && a.agents.length ? (
+                <ul>
+                  {a.agents.map((g) => (
+                    <li key={g.id}>
+                      {g.name}
+                      <span className="text-slate-600">
+                        {" "}
+                        ({[g.scoped ? "granted this account only" : null, g.used_at ? "used it" : null].filter(Boolean).join(", ")}
+                        {g.used_at ? (
+                          <>
+                            {" "}
+                            <Time iso={g.used_at} mode="relative" />
+                          </>
+                        ) : null}
+                        )
+                      </span>
+                    </li>
+                  ))}
+                </ul>
+              ) : (
+                "none yet"
+              )}
+            </dd>
+          </dl>
         </div>
         <div className="flex flex-wrap gap-2 sm:justify-end">
           {a.status === "needs_reconnect" ? (
@@ -103,6 +153,13 @@ function AccountRow({ account: a, onStart, starting, onNotice }: RowProps) {
                 </Button>
               ))
             : null}
+          {a.status === "active" && a.claims.length > 1
+            ? a.claims.map((c) => (
+                <Button key={`remove-${c.name}`} variant="ghost" onClick={() => setRemoving(c)} disabled={starting} aria-label={`Remove “${c.label}” from ${name}`}>
+                  Remove: {c.label}
+                </Button>
+              ))
+            : null}
           {!confirming ? (
             <Button variant="danger" onClick={() => setConfirming(true)} aria-label={`Disconnect ${name}`}>
               Disconnect
@@ -110,6 +167,28 @@ function AccountRow({ account: a, onStart, starting, onNotice }: RowProps) {
           ) : null}
         </div>
       </div>
+      {removing ? (
+        <div className="mt-3 rounded-md border border-amber-300 bg-amber-50 p-3" role="group" aria-label={`Confirm removing “${removing.label}” from ${name}`}>
+          <p className="text-sm text-amber-900">
+            Remove “{removing.label}” from {name}?{" "}
+            {a.narrowing === "reconsent"
+              ? `${a.provider_label} opens and asks you to approve only the permissions that stay.`
+              : `${a.provider_label} keeps every permission once given, so Realmgate first revokes the account's access there, then ${a.provider_label} asks you to approve the permissions that stay. Until you finish, the account needs reconnecting.`}
+          </p>
+          <div className="mt-2 flex gap-2">
+            <Button
+              onClick={() => onStart({ intent: "narrow", account_id: a.id, claims: a.claims.filter((c) => c.name !== removing.name).map((c) => c.name), return_to: currentPath() })}
+              disabled={starting}
+              autoFocus
+            >
+              {starting ? "Opening the provider…" : "Remove permission"}
+            </Button>
+            <Button variant="secondary" onClick={() => setRemoving(null)} disabled={starting}>
+              Cancel
+            </Button>
+          </div>
+        </div>
+      ) : null}
       {confirming ? (
         <div className="mt-3 rounded-md border border-red-200 bg-red-50 p-3" role="group" aria-label={`Confirm disconnecting ${name}`}>
           <p className="text-sm text-red-900">

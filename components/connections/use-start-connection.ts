@@ -5,7 +5,8 @@ import { useMutation } from "@tanstack/react-query";
 import { api } from "@/components/api-client";
 
 export type StartBody = {
-  intent: "connect" | "upgrade" | "reconnect";
+  /** `narrow`: `claims` are the permissions to keep (one is being removed). */
+  intent: "connect" | "upgrade" | "reconnect" | "narrow";
   provider?: string;
   account_id?: string;
   claims: string[];

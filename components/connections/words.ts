@@ -11,7 +11,11 @@ export const resultWords: Record<string, string> = {
   connect: "Account connected.",
   upgrade: "Permission added.",
   reconnect: "Account reconnected.",
+  narrow: "Permission removed.",
 };
+
+/** A narrowing the provider did not honour: it handed back a permission asked to be removed. */
+export const NARROW_KEPT = "narrow_kept";
 
 /** Why a connection attempt ended without a change (the callback's `connection_error`). */
 export const errorWords: Record<string, string> = {

@@ -1,6 +1,7 @@
 import Link from "next/link";
 import { signOut } from "@/lib/auth/next-auth";
 import type { PageUser } from "@/lib/auth/page-session";
+import { PendingBadge } from "./pending-badge";
 
 const nav: { href: string; label: string; roles?: readonly string[] }[] = [
   { href: "/realms", label: "Realms" },
@@ -12,7 +13,8 @@ const nav: { href: string; label: string; roles?: readonly string[] }[] = [
   { href: "/settings/account", label: "Account" },
 ];
 
-export function AppHeader({ user }: { user: PageUser | null }) {
+/** `pending`: the signed-in person's pending consent requests (null for support, who decides none). */
+export function AppHeader({ user, pending = null }: { user: PageUser | null; pending?: number | null }) {
   return (
     <header className="border-b border-slate-200 bg-white">
       <div className="mx-auto flex max-w-6xl flex-wrap items-center justify-between gap-3 px-4 py-3">
@@ -25,8 +27,9 @@ export function AppHeader({ user }: { user: PageUser | null }) {
               <ul className="flex flex-wrap gap-1">
                 {nav.filter((n) => !n.roles || n.roles.includes(user.role)).map((n) => (
                   <li key={n.href}>
-                    <Link className="rounded-md px-3 py-2 text-sm text-slate-700 hover:bg-slate-100" href={n.href}>
+                    <Link className="inline-flex items-center rounded-md px-3 py-2 text-sm text-slate-700 hover:bg-slate-100" href={n.href}>
                       {n.label}
+                      {n.href === "/agents" && pending !== null ? <PendingBadge initial={pending} /> : null}
                     </Link>
                   </li>
                 ))}

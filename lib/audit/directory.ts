@@ -6,6 +6,7 @@ import { actors, memberships, users, type Role } from "@/db/schema";
 import { assertAuditReader } from "./query";
 import { recordChange } from "./record";
 import { verifyAuditChain, type VerifyResult } from "./verify";
+import { recentlyVerified } from "./views";
 
 type Viewer = { tenantId: string; userId: string; role: Role; requestId: string };
 
@@ -38,17 +39,20 @@ export async function auditDirectory(db: Executor, who: Viewer): Promise<Directo
 
 /**
  * Walk the chain and record that it was checked (by whom, with what result), after the walk so the
- * record is not part of what it reports on. Owners and support staff only.
+ * record is not part of what it reports on. Owners and support staff only. `coalesce` (the console's check on
+ * opening) records nothing when the same person found the same result in the last ten minutes; an asked-for
+ * check ("Verify again", the API) is always recorded.
  */
-export async function verifyAuditChainAs(db: Db, who: Viewer): Promise<VerifyResult & { verified_at: string }> {
+export async function verifyAuditChainAs(db: Db, who: Viewer, opts: { coalesce?: boolean } = {}): Promise<VerifyResult & { verified_at: string }> {
   assertAuditReader(who);
   const result = await verifyAuditChain(db, who.tenantId);
   const verifiedAt = new Date();
-  await db.transaction((tx) =>
-    recordChange(tx, who, "audit.verified", {
+  await db.transaction(async (tx) => {
+    if (opts.coalesce && (await recentlyVerified(tx, who, result.ok, verifiedAt))) return;
+    await recordChange(tx, who, "audit.verified", {
       at: verifiedAt,
       details: { ok: result.ok, checked: result.checked, ...(result.ok ? {} : { first_broken: result.first_broken }), viewer_role: who.role },
-    }),
-  );
+    });
+  });
   return { ...result, verified_at: verifiedAt.toISOString() };
 }

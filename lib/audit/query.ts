@@ -1,12 +1,12 @@
 // Reading the audit trail (owners and support): filters, newest first, keyset-paged by seq. A support
-// person's own views are audited too.
+// person's own views are audited too, coalesced per view and filter within ten minutes (./views.ts).
 import { and, desc, eq, gte, lt, lte, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/db/client";
 import { auditEvents } from "@/db/schema";
 import { AppError } from "@/lib/errors";
-import { recordChange } from "./record";
 import { auditView, type AuditEventView } from "./view";
+import { recordSupportView, viewFilters } from "./views";
 
 export const listAuditQuery = z.strictObject({
   user_id: z.string().max(64).optional(),
@@ -47,9 +47,8 @@ export async function listAuditEvents(db: Db, who: Viewer, q: ListAuditQuery, vi
   return db.transaction(async (tx) => {
     const rows = await tx.select().from(auditEvents).where(and(...conds)).orderBy(desc(auditEvents.seq)).limit(q.limit);
     if (who.role === "support") {
-      await recordChange(tx, who, "support.viewed", {
-        details: { view, filters: q },
-      });
+      // One record per person, view and filter within ten minutes (./views.ts): paging and reloads coalesce.
+      await recordSupportView(tx, who, { view, filters: viewFilters(q) });
     }
     const events = rows.map(auditView);
     return { events, next_before_seq: rows.length === q.limit ? rows[rows.length - 1]!.seq : null };

@@ -1,8 +1,8 @@
 // Connected accounts: what a person sees of them (never a token), listing, disconnecting (revoking the
 // token at the provider first, RFC 7009), and sealing/opening their token sets through the vault.
-import { and, asc, eq, ne, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, ne, or, sql } from "drizzle-orm";
 import type { Db, Executor } from "@/db/client";
-import { connectedAccounts, type ConnectedAccount } from "@/db/schema";
+import { actors, auditEvents, connectedAccounts, grants, type ConnectedAccount } from "@/db/schema";
 import type { UserContext } from "@/lib/authz/context";
 import { recordChange } from "@/lib/audit/record";
 import { AppError } from "@/lib/errors";
@@ -28,15 +28,30 @@ export type AccountView = {
   missing_claims: { name: string; label: string }[];
   created_at: string;
   updated_at: string;
+  /** When the account was first connected here. */
+  connected_at: string;
+  /** The last time a call reached the provider with this account (null: never used). */
+  last_used_at: string | null;
+  /** How a permission is removed (flows.ts `narrow`): asked again for the rest, or revoked at the provider first. */
+  narrowing: "reconsent" | "revoke_first";
+  /** With `usage`: the agents holding a live grant scoped to this account, or that used it. */
+  agents?: AccountAgent[];
 };
 
+/** An agent that reaches one account: through a grant scoped to it (`scoped`) and/or by calls that used it. */
+export type AccountAgent = { id: string; name: string; scoped: boolean; used_at: string | null };
+
+/** How removing a permission works at a provider: asked again for the rest, or revoked first and asked again. */
+export const narrowingOf = (p: { incremental: "missing_only" | "union" }): "reconsent" | "revoke_first" => (p.incremental === "union" ? "reconsent" : "revoke_first");
+
 export function accountView(a: ConnectedAccount): AccountView {
+  const provider = findProvider(a.provider);
   const api = apiFamilies[a.api];
   const named = (c: string) => ({ name: c, label: api ? claimLabel(api, c) : c });
   return {
     id: a.id,
     provider: a.provider,
-    provider_label: findProvider(a.provider)?.label ?? a.provider,
+    provider_label: provider?.label ?? a.provider,
     api: a.api,
     label: a.label,
     email: a.email,
@@ -46,6 +61,9 @@ export function accountView(a: ConnectedAccount): AccountView {
     missing_claims: (api?.claims ?? []).filter((c) => !a.claims.includes(c.name)).map((c) => named(c.name)),
     created_at: a.createdAt.toISOString(),
     updated_at: a.updatedAt.toISOString(),
+    connected_at: a.createdAt.toISOString(),
+    last_used_at: a.lastUsedAt?.toISOString() ?? null,
+    narrowing: provider ? narrowingOf(provider) : "revoke_first",
   };
 }
 
@@ -65,13 +83,78 @@ export function openTokens(a: Pick<ConnectedAccount, "tenantId" | "userId" | "id
   return { access_token: t.access_token, refresh_token: typeof t.refresh_token === "string" ? t.refresh_token : null };
 }
 
-export async function listAccounts(db: Executor, who: Pick<Who, "tenantId" | "userId">, opts: { includeRevoked?: boolean } = {}): Promise<AccountView[]> {
+/** `usage`: also which agents reach each account (the Connection Hub's list; two reads more). */
+export async function listAccounts(db: Executor, who: Pick<Who, "tenantId" | "userId">, opts: { includeRevoked?: boolean; usage?: boolean } = {}): Promise<AccountView[]> {
   const rows = await db
     .select()
     .from(connectedAccounts)
     .where(and(eq(connectedAccounts.tenantId, who.tenantId), eq(connectedAccounts.userId, who.userId), opts.includeRevoked ? undefined : ne(connectedAccounts.status, "revoked")))
     .orderBy(asc(connectedAccounts.createdAt), asc(connectedAccounts.id));
-  return rows.map(accountView);
+  const views = rows.map(accountView);
+  if (!opts.usage || views.length === 0) return views;
+  const agents = await accountAgents(db, who, views.map((v) => v.id));
+  return views.map((v) => {
+    const list = agents.get(v.id) ?? [];
+    // The audit may know a later use than the account's own stamp (a call that used it by ref); show the latest.
+    const fromAudit = list.reduce<string | null>((m, a) => (a.used_at && (!m || a.used_at > m) ? a.used_at : m), null);
+    const last = [v.last_used_at, fromAudit].filter((x): x is string => x !== null).sort().at(-1) ?? null;
+    return { ...v, last_used_at: last, agents: list };
+  });
+}
+
+/**
+ * The agents of the person that reach each account: live grants scoped to it (`{account_id}`), and allowed tool
+ * calls whose ref names it (a connected realm's refs carry the account id: `mail:gmail:acc_…:message:…`).
+ */
+export async function accountAgents(db: Executor, who: Pick<Who, "tenantId" | "userId">, accountIds: string[], now = new Date()): Promise<Map<string, AccountAgent[]>> {
+  const out = new Map<string, Map<string, AccountAgent>>(accountIds.map((id) => [id, new Map()]));
+  const scopedAccount = sql<string>`${grants.resourceScope}->>'account_id'`;
+  const [scoped, used] = await Promise.all([
+    db
+      .select({ accountId: scopedAccount, actorId: actors.id, name: actors.name })
+      .from(grants)
+      .innerJoin(actors, eq(actors.id, grants.actorId))
+      .where(
+        and(
+          eq(grants.tenantId, who.tenantId),
+          eq(grants.grantorId, who.userId),
+          isNull(grants.revokedAt),
+          isNull(actors.revokedAt),
+          or(isNull(grants.expiresAt), gt(grants.expiresAt, now)),
+          inArray(scopedAccount, accountIds),
+        ),
+      ),
+    db
+      .select({ ref: auditEvents.ref, actorId: actors.id, name: actors.name, at: sql<string>`max(${auditEvents.at})` })
+      .from(auditEvents)
+      .innerJoin(actors, eq(actors.id, auditEvents.actorId))
+      .where(
+        and(
+          eq(auditEvents.tenantId, who.tenantId),
+          eq(auditEvents.userId, who.userId),
+          eq(auditEvents.event, "tool.call"),
+          eq(auditEvents.outcome, "allow"),
+          isNotNull(auditEvents.ref),
+          or(...accountIds.map((id) => sql`strpos(${auditEvents.ref}, ${`:${id}`}) > 0`)),
+        ),
+      )
+      .groupBy(auditEvents.ref, actors.id, actors.name)
+      .orderBy(desc(sql`max(${auditEvents.at})`))
+      .limit(500),
+  ]);
+  for (const g of scoped) {
+    const m = out.get(g.accountId);
+    if (m) m.set(g.actorId, { id: g.actorId, name: g.name, scoped: true, used_at: m.get(g.actorId)?.used_at ?? null });
+  }
+  for (const u of used) {
+    const id = accountIds.find((a) => u.ref !== null && (u.ref.includes(`:${a}:`) || u.ref.endsWith(`:${a}`)));
+    const m = id ? out.get(id) : undefined;
+    if (!m) continue;
+    const at = new Date(u.at).toISOString();
+    const prev = m.get(u.actorId);
+    m.set(u.actorId, { id: u.actorId, name: u.name, scoped: prev?.scoped ?? false, used_at: prev?.used_at && prev.used_at > at ? prev.used_at : at });
+  }
+  return new Map([...out].map(([id, m]) => [id, [...m.values()].sort((a, b) => a.name.localeCompare(b.name))]));
 }
 
 /** One of the caller's own accounts; anyone else's answers not_found. */

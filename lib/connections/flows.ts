@@ -10,19 +10,29 @@ import { recordChange, type AuditEventName } from "@/lib/audit/record";
 import { AppError } from "@/lib/errors";
 import { safeReturnPath } from "@/lib/input/return-to";
 import { newId } from "@/lib/ids";
-import { accountView, openTokens, ownAccount, sealTokens, type AccountView, type Who } from "./accounts";
-import { authorizationUrl, exchangeCode, fetchUserinfo, randomToken, TokenGrantError, verifyIdToken, type TokenResponse } from "./oauth";
+import { accountView, narrowingOf, openTokens, ownAccount, sealTokens, type AccountView, type Who } from "./accounts";
+import { authorizationUrl, exchangeCode, fetchUserinfo, randomToken, revokeToken, TokenGrantError, verifyIdToken, type TokenResponse } from "./oauth";
 import { apiFamily, claimsFromScopes, requireProvider, scopesForClaims, type Identity, type ProviderConfig } from "./providers";
 import { VaultError } from "./vault";
 
 export const FLOW_TTL_MS = 10 * 60 * 1000;
 
+/**
+ * What a person can start. `narrow` removes permissions: `claims` are the ones to keep (at least one, fewer than
+ * the account holds). A provider whose new token carries only what was asked (`incremental: "union"`) is simply
+ * asked again for the remaining claims; one that merges every grant (`missing_only`, Google) would hand the
+ * removed ones back, so the account's access there is revoked first and the person signs in again for the rest.
+ * Stored as a `reconnect` flow whose claims are fewer than the account's: that is how the callback knows.
+ */
+export const startIntents = [...connectionIntents, "narrow"] as const;
+export type StartIntent = (typeof startIntents)[number];
+
 export const startConnectionBody = z.strictObject({
-  intent: z.enum(connectionIntents).default("connect"),
+  intent: z.enum(startIntents).default("connect"),
   /** For connect: which provider. For upgrade/reconnect the account's provider is used. */
   provider: z.string().min(1).max(40).optional(),
   account_id: z.string().min(1).max(64).optional(),
-  /** Claims wanted (connect: at least these; upgrade: the ones to add). */
+  /** Claims wanted (connect: at least these; upgrade: the ones to add; narrow: the ones to keep). */
   claims: z.array(z.string().min(1).max(60)).max(20).default([]),
   label: z.string().trim().min(1).max(60).optional(),
   /** Same-origin path to come back to; anything else falls back to /connections. */
@@ -50,7 +60,9 @@ function flowError(code: FlowErrorCode, message: string, returnTo?: string, caus
 const hashState = (state: string) => createHash("sha256").update(state, "utf8").digest("hex");
 const union = (...lists: string[][]) => [...new Set(lists.flat())];
 
-export async function startConnection(db: Db, who: Who, body: StartConnectionBody, now = new Date()): Promise<{ authorization_url: string; flow_id: string; expires_at: string }> {
+export type Started = { authorization_url: string; flow_id: string; expires_at: string; revoked_first?: boolean };
+
+export async function startConnection(db: Db, who: Who, body: StartConnectionBody, now = new Date()): Promise<Started> {
   let provider: ProviderConfig;
   let account: ConnectedAccount | null = null;
   let scopes: string[];
@@ -68,6 +80,7 @@ export async function startConnection(db: Db, who: Who, body: StartConnectionBod
     provider = requireProvider(account.provider);
     if (body.provider && body.provider !== provider.id) throw new AppError("invalid_input", "That account belongs to another provider.", { details: { provider: provider.id } });
     const api = apiFamily(provider.api);
+    if (body.intent === "narrow") return startNarrowing(db, who, body, account, provider, now);
     const added = body.claims.filter((c) => !account!.claims.includes(c));
     if (body.intent === "upgrade" && added.length === 0) {
       throw new AppError("invalid_input", "The account already has every claim asked for.", { details: { account_id: account.id, claims: account.claims } });
@@ -81,6 +94,57 @@ export async function startConnection(db: Db, who: Who, body: StartConnectionBod
         : union(provider.baseScopes, account.scopes.length ? account.scopes : scopesForClaims(api, account.claims), newScopes);
   }
 
+  return recordFlow(db, who, { intent: body.intent, provider, account, scopes, claims, label: body.label, returnTo: body.return_to }, now);
+}
+
+/** Narrow: ask only for the claims kept (after revoking, where the provider would merge the old grant back). */
+async function startNarrowing(db: Db, who: Who, body: StartConnectionBody, account: ConnectedAccount, provider: ProviderConfig, now: Date): Promise<Started> {
+  const api = apiFamily(provider.api);
+  const keep = union(body.claims);
+  const unknown = keep.filter((c) => !account.claims.includes(c));
+  if (keep.length === 0) throw new AppError("invalid_input", "Keep at least one permission; to remove them all, disconnect the account.", { details: { field: "claims" } });
+  if (unknown.length) throw new AppError("invalid_input", "The account does not hold every permission named to keep.", { details: { field: "claims", claims: unknown } });
+  if (keep.length === account.claims.length) throw new AppError("invalid_input", "Name fewer permissions than the account holds: the ones to keep.", { details: { field: "claims", claims: account.claims } });
+  const removed = account.claims.filter((c) => !keep.includes(c));
+  const scopes = union(provider.baseScopes, scopesForClaims(api, keep));
+  const revokedFirst = narrowingOf(provider) === "revoke_first";
+  if (revokedFirst) {
+    // The provider would merge the earlier grant into the new token: end that grant first (an HTTP call, outside any
+    // transaction), then the account waits for the person's sign-in with the remaining permissions.
+    let revocation: "revoked" | "unsupported" | "failed" | "no_token" = "no_token";
+    try {
+      const tokens = openTokens(account);
+      revocation = await revokeToken(provider, tokens.refresh_token ?? tokens.access_token, tokens.refresh_token ? "refresh_token" : "access_token");
+    } catch (err) {
+      if (!(err instanceof VaultError)) throw err;
+    }
+    if (revocation === "failed" || revocation === "unsupported") {
+      throw new AppError("provider_unavailable", `${provider.label} could not be asked to take back the permission; nothing changed. Try again, or disconnect the account.`, {
+        status: 502,
+        details: { account_id: account.id, provider_revocation: revocation },
+      });
+    }
+    await db.transaction(async (tx) => {
+      await tx
+        .update(connectedAccounts)
+        .set({ status: "needs_reconnect", statusReason: "Removing a permission: sign in again to keep the others", secret: null, secretKid: null, tokenExpiresAt: null, version: sql`${connectedAccounts.version} + 1`, updatedAt: now })
+        .where(and(eq(connectedAccounts.id, account.id), eq(connectedAccounts.tenantId, who.tenantId), eq(connectedAccounts.userId, who.userId)));
+      await recordChange(tx, who, "account.needs_reconnect", {
+        subjectId: account.id,
+        reason: "narrowing",
+        details: { provider: provider.id, label: account.label, removing: removed, keeping: keep, provider_revocation: revocation },
+      });
+    });
+  }
+  const flow = await recordFlow(db, who, { intent: "reconnect", provider, account, scopes, claims: keep, label: body.label, returnTo: body.return_to }, now);
+  return { ...flow, ...(revokedFirst ? { revoked_first: true } : {}) };
+}
+
+type FlowInput = { intent: ConnectionIntent; provider: ProviderConfig; account: ConnectedAccount | null; scopes: string[]; claims: string[]; label?: string; returnTo?: string };
+
+async function recordFlow(db: Db, who: Who, f: FlowInput, now: Date): Promise<Started> {
+  const { provider, account, scopes, claims } = f;
+  const body = { intent: f.intent, label: f.label, return_to: f.returnTo };
   const state = randomToken();
   const nonce = randomToken();
   const codeVerifier = randomToken();
@@ -122,7 +186,8 @@ export const callbackQuery = z.object({
 });
 export type CallbackQuery = z.infer<typeof callbackQuery>;
 
-export type Completed = { account: AccountView; intent: ConnectionIntent; returnTo: string };
+/** `narrow`: a permission was removed; `narrow_kept`: the provider handed back a permission asked to be removed. */
+export type Completed = { account: AccountView; intent: ConnectionIntent | "narrow" | "narrow_kept"; returnTo: string };
 
 /** Take the flow named by `state`: exactly once, by its own person, before it expires. */
 async function consumeFlow(db: Db, who: Who, state: string | undefined, now: Date): Promise<ConnectionFlow> {
@@ -244,11 +309,14 @@ export async function completeConnection(db: Db, who: Who, q: CallbackQuery, now
         })
         .returning() as [ConnectedAccount];
     }
+    // A reconnect that asked for fewer claims than the account held is a narrowing (startNarrowing).
+    const narrowed = target && flow.intent === "reconnect" && flow.claims.length < target.claims.length ? target.claims.filter((c) => !flow.claims.includes(c)) : null;
+    const kept = narrowed ? narrowed.filter((c) => claims.includes(c)) : [];
     await recordChange(tx, who, event, {
       subjectId: row.id,
-      details: { provider: provider.id, label: row.label, claims, intent: flow.intent },
+      details: { provider: provider.id, label: row.label, claims, intent: narrowed ? "narrow" : flow.intent, ...(narrowed ? { removed: narrowed.filter((c) => !claims.includes(c)), ...(kept.length ? { not_removed: kept } : {}) } : {}) },
     });
-    return { account: accountView(row), intent: flow.intent, returnTo: flow.returnTo };
+    return { account: accountView(row), intent: narrowed ? (kept.length ? "narrow_kept" : "narrow") : flow.intent, returnTo: flow.returnTo };
   });
 }
 

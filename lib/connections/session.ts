@@ -107,8 +107,22 @@ class Session implements AccountSession {
         }
         throw await this.broken("the provider no longer accepts this connection");
       }
-      return this.interpret<T>(res, verdict, req);
+      const answer = await this.interpret<T>(res, verdict, req);
+      this.markUsed();
+      return answer;
     }
+  }
+
+  private used = false;
+
+  /** The account's last use, for the Connection Hub: stamped once per call that the provider answered. */
+  private markUsed() {
+    if (this.used) return;
+    this.used = true;
+    const { id, tenantId } = this.row;
+    this.ctx.settled(async (tx) => {
+      await tx.update(connectedAccounts).set({ lastUsedAt: new Date() }).where(and(eq(connectedAccounts.id, id), eq(connectedAccounts.tenantId, tenantId)));
+    });
   }
 
   private async send(req: ApiCall) {

@@ -7,7 +7,7 @@ import { actors, auditEvents, grants, users, type Role } from "@/db/schema";
 import { grantView, type GrantView } from "@/lib/authz/grants";
 import { AppError } from "@/lib/errors";
 import { auditView, type AuditEventView } from "@/lib/audit/query";
-import { recordChange } from "@/lib/audit/record";
+import { recordSupportView } from "@/lib/audit/views";
 
 type Viewer = { tenantId: string; userId: string; role: Role; requestId: string };
 
@@ -107,11 +107,7 @@ export async function grantTimeline(db: Db, who: Viewer, grantId: string, opts: 
     }
 
     if (who.role === "support") {
-      await recordChange(tx, who, "support.viewed", {
-        namespace: g.namespace,
-        subjectId: g.id,
-        details: { view: "grant.timeline", grant_id: g.id },
-      });
+      await recordSupportView(tx, who, { view: "grant.timeline", grant_id: g.id }, { namespace: g.namespace, subjectId: g.id });
     }
 
     const grantor = people.find((u) => u.id === g.grantorId);

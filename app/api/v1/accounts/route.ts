@@ -4,4 +4,4 @@ import { listAccounts } from "@/lib/connections/accounts";
 import { providerChoices } from "@/lib/views/connections";
 import { withUser } from "@/lib/http/route";
 
-export const GET = withUser(async (_req, { user }) => Response.json({ accounts: await listAccounts(await getDb(), user), providers: providerChoices() }));
+export const GET = withUser(async (_req, { user }) => Response.json({ accounts: await listAccounts(await getDb(), user, { usage: true }), providers: providerChoices() }));

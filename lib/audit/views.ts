@@ -1,0 +1,73 @@
+// A support person's views of the trail, coalesced: one `support.viewed` record per person, view and filter
+// within ten minutes. Reloading the console, paging through older events or a tab regaining focus does not
+// crowd the trail; a different filter, another grant's timeline or the same view after ten minutes is a new
+// record. The window is read from the trail itself (the database), so it holds across processes and restarts.
+import { and, eq, gt, lte, sql } from "drizzle-orm";
+import type { Executor } from "@/db/client";
+import { auditEvents, auditHeads } from "@/db/schema";
+import { recordChange } from "./record";
+
+export const VIEW_COALESCE_MS = 10 * 60_000;
+
+type Who = { tenantId: string; userId: string; requestId?: string | null };
+
+/** What a view's record says: the view's name and what it was looking at (filters without paging). */
+export type ViewDetails = { view: string } & Record<string, unknown>;
+
+/** The paging fields say which page of a search was read, not what was searched: they do not make a new view. */
+export function viewFilters(q: Record<string, unknown>): Record<string, unknown> {
+  const { limit: _limit, before_seq: _before, ...rest } = q;
+  return Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined && v !== ""));
+}
+
+/**
+ * Record a support view unless the same person recorded the same view (same details) in the last ten minutes.
+ * Runs in the caller's transaction, last: the tenant's chain head is locked before the check, so two views read
+ * at once cannot both pass it. Returns whether a record was written.
+ */
+export async function recordSupportView(
+  tx: Executor,
+  who: Who,
+  details: ViewDetails,
+  fields: { namespace?: string | null; subjectId?: string | null } = {},
+  now: Date = new Date(),
+): Promise<boolean> {
+  await tx.select({ seq: auditHeads.seq }).from(auditHeads).where(eq(auditHeads.tenantId, who.tenantId)).for("update");
+  const normalised = JSON.parse(JSON.stringify(details)) as ViewDetails;
+  const [recent] = await tx
+    .select({ id: auditEvents.id })
+    .from(auditEvents)
+    .where(
+      and(
+        eq(auditEvents.tenantId, who.tenantId),
+        gt(auditEvents.at, new Date(now.getTime() - VIEW_COALESCE_MS)),
+        lte(auditEvents.at, now),
+        eq(auditEvents.event, "support.viewed"),
+        eq(auditEvents.userId, who.userId),
+        sql`${auditEvents.details} = ${JSON.stringify(normalised)}::jsonb`,
+      ),
+    )
+    .limit(1);
+  if (recent) return false;
+  await recordChange(tx, who, "support.viewed", { ...fields, details: normalised, at: now });
+  return true;
+}
+
+/** Whether the same person recorded the same chain check (same result) in the last ten minutes. */
+export async function recentlyVerified(tx: Executor, who: Who, ok: boolean, now: Date = new Date()): Promise<boolean> {
+  const [recent] = await tx
+    .select({ id: auditEvents.id })
+    .from(auditEvents)
+    .where(
+      and(
+        eq(auditEvents.tenantId, who.tenantId),
+        gt(auditEvents.at, new Date(now.getTime() - VIEW_COALESCE_MS)),
+        lte(auditEvents.at, now),
+        eq(auditEvents.event, "audit.verified"),
+        eq(auditEvents.userId, who.userId),
+        sql`${auditEvents.details}->>'ok' = ${String(ok)}`,
+      ),
+    )
+    .limit(1);
+  return recent !== undefined;
+}
