@@ -75,7 +75,7 @@ export function gateOneError(
       const word = d.code === "grant_expired" ? "expired" : "was revoked";
       // A revoked grant is approved again where it was revoked: the grant on the Agents page (what, when, by whom, why; one click to grant it again).
       const url =
-        d.code === "grant_revoked"
+        d.code === "grant_revoked" && d.grantId
           ? revokedGrantUrl(facts.appUrl, d.grantId)
           : facts.consentRequestId
             ? `${facts.appUrl}/consent/${facts.consentRequestId}`

@@ -179,9 +179,28 @@ export async function scopeNames(db: Executor, who: { tenantId: string; userId: 
 }
 
 /** The body that grants a revoked (or expired) grant again: the same realm, operations and scope, a new expiry. */
-export function regrantBody(
-  g: { actor_id: string; namespace: string; operations: string[]; all_actions: boolean; resource_scope: unknown },
+export function regrantBody<S>(
+  g: { actor_id: string; namespace: string; operations: string[]; all_actions: boolean; resource_scope: S | null },
   expires: "1h" | "1d" | "30d" | "never",
 ) {
   return { actor_id: g.actor_id, namespace: g.namespace, operations: g.operations, all_actions: g.all_actions, resource_scope: g.resource_scope ?? null, expires };
+}
+
+/** The OAuth consent offer as the grouped picker shows it: the same operations, pre-ticked as offered, grouped by area. */
+export async function consentPicker(
+  db: Executor,
+  tenantId: string,
+  offer: { realms: { namespace: string; title: string; purpose: string; operations: Omit<PickerOperation, "value">[] }[] },
+): Promise<PickerRealm[]> {
+  const out: PickerRealm[] = [];
+  for (const r of offer.realms) {
+    const realm = await findRealm(db, tenantId, r.namespace);
+    const ops = r.operations.map((o) => ({ ...o, value: `${r.namespace} ${o.key}` }));
+    out.push(
+      realm
+        ? { ...pickerRealm(realm.manifest, ops), title: r.title, purpose: r.purpose }
+        : { namespace: r.namespace, title: r.title, purpose: r.purpose, groups: [{ id: `${r.namespace}:/`, area: r.title, description: r.purpose, operations: ops, counts: countByRisk(ops) }], counts: countByRisk(ops) },
+    );
+  }
+  return out;
 }
