@@ -98,3 +98,14 @@ describe("after a revoke", () => {
     expect(names["docs:document:doc_nope"]).toBeUndefined();
   });
 });
+
+describe("MCP configuration snippets", () => {
+  it("name the server's MCP URL and only a placeholder for the token", async () => {
+    const { mcpSnippets, TOKEN_PLACEHOLDER } = await import("./agents");
+    const s = mcpSnippets("https://rg.example/api/mcp");
+    expect(s.map((x) => x.id)).toEqual(["claude", "cursor", "inspector"]);
+    expect(s[0]!.text).toBe(`claude mcp add --transport http realmgate https://rg.example/api/mcp --header "Authorization: Bearer ${TOKEN_PLACEHOLDER}"`);
+    expect(JSON.parse(s[1]!.text)).toEqual({ mcpServers: { realmgate: { url: "https://rg.example/api/mcp", headers: { Authorization: `Bearer ${TOKEN_PLACEHOLDER}` } } } });
+    for (const x of s) expect(x.text).not.toMatch(/rga_/);
+  });
+});

@@ -204,3 +204,23 @@ export async function consentPicker(
   }
   return out;
 }
+
+/** Stands for the agent's token in the configuration snippets; the page puts a just-created token in its place, never another. */
+export const TOKEN_PLACEHOLDER = "<AGENT_TOKEN>";
+
+export type McpSnippet = { id: "claude" | "cursor" | "inspector"; label: string; where: string; text: string };
+
+/** Ready-made MCP client configuration for the server at `url`, with the token placeholder. */
+export function mcpSnippets(url: string): McpSnippet[] {
+  const auth = `Authorization: Bearer ${TOKEN_PLACEHOLDER}`;
+  return [
+    { id: "claude", label: "Claude Code", where: "Run in a terminal", text: `claude mcp add --transport http realmgate ${url} --header "${auth}"` },
+    {
+      id: "cursor",
+      label: "Cursor",
+      where: "Put in .cursor/mcp.json",
+      text: JSON.stringify({ mcpServers: { realmgate: { url, headers: { Authorization: `Bearer ${TOKEN_PLACEHOLDER}` } } } }, null, 2),
+    },
+    { id: "inspector", label: "MCP Inspector (CLI)", where: "Run in a terminal to list the tools", text: `npx @modelcontextprotocol/inspector --cli ${url} --transport http --header "${auth}" --method tools/list` },
+  ];
+}
