@@ -47,7 +47,7 @@ describe("the grouped picker's groups", () => {
     expect(new Set(keys).size).toBe(keys.length);
     expect(keys).toContain("object.search");
     expect(docs.counts.read).toBe(docs.groups.reduce((n, g) => n + g.counts.read, 0));
-  });
+  }, 120_000);
 });
 
 describe("an OAuth client's connection status", () => {
