@@ -38,16 +38,16 @@ test.describe.serial("the Agents page", () => {
     await page.getByRole("button", { name: "Create agent" }).click();
 
     // The configuration holds the just-created token; the copy is what is shown.
-    const cursor = page.getByLabel("Cursor configuration for Grant page helper");
+    const cursor = page.getByLabel(/^Cursor configuration for Grant page helper/);
     await expect(cursor).toBeVisible();
-    const config = JSON.parse((await cursor.textContent())!) as { mcpServers: { realmgate: { url: string; headers: Record<string, string> } } };
+    const config = JSON.parse(await cursor.inputValue()) as { mcpServers: { realmgate: { url: string; headers: Record<string, string> } } };
     expect(config.mcpServers.realmgate.url).toBe(`${base()}/api/mcp`);
     expect(config.mcpServers.realmgate.headers.Authorization).toMatch(/^Bearer rga_/);
     await page.getByRole("button", { name: "Copy the Cursor configuration for Grant page helper" }).click();
     await expect(page.getByText("Copied to the clipboard.")).toBeVisible();
     const copied = JSON.parse(await page.evaluate(() => navigator.clipboard.readText())) as typeof config;
     expect(copied).toEqual(config);
-    await expect(page.getByLabel("Claude Code configuration for Grant page helper")).toContainText(`claude mcp add --transport http realmgate ${base()}/api/mcp`);
+    await expect(page.getByLabel(/^Claude Code configuration for Grant page helper/)).toHaveValue(new RegExp(`^claude mcp add --transport http realmgate ${base()}/api/mcp --header "Authorization: Bearer rga_`));
     shared.url = copied.mcpServers.realmgate.url;
     shared.headers = copied.mcpServers.realmgate.headers;
 
@@ -70,8 +70,10 @@ test.describe.serial("the Agents page", () => {
   });
 
   test("after a revoke, the denial links to the grant and one click grants it again, with no consent request", async ({ page, request }) => {
-    const grants = (await (await request.get("/api/v1/grants", { headers: aliceKey() })).json()).grants as { id: string; operations: string[]; status: string }[];
-    const live = grants.find((g) => g.status === "live" && g.operations.join() === "object.search")!;
+    const grants = (await (await request.get("/api/v1/grants", { headers: aliceKey() })).json()).grants as { id: string; actor_id: string; operations: string[]; status: string }[];
+    const actors = (await (await request.get("/api/v1/actors", { headers: aliceKey() })).json()).actors as { id: string; name: string }[];
+    const helper = actors.find((a) => a.name === "Grant page helper")!;
+    const live = grants.find((g) => g.actor_id === helper.id && g.status === "live")!;
     expect((await request.delete(`/api/v1/grants/${live.id}`, { headers: aliceKey(), data: { reason: "Checking the re-grant" } })).status()).toBe(200);
     const pendingBefore = (await (await request.get("/api/v1/consent-requests?status=pending", { headers: aliceKey() })).json()).consent_requests.length;
 
@@ -118,6 +120,18 @@ test("the OAuth consent page with GitHub imported: under three screens with area
     resource: `${base()}/api/mcp`,
   }))
     url.searchParams.set(k, v);
+  // Afterwards the workspace turns the copy off for agents, so the consent pages of later journeys do not offer it.
+  test.info().attach("namespace", { body: namespace });
+  try {
+    await consentPageChecks(page, url, namespace);
+  } finally {
+    const states = (await (await request.get(`/api/v1/ceiling?namespace=${namespace}`, { headers: aliceKey() })).json()) as { operations: { operation: string }[] };
+    const off = await request.patch("/api/v1/ceiling", { headers: aliceKey(), data: { namespace, changes: states.operations.map((o) => ({ operation: o.operation, enabled: false })) } });
+    expect(off.status(), await off.text()).toBe(200);
+  }
+});
+
+async function consentPageChecks(page: Page, url: URL, namespace: string) {
   await page.setViewportSize({ width: 1280, height: 800 });
   await signInAs(page, "alice", `${url.pathname}${url.search}`);
   await expect(page.getByRole("heading", { name: "Connect E2E big consent client" })).toBeVisible();
@@ -145,4 +159,4 @@ test("the OAuth consent page with GitHub imported: under three screens with area
   expect(await box.isChecked()).toBe(!was);
   await expectAccessible(page);
   await narrow(page, "oauth-consent-github");
-});
+}

@@ -57,14 +57,20 @@ export function McpSetup({ info, agentName, token }: { info: McpSetupInfo; agent
         {info.snippets.map((s) => (
           <li key={s.id}>
             <div className="flex flex-wrap items-center justify-between gap-2">
-              <span className="text-sm">
-                <strong>{s.label}</strong> · {s.where}
-              </span>
+              <label htmlFor={`${id}-${s.id}`} className="text-sm">
+                <strong>{s.label}</strong> configuration for {agentName} · {s.where}
+              </label>
               <CopyButton text={fill(s.text)} label={`Copy the ${s.label} configuration for ${agentName}`} />
             </div>
-            <pre className="mt-1 overflow-x-auto rounded bg-white p-2 font-mono text-xs" data-snippet={s.id} aria-label={`${s.label} configuration for ${agentName}`} tabIndex={0}>
-              {fill(s.text)}
-            </pre>
+            <textarea
+              id={`${id}-${s.id}`}
+              readOnly
+              rows={fill(s.text).split("\n").length + 1}
+              value={fill(s.text)}
+              data-snippet={s.id}
+              spellCheck={false}
+              className="mt-1 block w-full resize-none overflow-x-auto whitespace-pre rounded border border-slate-300 bg-white p-2 font-mono text-xs"
+            />
           </li>
         ))}
       </ul>

@@ -11,8 +11,10 @@ import type { Risk } from "@/lib/realms/contract";
 const PAGE = 50;
 /** A realm with more areas than this starts with its areas hidden. */
 const OPEN_REALM_MAX_AREAS = 6;
-/** A realm offering at most this many operations starts with its areas open: there is nothing to fold away. */
+/** A realm offering at most this many operations starts with its areas open (nothing to fold away), unless the whole picker is big. */
 const OPEN_GROUPS_MAX_OPERATIONS = 30;
+/** A picker holding more than this starts with every area collapsed. */
+const OPEN_PICKER_MAX_OPERATIONS = 200;
 
 const riskText: Record<Risk, string> = { read: "reads", write: "changes data", destructive: "deletes data" };
 const riskTone = { read: "blue", write: "amber", destructive: "red" } as const;
@@ -49,6 +51,7 @@ export function GroupedPicker({
 }) {
   const [own, setOwn] = useState<Set<string>>(() => initialSelection(realms));
   const selected = controlled ?? own;
+  const offered = realms.reduce((n, r) => n + r.groups.reduce((m, g) => m + g.operations.length, 0), 0);
   const set = (next: Set<string>) => {
     if (!controlled) setOwn(next);
     onChange?.(next);
@@ -64,14 +67,14 @@ export function GroupedPicker({
   return (
     <div role="group" aria-label={label} className="flex flex-col gap-4">
       {realms.map((r) => (
-        <RealmSection key={r.namespace} realm={r} selected={selected} change={change} />
+        <RealmSection key={r.namespace} realm={r} selected={selected} change={change} small={offered <= OPEN_PICKER_MAX_OPERATIONS} />
       ))}
       {name ? [...selected].map((v) => <input key={v} type="hidden" name={name} value={v} />) : null}
     </div>
   );
 }
 
-function RealmSection({ realm, selected, change }: { realm: PickerRealm; selected: Set<string>; change: (values: string[], on: boolean) => void }) {
+function RealmSection({ realm, selected, change, small }: { realm: PickerRealm; selected: Set<string>; change: (values: string[], on: boolean) => void; small: boolean }) {
   const id = useId();
   const [open, setOpen] = useState(realm.groups.length <= OPEN_REALM_MAX_AREAS);
   const all = useMemo(() => realm.groups.flatMap((g) => g.operations), [realm]);
@@ -105,7 +108,7 @@ function RealmSection({ realm, selected, change }: { realm: PickerRealm; selecte
         <ul id={`${id}-areas`} className="mt-2 divide-y divide-slate-100">
           {realm.groups.map((g) => (
             <li key={g.id}>
-              <Group realm={realm} group={g} selected={selected} change={change} startOpen={all.length <= OPEN_GROUPS_MAX_OPERATIONS} />
+              <Group realm={realm} group={g} selected={selected} change={change} startOpen={small && all.length <= OPEN_GROUPS_MAX_OPERATIONS} />
             </li>
           ))}
         </ul>
