@@ -109,3 +109,16 @@ describe("MCP configuration snippets", () => {
     for (const x of s) expect(x.text).not.toMatch(/rga_/);
   });
 });
+
+describe("the OAuth consent offer, grouped", () => {
+  it("keeps every offered operation once, pre-ticked exactly as offered", async () => {
+    const { consentOffer } = await import("@/lib/mcp/oauth");
+    const { consentPicker } = await import("./agents");
+    const t = await makeTenant();
+    const offer = await consentOffer(t.db, t.users.alice!, ["realms:read", "realms:write"]);
+    const picker = await consentPicker(t.db, t.tenantId, offer);
+    const flat = (ops: { value: string; checked: boolean }[]) => ops.map((o) => `${o.value}:${o.checked}`).sort();
+    expect(flat(picker.flatMap((r) => r.groups.flatMap((g) => g.operations)))).toEqual(flat(offer.realms.flatMap((r) => r.operations.map((o) => ({ value: `${r.namespace} ${o.key}`, checked: o.checked })))));
+    expect(picker.map((r) => r.namespace)).toEqual(offer.realms.map((r) => r.namespace));
+  }, 120_000);
+});
