@@ -90,7 +90,7 @@ function RealmSection({ realm, selected, change, small }: { realm: PickerRealm; 
             {total(realm.counts)} operations in {realm.title}: {countsText(realm.counts)}. <span className="font-medium">{chosen} chosen.</span>
           </p>
         </div>
-        <div className="flex flex-wrap gap-2">
+        <div className="flex shrink-0 gap-2">
           <button type="button" className={smallButton} onClick={() => change(bulk(all), true)} aria-label={`Select all in ${realm.title}`}>
             Select all
           </button>
@@ -140,20 +140,22 @@ function Group({
   const chosen = ops.filter((o) => selected.has(o.value) || o.approved).length;
   return (
     <div className="py-1.5" data-group={group.area}>
-      <div className="flex flex-wrap items-center gap-2">
+      <div className="flex flex-wrap items-center gap-x-2 gap-y-1 pl-0">
         <button
           type="button"
           aria-expanded={open}
           aria-controls={`${id}-ops`}
           onClick={() => setOpen((o) => !o)}
-          className="flex min-w-0 flex-1 items-center gap-2 rounded px-1 py-1 text-left text-sm hover:bg-slate-50 focus-visible:outline-2 focus-visible:outline-sky-700"
+          className="flex w-full min-w-0 items-start gap-2 rounded px-1 py-1 text-left text-sm hover:bg-slate-50 focus-visible:outline-2 focus-visible:outline-sky-700 sm:w-auto sm:flex-1"
         >
-          <span aria-hidden="true" className="w-3 text-slate-500">
+          <span aria-hidden="true" className="w-3 shrink-0 text-slate-500">
             {open ? "▾" : "▸"}
           </span>
-          <span className="font-medium text-slate-900">{group.area}</span>
-          <span className="text-slate-600">
-            {countsText(group.counts)} · {chosen} of {ops.length} chosen
+          <span className="flex min-w-0 flex-col sm:flex-row sm:flex-wrap sm:gap-x-2">
+            <span className="font-medium text-slate-900">{group.area}</span>
+            <span className="text-slate-600">
+              {countsText(group.counts)} · {chosen} of {ops.length} chosen
+            </span>
           </span>
         </button>
         <button type="button" className={smallButton} onClick={() => change(bulk(ops), true)} aria-label={`Select all in ${group.area} (${realm.title})`}>
