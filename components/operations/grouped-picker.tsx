@@ -182,7 +182,7 @@ function Group({
                 <label htmlFor={`${id}-op-${i}`}>{o.label}</label>
                 <span id={`${id}-risk-${i}`} className="inline-flex items-center gap-1">
                   <Badge tone={riskTone[o.risk]}>{riskText[o.risk]}</Badge>
-                  {o.approved ? <span className="text-xs text-slate-600">already approved</span> : null}
+                  {o.approved ? <span className="text-xs text-slate-600">(already approved)</span> : null}
                   {o.exactOnly && !o.approved ? <span className="text-xs text-slate-600">approve explicitly (not in select all)</span> : null}
                 </span>
               </li>
