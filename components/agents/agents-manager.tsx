@@ -2,7 +2,7 @@
 // The reader's delegated actors: what each may do (grants in plain words, scope, expiry), its tokens, its
 // history; create actors, issue and revoke tokens, revoke grants and actors with a reason; requests waiting.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { api } from "@/components/api-client";
 import { GrantTimelineView } from "@/components/audit/grant-timeline";
 import { PendingRequests } from "@/components/consent/pending-requests";
@@ -19,7 +19,10 @@ import { Time } from "@/components/ui/time";
 import type { listActors } from "@/lib/authz/actors";
 import type { ConsentRequestView } from "@/lib/authz/consent";
 import type { GrantView } from "@/lib/authz/grants";
+import type { ClientConnection, PickerRealm } from "@/lib/views/agents";
+import { GrantForm } from "./grant-form";
 import { actorKindWords, kindLabel } from "./kinds";
+import { McpSetup, type McpSetupInfo } from "./mcp-setup";
 import { RevokeWithReason } from "./revoke-with-reason";
 
 export type ActorItem = Awaited<ReturnType<typeof listActors>>[number];
@@ -28,9 +31,18 @@ type IssuedToken = TokenItem & { token: string };
 
 export type AgentsInitial = { actors: ActorItem[]; grants: GrantView[]; requests: ConsentRequestView[]; words: Words };
 
+/** What the page knows besides the lists: OAuth clients' connections, names of scoped refs, what can be granted, MCP set-up, the grant a link points at. */
+export type AgentsExtras = {
+  connections: Record<string, ClientConnection>;
+  scopeNames: Record<string, string>;
+  grantable: PickerRealm[];
+  mcp: McpSetupInfo;
+  focusGrant: string | null;
+};
+
 const message = (e: unknown) => (e instanceof Error ? e.message : "Something went wrong.");
 
-export function AgentsManager({ initial, me, canCreate }: { initial: AgentsInitial; me: { id: string; name: string }; canCreate: boolean }) {
+export function AgentsManager({ initial, extras, me, canCreate }: { initial: AgentsInitial; extras: AgentsExtras; me: { id: string; name: string }; canCreate: boolean }) {
   const actors = useQuery({ queryKey: ["actors"], queryFn: () => api<{ actors: ActorItem[] }>("/api/v1/actors"), initialData: { actors: initial.actors } });
   const grants = useQuery({ queryKey: ["grants"], queryFn: () => api<{ grants: GrantView[] }>("/api/v1/grants"), initialData: { grants: initial.grants } });
   const requests = useQuery({
@@ -51,7 +63,7 @@ export function AgentsManager({ initial, me, canCreate }: { initial: AgentsIniti
         <PendingRequests requests={requests.data.consent_requests} words={words} />
       </section>
 
-      {canCreate ? <CreateActor /> : null}
+      {canCreate ? <CreateActor mcp={extras.mcp} /> : null}
 
       <section aria-labelledby="actors-heading">
         <h2 id="actors-heading" className="mb-3 text-lg font-semibold">
@@ -70,7 +82,15 @@ export function AgentsManager({ initial, me, canCreate }: { initial: AgentsIniti
           <ul className="space-y-4">
             {actors.data.actors.map((a) => (
               <li key={a.id}>
-                <ActorCard actor={a} grants={grants.data.grants.filter((g) => g.actor_id === a.id)} words={words} me={me} />
+                <ActorCard
+                  actor={a}
+                  grants={grants.data.grants.filter((g) => g.actor_id === a.id)}
+                  words={words}
+                  me={me}
+                  extras={extras}
+                  sameName={actors.data.actors.filter((x) => x.name === a.name).length > 1}
+                  canGrant={canCreate}
+                />
               </li>
             ))}
           </ul>
@@ -80,7 +100,7 @@ export function AgentsManager({ initial, me, canCreate }: { initial: AgentsIniti
   );
 }
 
-function CreateActor() {
+function CreateActor({ mcp }: { mcp: McpSetupInfo }) {
   const qc = useQueryClient();
   const [name, setName] = useState("");
   const [kind, setKind] = useState("hosted_agent");
@@ -145,6 +165,10 @@ function CreateActor() {
       {created ? (
         <div className="mt-3">
           <NewToken owner={created.name} token={created.token} />
+          <div className="mt-3">
+            <McpSetup info={mcp} agentName={created.name} token={created.token} />
+          </div>
+          <p className="mt-2 text-sm text-slate-700">Next: grant “{created.name}” what it may do with “Grant access” on its card below.</p>
         </div>
       ) : null}
     </section>
@@ -176,7 +200,7 @@ function NewToken({ owner, token }: { owner: string; token: string | null }) {
   );
 }
 
-function scopeText(g: GrantView, words: Words) {
+function scopeText(g: GrantView, words: Words, names: Record<string, string>) {
   if (g.resource_scope?.refs) {
     return (
       <>
@@ -184,7 +208,7 @@ function scopeText(g: GrantView, words: Words) {
         {g.resource_scope.refs.map((r, i) => (
           <span key={r}>
             {i ? ", " : ""}
-            <code className="break-all">{r}</code>
+            {names[r] ? <strong title={r}>“{names[r]}”</strong> : <code className="break-all">{r}</code>}
           </span>
         ))}{" "}
         and what {g.resource_scope.refs.length === 1 ? "it contains" : "they contain"}
@@ -201,11 +225,44 @@ function ExpiryText({ g }: { g: GrantView }) {
   return g.status === "expired" ? <>Expired <Time iso={g.expires_at} /></> : <>Expires <Time iso={g.expires_at} mode="both" /></>;
 }
 
-function ActorCard({ actor, grants, words, me }: { actor: ActorItem; grants: GrantView[]; words: Words; me: { id: string; name: string } }) {
+const connectionWords: Record<ClientConnection["tokens"], { label: string; tone: "green" | "red" | "amber" | "slate"; line: string }> = {
+  live: { label: "Connected", tone: "green", line: "its tokens are live" },
+  revoked: { label: "Tokens revoked", tone: "red", line: "every token it held was revoked: it must connect again" },
+  expired: { label: "Tokens expired", tone: "amber", line: "its tokens ran out: it must connect again" },
+  none: { label: "Not connected", tone: "slate", line: "it has not finished connecting" },
+};
+
+function shortClientId(id: string) {
+  return id.length > 28 ? `${id.slice(0, 14)}…${id.slice(-8)}` : id;
+}
+
+function ActorCard({
+  actor,
+  grants,
+  words,
+  me,
+  extras,
+  sameName,
+  canGrant,
+}: {
+  actor: ActorItem;
+  grants: GrantView[];
+  words: Words;
+  me: { id: string; name: string };
+  extras: AgentsExtras;
+  sameName: boolean;
+  canGrant: boolean;
+}) {
   const qc = useQueryClient();
   const [issued, setIssued] = useState<string | null>(null);
   const [tokenExpiry, setTokenExpiry] = useState("90");
   const revoked = actor.revoked_at !== null;
+  const conn = extras.connections[actor.id] ?? null;
+  const isClient = actor.kind === "mcp_client";
+  const holdsFocus = extras.focusGrant !== null && grants.some((g) => g.id === extras.focusGrant);
+  const [open, setOpen] = useState(!isClient || holdsFocus);
+  const [granting, setGranting] = useState(false);
+  const [showMcp, setShowMcp] = useState(false);
   const refresh = () => Promise.all([qc.invalidateQueries({ queryKey: ["actors"] }), qc.invalidateQueries({ queryKey: ["grants"] })]);
   const revokeActor = useMutation({
     mutationFn: (reason: string) => api(`/api/v1/actors/${actor.id}/revoke`, { method: "POST", body: { reason } }),
@@ -226,11 +283,13 @@ function ActorCard({ actor, grants, words, me }: { actor: ActorItem; grants: Gra
   const ended = grants.filter((g) => g.status !== "live");
   const liveTokens = actor.tokens.filter((t) => !t.revoked_at);
   const headingId = `actor-${actor.id}`;
+  const liveOps = live.reduce((n, g) => n + g.operations.length + (g.all_actions ? 1 : 0), 0);
+  const status = revoked ? { label: "Revoked", tone: "red" as const } : isClient && conn ? connectionWords[conn.tokens] : { label: "Active", tone: "green" as const };
 
   return (
     <article aria-labelledby={headingId} className="rounded-lg border border-slate-200 bg-white p-5 shadow-sm">
       <div className="flex flex-col gap-3 sm:flex-row sm:items-start sm:justify-between">
-        <div>
+        <div className="min-w-0">
           <div className="flex flex-wrap items-center gap-2">
             <h3 id={headingId} className="text-lg font-semibold">
               {actor.name}
@@ -238,7 +297,7 @@ function ActorCard({ actor, grants, words, me }: { actor: ActorItem; grants: Gra
             <Badge tone="violet" title={actorKindWords[actor.kind]?.explain}>
               {kindLabel(actor.kind)}
             </Badge>
-            {revoked ? <Badge tone="red">Revoked</Badge> : <Badge tone="green">Active</Badge>}
+            <Badge tone={status.tone}>{status.label}</Badge>
           </div>
           <p className="mt-1 text-sm text-slate-600">
             Acts for {actor.grantor_id === me.id ? `you (${me.name})` : actor.grantor_id} · created <Time iso={actor.created_at} /> ·{" "}
@@ -249,7 +308,22 @@ function ActorCard({ actor, grants, words, me }: { actor: ActorItem; grants: Gra
             ) : (
               "never used"
             )}
+            {isClient ? ` · may use ${liveOps} operation${liveOps === 1 ? "" : "s"} in ${live.length} grant${live.length === 1 ? "" : "s"}` : null}
           </p>
+          {isClient && conn ? (
+            <p className="mt-1 text-xs text-slate-600" data-client-id={conn.client_id}>
+              {!revoked ? <>Connection: {connectionWords[conn.tokens].line}. </> : null}
+              {sameName ? <strong className="font-medium text-slate-800">Another client has this name: </strong> : null}
+              client <code title={conn.client_id}>{shortClientId(conn.client_id)}</code>
+              {conn.registered_at ? (
+                <>
+                  {" "}
+                  · registered <Time iso={conn.registered_at} />
+                </>
+              ) : null}
+              {conn.redirect_hosts.length ? <> · returns to {conn.redirect_hosts.join(", ")}</> : null}
+            </p>
+          ) : null}
           {revoked ? (
             <p className="mt-1 text-sm text-red-800">
               Revoked <Time iso={actor.revoked_at!} />
@@ -257,37 +331,69 @@ function ActorCard({ actor, grants, words, me }: { actor: ActorItem; grants: Gra
             </p>
           ) : null}
         </div>
-        {!revoked ? (
-          <RevokeWithReason what={actor.name} buttonLabel="Revoke agent" onRevoke={(r) => revokeActor.mutate(r)} pending={revokeActor.isPending} error={revokeActor.isError ? message(revokeActor.error) : null} />
-        ) : null}
+        <div className="flex flex-wrap items-start gap-2">
+          {isClient ? (
+            <Button variant="secondary" aria-expanded={open} aria-controls={`${headingId}-details`} onClick={() => setOpen((o) => !o)} aria-label={`${open ? "Hide" : "Show"} details of ${actor.name}`}>
+              {open ? "Hide details" : "Details"}
+            </Button>
+          ) : null}
+          {!revoked ? (
+            <RevokeWithReason what={actor.name} buttonLabel="Revoke agent" onRevoke={(r) => revokeActor.mutate(r)} pending={revokeActor.isPending} error={revokeActor.isError ? message(revokeActor.error) : null} />
+          ) : null}
+        </div>
       </div>
 
-      <h4 className="mt-5 font-medium">What it may do</h4>
-      {live.length === 0 ? (
-        <p className="mt-1 text-sm text-slate-600">
-          {revoked ? "Nothing: it is revoked." : "Nothing yet. When it tries something, you will be asked here and on the consent screen."}
-        </p>
-      ) : (
-        <ul className="mt-2 space-y-3">
-          {live.map((g) => (
-            <li key={g.id}>
-              <GrantItem grant={g} words={words} />
-            </li>
-          ))}
-        </ul>
-      )}
-      {ended.length ? (
-        <details className="mt-3">
-          <summary className="cursor-pointer text-sm font-medium text-slate-800">Ended grants ({ended.length})</summary>
-          <ul className="mt-2 space-y-3">
-            {ended.map((g) => (
-              <li key={g.id}>
-                <GrantItem grant={g} words={words} />
-              </li>
-            ))}
-          </ul>
-        </details>
-      ) : null}
+      {open ? (
+        <div id={`${headingId}-details`}>
+          <h4 className="mt-5 font-medium">What it may do</h4>
+          {live.length === 0 ? (
+            <p className="mt-1 text-sm text-slate-600">
+              {revoked ? "Nothing: it is revoked." : "Nothing yet. When it tries something, you will be asked here and on the consent screen."}
+            </p>
+          ) : (
+            <ul className="mt-2 space-y-3">
+              {live.map((g) => (
+                <li key={g.id}>
+                  <GrantItem grant={g} words={words} me={me} extras={extras} actorName={actor.name} canGrant={canGrant && !revoked} />
+                </li>
+              ))}
+            </ul>
+          )}
+          {ended.length ? (
+            <details className="mt-3" open={holdsFocus && ended.some((g) => g.id === extras.focusGrant)}>
+              <summary className="cursor-pointer text-sm font-medium text-slate-800">Ended grants ({ended.length})</summary>
+              <ul className="mt-2 space-y-3">
+                {ended.map((g) => (
+                  <li key={g.id}>
+                    <GrantItem grant={g} words={words} me={me} extras={extras} actorName={actor.name} canGrant={canGrant && !revoked} />
+                  </li>
+                ))}
+              </ul>
+            </details>
+          ) : null}
+
+          {!revoked && canGrant ? (
+            <div className="mt-4 flex flex-wrap gap-2">
+              <Button variant="secondary" aria-expanded={granting} onClick={() => setGranting((g) => !g)} aria-label={`Grant ${actor.name} access`}>
+                Grant access
+              </Button>
+              {!isClient ? (
+                <Button variant="secondary" aria-expanded={showMcp} onClick={() => setShowMcp((m) => !m)} aria-label={`Connect ${actor.name} over MCP`}>
+                  Connect over MCP
+                </Button>
+              ) : null}
+            </div>
+          ) : null}
+          {granting ? (
+            <div className="mt-3">
+              <GrantForm actor={actor} realms={extras.grantable} onDone={() => setGranting(false)} />
+            </div>
+          ) : null}
+          {showMcp ? (
+            <div className="mt-3">
+              <McpSetup info={extras.mcp} agentName={actor.name} token={issued} />
+            </div>
+          ) : null}
 
       <h4 className="mt-5 font-medium">Tokens</h4>
       {actor.tokens.length === 0 ? <p className="mt-1 text-sm text-slate-600">No tokens.</p> : null}
@@ -349,20 +455,67 @@ function ActorCard({ actor, grants, words, me }: { actor: ActorItem; grants: Gra
           <NewToken owner={actor.name} token={issued} />
         </div>
       ) : null}
+        </div>
+      ) : null}
     </article>
   );
 }
 
-function GrantItem({ grant, words }: { grant: GrantView; words: Words }) {
+/** A grant with many operations shows its counts and opens its list on request. */
+const OPEN_OPERATIONS_MAX = 12;
+
+function GrantItem({
+  grant,
+  words,
+  me,
+  extras,
+  actorName,
+  canGrant,
+}: {
+  grant: GrantView;
+  words: Words;
+  me: { id: string; name: string };
+  extras: AgentsExtras;
+  actorName: string;
+  canGrant: boolean;
+}) {
   const qc = useQueryClient();
   const [showHistory, setShowHistory] = useState(false);
+  const ops = [...grant.operations, ...(grant.all_actions ? ["object.action.*"] : [])];
+  const [showOps, setShowOps] = useState(ops.length <= OPEN_OPERATIONS_MAX);
+  const [expires, setExpires] = useState<"1h" | "1d" | "30d" | "never">("30d");
+  const focused = extras.focusGrant === grant.id;
+  const ref = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (focused) ref.current?.scrollIntoView({ block: "center" });
+  }, [focused]);
   const revoke = useMutation({
     mutationFn: (reason: string) => api<GrantView>(`/api/v1/grants/${grant.id}`, { method: "DELETE", body: { reason } }),
     onSuccess: () => Promise.all([qc.invalidateQueries({ queryKey: ["grants"] }), qc.invalidateQueries({ queryKey: ["timeline", grant.id] })]),
   });
+  const regrant = useMutation({
+    mutationFn: () =>
+      api<GrantView>("/api/v1/grants", {
+        method: "POST",
+        body: { actor_id: grant.actor_id, namespace: grant.namespace, operations: grant.operations, all_actions: grant.all_actions, resource_scope: grant.resource_scope, expires },
+      }),
+    onSuccess: () => qc.invalidateQueries({ queryKey: ["grants"] }),
+  });
   const title = realmTitle(words, grant.namespace);
+  const risks = { read: 0, write: 0, destructive: 0 };
+  for (const op of ops) {
+    const r = wordsFor(words, grant.namespace, op).risk;
+    if (r) risks[r]++;
+  }
+  const by = grant.revoked_by === me.id ? "you" : grant.revoked_by === grant.actor_id ? actorName : grant.revoked_by;
   return (
-    <div className="rounded-md border border-slate-200 p-3" data-grant-id={grant.id}>
+    <div
+      ref={ref}
+      id={`grant-${grant.id}`}
+      tabIndex={focused ? -1 : undefined}
+      className={`rounded-md border p-3 ${focused ? "border-sky-600 ring-2 ring-sky-600" : "border-slate-200"}`}
+      data-grant-id={grant.id}
+    >
       <div className="flex flex-col gap-3 sm:flex-row sm:items-start sm:justify-between">
         <div className="min-w-0">
           <p className="font-medium text-slate-900">
@@ -374,20 +527,31 @@ function GrantItem({ grant, words }: { grant: GrantView; words: Words }) {
               </>
             ) : null}
           </p>
-          <ul className="mt-1 flex flex-wrap gap-x-4 gap-y-1 text-sm text-slate-800">
-            {[...grant.operations, ...(grant.all_actions ? ["object.action.*"] : [])].map((op) => {
-              const w = wordsFor(words, grant.namespace, op);
-              const suspended = grant.suspended.find((x) => x.operation === op);
-              return (
-                <li key={op} className="flex items-center gap-1">
-                  {w.label} {w.risk ? <RiskBadge risk={w.risk} /> : null}
-                  {suspended ? <Badge tone="amber">Suspended: {suspended.change}</Badge> : null}
-                </li>
-              );
-            })}
-          </ul>
+          {ops.length > OPEN_OPERATIONS_MAX ? (
+            <p className="mt-1 text-sm text-slate-800">
+              {ops.length} operations: {[risks.read ? `${risks.read} read` : null, risks.write ? `${risks.write} change data` : null, risks.destructive ? `${risks.destructive} delete data` : null].filter(Boolean).join(", ")}{" "}
+              <Button variant="ghost" aria-expanded={showOps} onClick={() => setShowOps((s) => !s)} aria-label={`${showOps ? "Hide" : "Show"} the operations of the ${title} grant`}>
+                {showOps ? "Hide" : "Show"}
+              </Button>
+            </p>
+          ) : null}
+          {showOps ? (
+            <ul className="mt-1 flex flex-wrap gap-x-4 gap-y-1 text-sm text-slate-800">
+              {ops.map((op) => {
+                const w = wordsFor(words, grant.namespace, op);
+                const suspended = grant.suspended.find((x) => x.operation === op);
+                return (
+                  <li key={op} className="flex items-center gap-1">
+                    {w.label} {w.risk ? <RiskBadge risk={w.risk} /> : null}
+                    {suspended ? <Badge tone="amber">Suspended: {suspended.change}</Badge> : null}
+                  </li>
+                );
+              })}
+            </ul>
+          ) : null}
           <p className="mt-1 text-xs text-slate-600">
-            {scopeText(grant, words)} · <ExpiryText g={grant} />
+            {scopeText(grant, words, extras.scopeNames)} · <ExpiryText g={grant} />
+            {grant.status === "revoked" && by ? <> by {by}</> : null}
             {grant.revoke_reason ? <> · reason: “{grant.revoke_reason}”</> : null}
           </p>
         </div>
@@ -400,6 +564,32 @@ function GrantItem({ grant, words }: { grant: GrantView; words: Words }) {
           ) : null}
         </div>
       </div>
+      {grant.status !== "live" && canGrant ? (
+        <div className="mt-3 flex flex-col gap-2 border-t border-slate-100 pt-3 sm:flex-row sm:items-end">
+          <Field id={`${grant.id}-again-exp`} label="New access ends after" className="sm:w-48">
+            <Select id={`${grant.id}-again-exp`} value={expires} onChange={(e) => setExpires(e.target.value as typeof expires)}>
+              <option value="1h">1 hour</option>
+              <option value="1d">1 day</option>
+              <option value="30d">30 days</option>
+              <option value="never">Until I revoke it</option>
+            </Select>
+          </Field>
+          <Button onClick={() => regrant.mutate()} disabled={regrant.isPending || regrant.isSuccess} aria-label={`Grant the ${title} grant again to ${actorName}`}>
+            {regrant.isPending ? "Granting…" : "Grant it again"}
+          </Button>
+          <span role="status" className="text-sm text-slate-700">
+            {regrant.isPending ? "Saving…" : regrant.isSuccess ? `Saved: ${actorName} has the same operations and scope again.` : ""}
+          </span>
+        </div>
+      ) : null}
+      {regrant.isError ? (
+        <Alert tone="error" title="Not granted again">
+          {message(regrant.error)}{" "}
+          <Button variant="secondary" onClick={() => regrant.mutate()}>
+            Retry
+          </Button>
+        </Alert>
+      ) : null}
       {showHistory ? (
         <div className="mt-3 border-t border-slate-100 pt-3">
           <GrantTimelineView grantId={grant.id} words={words} />

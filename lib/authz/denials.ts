@@ -2,6 +2,9 @@
 import { AppError } from "@/lib/errors";
 import type { GateOneDecision } from "./gate";
 
+/** Where the grantor sees a revoked grant and can grant it again: `/agents?grant=<id>#grant-<id>`. */
+export const revokedGrantUrl = (appUrl: string, grantId: string) => `${appUrl}/agents?grant=${encodeURIComponent(grantId)}#grant-${encodeURIComponent(grantId)}`;
+
 type Denied = Extract<GateOneDecision, { allow: false }>;
 
 export function gateOneError(
@@ -70,7 +73,13 @@ export function gateOneError(
     case "grant_expired":
     case "grant_revoked": {
       const word = d.code === "grant_expired" ? "expired" : "was revoked";
-      const url = facts.consentRequestId ? `${facts.appUrl}/consent/${facts.consentRequestId}` : `${facts.appUrl}/agents`;
+      // A revoked grant is approved again where it was revoked: the grant on the Agents page (what, when, by whom, why; one click to grant it again).
+      const url =
+        d.code === "grant_revoked" && d.grantId
+          ? revokedGrantUrl(facts.appUrl, d.grantId)
+          : facts.consentRequestId
+            ? `${facts.appUrl}/consent/${facts.consentRequestId}`
+            : `${facts.appUrl}/agents`;
       return new AppError(d.code, `${facts.actorName}'s grant for ${facts.operation} on ${facts.namespace} ${word}.`, {
         details: {
           ...base,

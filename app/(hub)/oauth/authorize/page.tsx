@@ -3,6 +3,7 @@
 // the form posts to a same-origin, Origin-checked handler with a consent request signed for this person.
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
+import { GroupedPicker } from "@/components/operations/grouped-picker";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { Card, PageHeader } from "@/components/ui/card";
@@ -11,6 +12,7 @@ import { requirePageUser } from "@/lib/auth/page-session";
 import { expiryChoices } from "@/lib/authz/grants";
 import { checkAuthorizationFor, consentOffer, SUPPORT_CANNOT_CONNECT } from "@/lib/mcp/oauth";
 import { signConsentRequest } from "@/lib/mcp/tokens";
+import { consentPicker } from "@/lib/views/agents";
 
 export const metadata: Metadata = { title: "Connect an app" };
 
@@ -65,6 +67,7 @@ export default async function AuthorizePage({ searchParams }: { searchParams: Pr
   }
   const { request, client } = check;
   const offer = await consentOffer(db, user, request.scopes, request.client_id);
+  const picker = await consentPicker(db, user.tenantId, offer);
   const signed = await signConsentRequest(request, user.userId);
   const redirectHost = new URL(request.redirect_uri).host || request.redirect_uri.split(":")[0];
 
@@ -78,7 +81,7 @@ export default async function AuthorizePage({ searchParams }: { searchParams: Pr
         {notice ? <Alert tone="error">{notice}</Alert> : null}
         {offer.existingActorId ? (
           <Alert tone="info" title={`You connected ${client.name} before`}>
-            It keeps the {offer.approvedCount} operation{offer.approvedCount === 1 ? "" : "s"} you already approved (marked below); tick only what you want to add. The
+            It keeps the {offer.approvedCount} operation{offer.approvedCount === 1 ? "" : "s"} you already approved (marked “already approved” in each area); tick only what you want to add. The
             connection stays one agent on your Agents page.
           </Alert>
         ) : null}
@@ -99,33 +102,13 @@ export default async function AuthorizePage({ searchParams }: { searchParams: Pr
               Your workspace or your own choices allow agents no operations that this app asked for.
             </Alert>
           ) : (
-            offer.realms.map((r) => (
-              <Card key={r.namespace}>
-                <fieldset>
-                  <legend className="text-base font-semibold">{r.title}</legend>
-                  <p className="mt-1 text-sm text-slate-600">{r.purpose}</p>
-                  <ul className="mt-3 flex flex-col gap-2">
-                    {r.operations.map((o) => (
-                      <li key={o.key}>
-                        <label className="flex items-start gap-2 text-sm">
-                          {o.approved ? (
-                            <input type="checkbox" checked disabled readOnly className="mt-1 h-4 w-4" />
-                          ) : (
-                            <input type="checkbox" name="op" value={`${r.namespace} ${o.key}`} defaultChecked={o.checked} className="mt-1 h-4 w-4" />
-                          )}
-                          <span>
-                            {o.label}
-                            {o.risk === "read" ? null : <span className="ml-2 rounded bg-amber-100 px-1.5 py-0.5 text-xs text-amber-900">{o.risk === "destructive" ? "deletes data" : "changes data"}</span>}
-                            {o.approved ? <span className="ml-2 text-xs text-slate-600">(already approved)</span> : null}
-                            {o.exactOnly && !o.approved ? <span className="ml-2 text-xs text-slate-600">(your workspace asks you to approve this one explicitly)</span> : null}
-                          </span>
-                        </label>
-                      </li>
-                    ))}
-                  </ul>
-                </fieldset>
-              </Card>
-            ))
+            <Card>
+              <h2 className="text-base font-semibold">What it may do</h2>
+              <p className="mt-1 mb-3 text-sm text-slate-600">
+                Operations are grouped by service and area; open an area to see and change each one. What is ticked now is what Realmgate suggests.
+              </p>
+              <GroupedPicker realms={picker} name="op" label={`Operations for ${client.name}`} />
+            </Card>
           )}
           {offer.unavailable > 0 ? (
             <p className="text-sm text-slate-600">{offer.unavailable} operations are turned off for agents by your workspace or your own choices, so they are not offered.</p>
