@@ -123,10 +123,8 @@ export function OperationList({ namespace, initial, initialQuery = "" }: { names
       const why = err instanceof ApiError ? err.message : "The server could not be reached.";
       const back = v.changes.length === 1 ? `“${labelOf(v.changes[0]!.operation)}” is back ${onOff(!v.changes[0]!.enabled)}` : `${fmt(v.changes.length)} operations are back as they were`;
       if (v.kind === "single") mark(v.changes, { state: "failed", save: v });
-      else {
-        mark(v.changes, null);
-        setBulkFailure({ message: `Not saved, so ${back}. ${why}`, save: v });
-      }
+      else mark(v.changes, null);
+      setBulkFailure({ message: `Not saved, so ${back}. ${why}`, save: v });
       setAnnouncement(`Not saved: ${back}. ${why}`);
     },
     onSuccess: (states, v, ctx) => {
@@ -136,6 +134,7 @@ export function OperationList({ namespace, initial, initialQuery = "" }: { names
       );
       void qc.invalidateQueries({ queryKey: ["realms"] });
       mark(v.changes, { state: "saved", save: v });
+      setBulkFailure((f) => (f && f.save.changes.every((c) => v.changes.some((x) => x.operation === c.operation)) ? null : f));
       if (v.kind === "bulk") setUndo({ mode: v.mode, changes: ctx.previous, what: v.what });
       if (v.kind === "undo") setUndo(null);
       setAnnouncement(v.kind === "undo" ? `Undone: ${fmt(v.changes.length)} operations are back as they were.` : `Saved: ${v.what}.`);

@@ -172,7 +172,6 @@ export function areasOf(m: RealmManifest): { areas: AreaView[]; areaOf: (op: Ope
   const groups: AreaView[] = [];
   const collect = (n: CatalogNode, acc: Set<string>) => {
     for (const o of n.operations) acc.add(o);
-    for (const k of n.kinds) for (const kind of m.kinds) if (kind.name === k) for (const o of kind.operations) acc.add(o);
     n.children.forEach((c) => collect(c, acc));
   };
   for (const child of m.catalog.children) {
