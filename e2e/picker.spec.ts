@@ -112,7 +112,7 @@ test.describe.serial("the realm page and the picker", () => {
     // Ranked search: the capability ranker puts repos/delete first.
     await page.getByLabel("Search operations").fill("delete repository");
     await expect(page.getByText(/^Best matches first\./)).toBeVisible();
-    const first = page.getByTestId("operation-scroller").locator("li").first();
+    const first = page.getByTestId("operation-scroller").locator('li[aria-posinset="1"]');
     await expect(first.locator("code").first()).toHaveText("object.action.repos/delete");
     await expectAccessible(page);
     await screenshot(page, "picker-github-ranked");

@@ -337,6 +337,8 @@ export function OperationList({ namespace, initial, initialQuery = "" }: { names
         <EmptyState title="No operation matches">Try other words, or show all risks.</EmptyState>
       ) : (
         <Rows
+          // A new search starts at its best match: a fresh scroller, scrolled to the top.
+          key={searching ? `q:${deferredQuery}` : "areas"}
           rows={rows}
           big={big}
           mode={mode}
