@@ -136,6 +136,8 @@ test.describe.serial("the realm page and the picker", () => {
       [...document.querySelectorAll("body *")].filter((e) => e.getBoundingClientRect().right > 361 && !e.closest('[role="region"]')).slice(0, 5).map((e) => `${e.tagName}.${e.className}`.slice(0, 80)),
     );
     expect(wide).toEqual([]);
+    // Nor does anything inside it widen the page (visually hidden labels included).
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
 
     await refuse(page, "**/api/v1/realms/ghpicker/operations");
     const hide = page.getByRole("checkbox", { name: /^Hide / }).first();

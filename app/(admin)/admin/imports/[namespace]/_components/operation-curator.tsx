@@ -212,7 +212,8 @@ export function OperationCurator({ namespace }: { namespace: string }) {
           <p className="mb-2 text-xs text-slate-600 lg:hidden" id="ops-scroll-hint">
             The table is wider than your screen: scroll it sideways (or focus it and use the arrow keys) to see every column.
           </p>
-          <div role="region" aria-label={`Operations of ${namespace}`} aria-describedby="ops-scroll-hint" tabIndex={0} className="overflow-x-auto rounded focus-visible:outline-3 focus-visible:outline-brand-600" data-testid="curation-scroller">
+          {/* relative: the table's visually hidden labels are positioned inside the region, so they scroll with it instead of widening the page. */}
+          <div role="region" aria-label={`Operations of ${namespace}`} aria-describedby="ops-scroll-hint" tabIndex={0} className="relative overflow-x-auto rounded focus-visible:outline-3 focus-visible:outline-brand-600" data-testid="curation-scroller">
           <table className="w-full min-w-[44rem] text-left text-sm">
             <caption className="sr-only">Operations of {namespace}</caption>
             <thead>
