@@ -250,9 +250,11 @@ test.describe.serial("people using Realmgate's pages", () => {
     // Bulk: turn every destructive operation off for the owner's own agents, then back on.
     await page.getByRole("radio", { name: "My agents" }).check();
     await page.getByRole("button", { name: "All off: destructive operations" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: /^Yes, turn off/ }).click();
     await expect(page.getByRole("switch", { name: "Forget an item for good, saying why" })).toHaveAttribute("aria-checked", "false");
     await expect(page.getByRole("switch", { name: "Delete a remembered item for good" })).toHaveAttribute("aria-checked", "false");
     await page.getByRole("button", { name: "All on: destructive operations" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: /^Yes, turn on/ }).click();
     await expect(page.getByRole("switch", { name: "Forget an item for good, saying why" })).toHaveAttribute("aria-checked", "true");
 
     // Filtering the list.

@@ -1,11 +1,19 @@
 "use client";
 // A realm's operations with a switch each. Owners set the workspace ceiling; everyone but support staff sets
-// their own choices, bounded by that ceiling (what the ceiling blocks is shown, not switchable). Switching is
-// optimistic and rolls back, with a message, when the server refuses. Long lists (imported APIs have 1,000+
-// operations) are virtualized; arrow keys move between switches.
+// their own choices, bounded by that ceiling (what the ceiling blocks is shown, not switchable).
+//
+// Every change says what happened, in words: a switch flips at once with "Saving…", then reads "Saved" when
+// the server confirmed it, or flips back and reads "Not saved" with a Retry button when it refused; a polite
+// live region announces the same. Switching many at once asks first, naming the count, and offers Undo after
+// saving (putting exactly those operations back as they were). The realm card's counts follow the switches.
+//
+// Operations are grouped by the realm's catalog areas (an imported API's tags), with jump links; big realms
+// start with their groups collapsed. Searching a big realm ranks the operations with the capability ranker
+// agents use (GET …/operations/ranked). Long lists (imported APIs have 1,000+ operations) are virtualized;
+// arrow keys move between switches.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { useDeferredValue, useId, useMemo, useRef, useState, type KeyboardEvent } from "react";
+import { useDeferredValue, useEffect, useId, useMemo, useRef, useState, type KeyboardEvent } from "react";
 import { api, ApiError } from "@/components/api-client";
 import { Alert } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
@@ -15,63 +23,78 @@ import { Field, Input, Select } from "@/components/ui/input";
 import { Switch } from "@/components/ui/switch";
 import type { OperationState } from "@/lib/authz/policy";
 import type { Risk } from "@/lib/realms/contract";
-import type { OperationView, RealmDetailView } from "@/lib/views/realms";
+import type { OperationView, RankedOperationsView, RealmDetailView } from "@/lib/views/realms";
+import { DescriptionMarkdown } from "./markdown";
+import { applyChanges, blocked, countsOf, groupedRows, previousOf, rankedOperations, valueOf, type Change, type Mode, type Row } from "./operation-changes";
 import { RiskBadge, riskWords } from "./risk-badge";
 
-export type Mode = "ceiling" | "choice";
-type Change = { operation: string; enabled: boolean };
+export type { Mode };
+export { applyChanges, filterOperations } from "./operation-changes";
 
-/** Lists longer than this are virtualized; shorter ones render whole (simplest for assistive technology). */
-const VIRTUALIZE_OVER = 60;
+/** Lists longer than this are virtualized, searched by rank and start with their groups collapsed. */
+export const BIG_REALM = 60;
 /** The API takes at most this many changes per request. */
 const CHUNK = 2000;
 
-const norm = (s: string) => s.toLowerCase().normalize("NFKD");
+type Kind = "single" | "bulk" | "undo";
+type Save = { mode: Mode; changes: Change[]; kind: Kind; what: string };
+type Status = { state: "pending" | "saved" | "failed"; save: Save };
+type Undo = { mode: Mode; changes: Change[]; what: string };
+type Ask = { save: Save; question: string };
 
-export function filterOperations(ops: OperationView[], query: string, risk: Risk | "all"): OperationView[] {
-  const words = norm(query).split(/\s+/).filter(Boolean);
-  return ops.filter((o) => {
-    if (risk !== "all" && o.risk !== risk) return false;
-    if (words.length === 0) return true;
-    const text = norm([o.label, o.key, o.description, ...o.kinds, ...o.claims.map((c) => c.label)].join(" "));
-    return words.every((w) => text.includes(w));
-  });
+const fmt = (n: number) => n.toLocaleString("en-US");
+const onOff = (v: boolean) => (v ? "on" : "off");
+
+export function realmKey(namespace: string) {
+  return ["realm", namespace];
 }
-
-/** The state after some changes in one mode; `effective` follows ceiling ∩ choice. */
-export function applyChanges(ops: OperationView[], mode: Mode, changes: Change[]): OperationView[] {
-  const next = new Map(changes.map((c) => [c.operation, c.enabled]));
-  return ops.map((o) => {
-    const v = next.get(o.key);
-    if (v === undefined) return o;
-    const ceiling = mode === "ceiling" ? v : o.ceiling;
-    const choice = mode === "choice" ? v : o.choice;
-    return { ...o, ceiling, choice, effective: ceiling && choice };
-  });
-}
-
-const valueOf = (o: OperationView, mode: Mode) => (mode === "ceiling" ? o.ceiling : o.choice);
-/** In "my agents" mode an operation the ceiling turned off cannot be switched. */
-const blocked = (o: OperationView, mode: Mode) => mode === "choice" && !o.ceiling;
 
 export function OperationList({ namespace, initial, initialQuery = "" }: { namespace: string; initial: RealmDetailView; initialQuery?: string }) {
   const qc = useQueryClient();
-  const key = ["realm", namespace];
+  const key = realmKey(namespace);
   const detail = useQuery({ queryKey: key, queryFn: () => api<RealmDetailView>(`/api/v1/realms/${namespace}`), initialData: initial });
   const data = detail.data;
+  const big = data.operations.length > BIG_REALM;
   const canCeiling = data.can_change.ceiling;
   const canChoice = data.can_change.choice;
   const [mode, setMode] = useState<Mode>(canChoice ? "choice" : "ceiling");
   const readOnly = mode === "ceiling" ? !canCeiling : !canChoice;
   const [query, setQuery] = useState(initialQuery);
   const [risk, setRisk] = useState<Risk | "all">("all");
-  const deferredQuery = useDeferredValue(query);
-  const shown = useMemo(() => filterOperations(data.operations, deferredQuery, risk), [data.operations, deferredQuery, risk]);
-  const [failure, setFailure] = useState<string | null>(null);
-  const [pending, setPending] = useState<Set<string>>(new Set());
+  const deferredQuery = useDeferredValue(query.trim());
+  const [status, setStatus] = useState<Map<string, Status>>(new Map());
+  const [announcement, setAnnouncement] = useState("");
+  const [bulkFailure, setBulkFailure] = useState<{ message: string; save: Save } | null>(null);
+  const [undo, setUndo] = useState<Undo | null>(null);
+  const [ask, setAsk] = useState<Ask | null>(null);
+  const [open, setOpen] = useState<Set<string>>(() => new Set(big ? [] : data.areas.map((a) => a.id)));
+  const [jumpTo, setJumpTo] = useState<string | null>(null);
+
+  // Big realms: the capability ranker orders what matches; the instant word filter fills in meanwhile.
+  const ranked = useQuery({
+    queryKey: ["realm-ranked", namespace, deferredQuery],
+    queryFn: () => api<RankedOperationsView>(`/api/v1/realms/${namespace}/operations/ranked?${new URLSearchParams({ query: deferredQuery })}`),
+    enabled: big && deferredQuery.length > 0,
+    staleTime: 60_000,
+  });
+  const rankedKeys = useMemo(() => (big && ranked.data && ranked.data.query === deferredQuery ? ranked.data.operations : []), [big, ranked.data, deferredQuery]);
+  const shown = useMemo(() => rankedOperations(data.operations, rankedKeys, deferredQuery, risk), [data.operations, rankedKeys, deferredQuery, risk]);
+  const searching = deferredQuery.length > 0;
+  const rows: Row[] = useMemo(() => (searching ? shown.map((op) => ({ type: "op", op }) as Row) : groupedRows(data.areas, shown, open)), [searching, shown, data.areas, open]);
+
+  const labelOf = (op: string) => data.operations.find((o) => o.key === op)?.label ?? op;
+  const mark = (changes: Change[], s: Status | null) =>
+    setStatus((m) => {
+      const next = new Map(m);
+      for (const c of changes) {
+        if (s) next.set(c.operation, s);
+        else next.delete(c.operation);
+      }
+      return next;
+    });
 
   const save = useMutation({
-    mutationFn: async (v: { mode: Mode; changes: Change[] }) => {
+    mutationFn: async (v: Save) => {
       let states: OperationState[] = [];
       for (let i = 0; i < v.changes.length; i += CHUNK) {
         const res = await api<{ operations: OperationState[] }>(v.mode === "ceiling" ? "/api/v1/ceiling" : "/api/v1/choices", {
@@ -83,45 +106,66 @@ export function OperationList({ namespace, initial, initialQuery = "" }: { names
       return states;
     },
     onMutate: async (v) => {
-      setFailure(null);
+      setBulkFailure(null);
+      if (v.kind !== "undo") setUndo(null);
       await qc.cancelQueries({ queryKey: key });
       const before = qc.getQueryData<RealmDetailView>(key);
-      // Remember each switched operation's previous value: a rollback restores just those, so a failure
-      // never undoes another switch that succeeded meanwhile.
-      const previous = (before?.operations ?? []).filter((o) => v.changes.some((c) => c.operation === o.key)).map((o) => ({ operation: o.key, enabled: valueOf(o, v.mode) }));
-      qc.setQueryData<RealmDetailView>(key, (d) => (d ? { ...d, operations: applyChanges(d.operations, v.mode, v.changes) } : d));
-      setPending((p) => new Set([...p, ...v.changes.map((c) => c.operation)]));
+      // Each switched operation's previous value: a rollback or an undo restores just those, so a failure never
+      // undoes another switch that succeeded meanwhile.
+      const previous = previousOf(before?.operations ?? [], v.mode, v.changes);
+      qc.setQueryData<RealmDetailView>(key, (d) => (d ? withOperations(d, applyChanges(d.operations, v.mode, v.changes)) : d));
+      mark(v.changes, { state: "pending", save: v });
+      setAnnouncement(`Saving: ${v.what}…`);
       return { previous };
     },
     onError: (err, v, ctx) => {
-      if (ctx) qc.setQueryData<RealmDetailView>(key, (d) => (d ? { ...d, operations: applyChanges(d.operations, v.mode, ctx.previous) } : d));
-      const what =
-        v.changes.length === 1
-          ? `“${data.operations.find((o) => o.key === v.changes[0]!.operation)?.label ?? v.changes[0]!.operation}” is back ${v.changes[0]!.enabled ? "off" : "on"}`
-          : `${v.changes.length} operations are back as they were`;
-      setFailure(`Your change was not saved, so ${what}. ${err instanceof ApiError ? err.message : "The server could not be reached."}`);
+      if (ctx) qc.setQueryData<RealmDetailView>(key, (d) => (d ? withOperations(d, applyChanges(d.operations, v.mode, ctx.previous)) : d));
+      const why = err instanceof ApiError ? err.message : "The server could not be reached.";
+      const back = v.changes.length === 1 ? `“${labelOf(v.changes[0]!.operation)}” is back ${onOff(!v.changes[0]!.enabled)}` : `${fmt(v.changes.length)} operations are back as they were`;
+      if (v.kind === "single") mark(v.changes, { state: "failed", save: v });
+      else mark(v.changes, null);
+      setBulkFailure({ message: `Not saved, so ${back}. ${why}`, save: v });
+      setAnnouncement(`Not saved: ${back}. ${why}`);
     },
-    onSuccess: (states) => {
+    onSuccess: (states, v, ctx) => {
       const byOp = new Map(states.map((s) => [s.operation as string, s]));
       qc.setQueryData<RealmDetailView>(key, (d) =>
-        d ? { ...d, operations: d.operations.map((o) => { const s = byOp.get(o.key); return s ? { ...o, ceiling: s.ceiling, choice: s.choice, effective: s.effective } : o; }) } : d,
+        d ? withOperations(d, d.operations.map((o) => { const s = byOp.get(o.key); return s ? { ...o, ceiling: s.ceiling, choice: s.choice, effective: s.effective } : o; })) : d,
       );
       void qc.invalidateQueries({ queryKey: ["realms"] });
+      mark(v.changes, { state: "saved", save: v });
+      setBulkFailure((f) => (f && f.save.changes.every((c) => v.changes.some((x) => x.operation === c.operation)) ? null : f));
+      if (v.kind === "bulk") setUndo({ mode: v.mode, changes: ctx.previous, what: v.what });
+      if (v.kind === "undo") setUndo(null);
+      setAnnouncement(v.kind === "undo" ? `Undone: ${fmt(v.changes.length)} operations are back as they were.` : `Saved: ${v.what}.`);
     },
-    onSettled: (_r, _e, v) => setPending((p) => new Set([...p].filter((op) => !v.changes.some((c) => c.operation === op)))),
   });
 
-  const change = (changes: Change[]) => {
-    const real = changes.filter((c) => {
+  const realChanges = (changes: Change[]) =>
+    changes.filter((c) => {
       const o = data.operations.find((x) => x.key === c.operation);
       return o && !blocked(o, mode) && valueOf(o, mode) !== c.enabled;
     });
-    if (real.length) save.mutate({ mode, changes: real });
+  const toggle = (o: OperationView, enabled: boolean) => {
+    const changes = realChanges([{ operation: o.key, enabled }]);
+    const whose = mode === "ceiling" ? "for the whole workspace" : "for your agents";
+    if (changes.length) save.mutate({ mode, changes, kind: "single", what: `“${o.label}” ${onOff(enabled)} ${whose}` });
   };
-  const bulk = (ops: OperationView[], enabled: boolean) => change(ops.map((o) => ({ operation: o.key, enabled })));
+  /** Many at once: asks first, naming how many operations change. */
+  const bulk = (ops: OperationView[], enabled: boolean, which: string) => {
+    const changes = realChanges(ops.map((o) => ({ operation: o.key, enabled })));
+    const whose = mode === "ceiling" ? "for every agent in this workspace" : "for your agents";
+    if (!changes.length) {
+      setAnnouncement(`Nothing to change: ${which ? `these ${which} operations are` : "they are"} already ${onOff(enabled)}.`);
+      return;
+    }
+    const n = `${fmt(changes.length)} ${which ? `${which} ` : ""}operation${changes.length === 1 ? "" : "s"}`;
+    setAsk({ question: `Turn ${onOff(enabled)} ${n} ${whose}?`, save: { mode, changes, kind: "bulk", what: `${n} turned ${onOff(enabled)} ${whose}` } });
+  };
 
   const on = data.operations.filter((o) => valueOf(o, mode) && !blocked(o, mode)).length;
   const risks: Risk[] = ["read", "write", "destructive"];
+  const pendingAny = [...status.values()].some((s) => s.state === "pending");
 
   return (
     <div className="space-y-4">
@@ -138,7 +182,18 @@ export function OperationList({ namespace, initial, initialQuery = "" }: { names
               key={m}
               className={`relative min-h-10 cursor-pointer rounded-md px-4 py-2 text-sm font-medium has-[:focus-visible]:outline-3 has-[:focus-visible]:outline-offset-2 has-[:focus-visible]:outline-brand-600 ${mode === m ? "bg-white text-slate-900 shadow" : "text-slate-700 hover:text-slate-900"}`}
             >
-              <input type="radio" name="settings-mode" value={m} checked={mode === m} onChange={() => setMode(m)} className="absolute inset-0 h-full w-full cursor-pointer opacity-0" />
+              <input
+                type="radio"
+                name="settings-mode"
+                value={m}
+                checked={mode === m}
+                onChange={() => {
+                  setMode(m);
+                  setUndo(null);
+                  setStatus(new Map());
+                }}
+                className="absolute inset-0 h-full w-full cursor-pointer opacity-0"
+              />
               {label}
             </label>
           ))}
@@ -152,21 +207,53 @@ export function OperationList({ namespace, initial, initialQuery = "" }: { names
             : "What any agent in this workspace may use at all. Turning an operation off here overrides everyone's own choices."
           : "What agents acting for you may use. The workspace owner’s settings come first: what they turned off is shown, but cannot be turned on here."}{" "}
         <span className="font-medium text-slate-900">
-          {on} of {data.operations.length} on.
+          {fmt(on)} of {fmt(data.operations.length)} on.
         </span>
       </p>
 
-      {failure ? (
+      {/* What happened to the last change, for everyone who cannot see the row it happened in. */}
+      <p className="sr-only" role="status" aria-live="polite">
+        {announcement}
+      </p>
+
+      {bulkFailure ? (
         <Alert tone="error" title="Change not saved">
-          {failure}
+          <p>{bulkFailure.message}</p>
+          <Button variant="secondary" className="mt-2" onClick={() => save.mutate(bulkFailure.save)}>
+            Retry
+          </Button>
         </Alert>
       ) : null}
+      {undo ? (
+        <div className="flex flex-wrap items-center gap-3 rounded-lg border border-green-300 bg-green-50 px-4 py-3 text-sm text-green-900">
+          <span>
+            <span className="font-semibold">Saved:</span> {undo.what}.
+          </span>
+          <Button
+            variant="secondary"
+            disabled={save.isPending}
+            onClick={() => save.mutate({ mode: undo.mode, changes: undo.changes, kind: "undo", what: `undo: ${fmt(undo.changes.length)} operations back as they were` })}
+          >
+            Undo
+          </Button>
+        </div>
+      ) : null}
       {detail.isError ? <Alert tone="error" title="Could not refresh this realm">{detail.error.message}</Alert> : null}
+      {ask ? (
+        <Confirm
+          question={ask.question}
+          onCancel={() => setAsk(null)}
+          onConfirm={() => {
+            save.mutate(ask.save);
+            setAsk(null);
+          }}
+        />
+      ) : null}
 
       <div className="flex flex-col gap-3 rounded-lg border border-slate-200 bg-white p-4 lg:flex-row lg:items-end">
         <div role="search" aria-label="Filter operations" className="flex flex-1 flex-col gap-3 sm:flex-row">
           <Field id="op-search" label="Search operations" className="flex-1">
-            <Input id="op-search" type="search" value={query} onChange={(e) => setQuery(e.target.value)} autoComplete="off" placeholder="e.g. delete, comment, send" />
+            <Input id="op-search" type="search" value={query} onChange={(e) => setQuery(e.target.value)} autoComplete="off" placeholder="e.g. delete repository, comment, send" />
           </Field>
           <Field id="op-risk" label="Risk" className="sm:w-44">
             <Select id="op-risk" value={risk} onChange={(e) => setRisk(e.target.value as Risk | "all")}>
@@ -181,11 +268,11 @@ export function OperationList({ namespace, initial, initialQuery = "" }: { names
         </div>
         {!readOnly ? (
           <div className="flex flex-wrap gap-2" role="group" aria-label="Switch many at once">
-            <Button variant="secondary" onClick={() => bulk(shown, true)} disabled={shown.length === 0}>
-              Turn {shown.length === data.operations.length ? "all" : `these ${shown.length}`} on
+            <Button variant="secondary" onClick={() => bulk(shown, true, "")} disabled={shown.length === 0 || pendingAny}>
+              Turn {shown.length === data.operations.length ? "all" : `these ${fmt(shown.length)}`} on
             </Button>
-            <Button variant="secondary" onClick={() => bulk(shown, false)} disabled={shown.length === 0}>
-              Turn {shown.length === data.operations.length ? "all" : `these ${shown.length}`} off
+            <Button variant="secondary" onClick={() => bulk(shown, false, "")} disabled={shown.length === 0 || pendingAny}>
+              Turn {shown.length === data.operations.length ? "all" : `these ${fmt(shown.length)}`} off
             </Button>
           </div>
         ) : null}
@@ -196,14 +283,15 @@ export function OperationList({ namespace, initial, initialQuery = "" }: { names
           {risks.map((r) => {
             const ofRisk = data.operations.filter((o) => o.risk === r);
             if (ofRisk.length === 0) return null;
+            const word = riskWords[r].label.toLowerCase();
             return (
               <div key={r} className="flex items-center gap-2">
                 <RiskBadge risk={r} />
-                <span className="text-slate-700">{ofRisk.length}</span>
-                <Button variant="ghost" className="min-h-8 px-2 py-1" onClick={() => bulk(ofRisk, true)} aria-label={`All on: ${riskWords[r].label.toLowerCase()} operations`}>
+                <span className="text-slate-700">{fmt(ofRisk.length)}</span>
+                <Button variant="ghost" className="min-h-8 px-2 py-1" disabled={pendingAny} onClick={() => bulk(ofRisk, true, word)} aria-label={`All on: ${word} operations`}>
                   All on
                 </Button>
-                <Button variant="ghost" className="min-h-8 px-2 py-1" onClick={() => bulk(ofRisk, false)} aria-label={`All off: ${riskWords[r].label.toLowerCase()} operations`}>
+                <Button variant="ghost" className="min-h-8 px-2 py-1" disabled={pendingAny} onClick={() => bulk(ofRisk, false, word)} aria-label={`All off: ${word} operations`}>
                   All off
                 </Button>
               </div>
@@ -212,8 +300,35 @@ export function OperationList({ namespace, initial, initialQuery = "" }: { names
         </div>
       ) : null}
 
+      {!searching && data.areas.length > 1 ? (
+        <nav aria-label="Areas of this realm" className="rounded-lg border border-slate-200 bg-white p-3 text-sm">
+          <p className="font-medium text-slate-900">Jump to an area</p>
+          <ul className="mt-1 flex max-h-40 flex-wrap gap-x-4 gap-y-1 overflow-y-auto">
+            {data.areas.map((a) => (
+              <li key={a.id}>
+                <a
+                  href={`#area-${a.id}`}
+                  className="text-brand-700 underline"
+                  onClick={(e) => {
+                    e.preventDefault();
+                    setOpen((s) => new Set([...s, a.id]));
+                    setJumpTo(a.id);
+                  }}
+                >
+                  {a.label} ({fmt(a.count)})
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+      ) : null}
+
       <p className="text-sm text-slate-600" aria-live="polite">
-        {shown.length === data.operations.length ? `${shown.length} operations.` : `Showing ${shown.length} of ${data.operations.length} operations.`}
+        {searching
+          ? `${rankedKeys.length ? "Best matches first. " : ""}Showing ${fmt(shown.length)} of ${fmt(data.operations.length)} operations.`
+          : shown.length === data.operations.length
+            ? `${fmt(shown.length)} operations${data.areas.length > 1 ? ` in ${data.areas.length} areas` : ""}.`
+            : `Showing ${fmt(shown.length)} of ${fmt(data.operations.length)} operations.`}
       </p>
 
       {data.operations.length === 0 ? (
@@ -221,75 +336,194 @@ export function OperationList({ namespace, initial, initialQuery = "" }: { names
       ) : shown.length === 0 ? (
         <EmptyState title="No operation matches">Try other words, or show all risks.</EmptyState>
       ) : (
-        <Rows ops={shown} mode={mode} readOnly={readOnly} pending={pending} onToggle={(o, v) => change([{ operation: o.key, enabled: v }])} />
+        <Rows
+          // A new search starts at its best match: a fresh scroller, scrolled to the top.
+          key={searching ? `q:${deferredQuery}` : "areas"}
+          rows={rows}
+          big={big}
+          mode={mode}
+          readOnly={readOnly}
+          status={status}
+          onToggle={toggle}
+          onRetry={(s) => save.mutate(s.save)}
+          onArea={(id) => setOpen((s) => (s.has(id) ? new Set([...s].filter((x) => x !== id)) : new Set([...s, id])))}
+          jumpTo={jumpTo}
+          onJumped={() => setJumpTo(null)}
+        />
       )}
     </div>
   );
 }
 
-function Rows({ ops, mode, readOnly, pending, onToggle }: { ops: OperationView[]; mode: Mode; readOnly: boolean; pending: Set<string>; onToggle: (o: OperationView, v: boolean) => void }) {
+/** The detail with new operation states, and the card's counts recomputed from them (no reload needed). */
+function withOperations(d: RealmDetailView, operations: OperationView[]): RealmDetailView {
+  return { ...d, operations, card: { ...d.card, operations: countsOf(operations, d.card.operations) } };
+}
+
+/** A modal question before switching many operations at once: the dialog element traps focus and Escape cancels. */
+function Confirm({ question, onConfirm, onCancel }: { question: string; onConfirm: () => void; onCancel: () => void }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
+  useEffect(() => {
+    const d = ref.current;
+    if (d && !d.open) d.showModal();
+    return () => d?.close();
+  }, []);
+  return (
+    <dialog
+      ref={ref}
+      aria-labelledby={titleId}
+      onCancel={(e) => {
+        e.preventDefault();
+        onCancel();
+      }}
+      className="m-auto w-[min(28rem,calc(100vw-2rem))] rounded-lg border border-slate-200 bg-white p-5 shadow-xl backdrop:bg-slate-900/40"
+    >
+      <h2 id={titleId} className="text-base font-semibold text-slate-900">
+        {question}
+      </h2>
+      <p className="mt-2 text-sm text-slate-700">You can undo this right after it is saved.</p>
+      <div className="mt-4 flex flex-wrap justify-end gap-2">
+        <Button variant="secondary" onClick={onCancel}>
+          Cancel
+        </Button>
+        <Button autoFocus onClick={onConfirm}>
+          Yes, {question.replace(/\?$/, "").replace(/^Turn/, "turn")}
+        </Button>
+      </div>
+    </dialog>
+  );
+}
+
+type RowsProps = {
+  rows: Row[];
+  big: boolean;
+  mode: Mode;
+  readOnly: boolean;
+  status: Map<string, Status>;
+  onToggle: (o: OperationView, v: boolean) => void;
+  onRetry: (s: Status) => void;
+  onArea: (id: string) => void;
+  jumpTo: string | null;
+  onJumped: () => void;
+};
+
+function Rows({ rows, big, mode, readOnly, status, onToggle, onRetry, onArea, jumpTo, onJumped }: RowsProps) {
   const listId = useId();
   const scrollRef = useRef<HTMLDivElement>(null);
-  const virtual = ops.length > VIRTUALIZE_OVER;
+  const virtual = big || rows.length > BIG_REALM;
   // The virtualizer's functions change with scroll position; this component is re-rendered, not memoized.
   // eslint-disable-next-line react-hooks/incompatible-library
   const virtualizer = useVirtualizer({
-    count: ops.length,
+    count: rows.length,
     getScrollElement: () => scrollRef.current,
-    estimateSize: () => 96,
+    estimateSize: (i) => (rows[i]?.type === "area" ? 56 : 96),
     overscan: 8,
     enabled: virtual,
-    getItemKey: (i) => ops[i]!.key,
+    getItemKey: (i) => {
+      const r = rows[i]!;
+      return r.type === "area" ? `area:${r.area.id}` : r.op.key;
+    },
   });
 
-  /** Arrow keys, Home and End move between the switches, scrolling virtual rows into existence first. */
-  const moveFocus = (from: number) => (e: KeyboardEvent<HTMLButtonElement>) => {
-    const to = e.key === "ArrowDown" ? from + 1 : e.key === "ArrowUp" ? from - 1 : e.key === "Home" ? 0 : e.key === "End" ? ops.length - 1 : null;
-    if (to === null || to < 0 || to >= ops.length) return;
-    e.preventDefault();
-    if (virtual) virtualizer.scrollToIndex(to, { align: "auto" });
-    const focus = (tries: number) => {
-      const el = document.getElementById(`${listId}-switch-${to}`);
+  const focusId = (id: string) => {
+    const go = (tries: number) => {
+      const el = document.getElementById(id);
       if (el) el.focus();
-      else if (tries > 0) requestAnimationFrame(() => focus(tries - 1));
+      else if (tries > 0) requestAnimationFrame(() => go(tries - 1));
     };
-    focus(5);
+    go(8);
   };
 
-  const row = (o: OperationView, i: number) => (
-    <OperationRow key={o.key} op={o} index={i} idBase={listId} mode={mode} readOnly={readOnly} pending={pending.has(o.key)} onToggle={onToggle} onKeyDown={moveFocus(i)} />
-  );
+  // A jump link opened an area: bring its heading into view and focus it.
+  useEffect(() => {
+    if (!jumpTo) return;
+    const i = rows.findIndex((r) => r.type === "area" && r.area.id === jumpTo);
+    if (i >= 0) {
+      if (virtual) virtualizer.scrollToIndex(i, { align: "start" });
+      focusId(`area-${jumpTo}`);
+    }
+    onJumped();
+  }, [jumpTo, rows, virtual, virtualizer, onJumped]);
+
+  const opIndexes = rows.flatMap((r, i) => (r.type === "op" ? [i] : []));
+  /** Arrow keys, Home and End move between the switches, scrolling virtual rows into existence first. */
+  const moveFocus = (from: number) => (e: KeyboardEvent<HTMLButtonElement>) => {
+    const at = opIndexes.indexOf(from);
+    const to = e.key === "ArrowDown" ? at + 1 : e.key === "ArrowUp" ? at - 1 : e.key === "Home" ? 0 : e.key === "End" ? opIndexes.length - 1 : null;
+    if (to === null || to < 0 || to >= opIndexes.length) return;
+    e.preventDefault();
+    const row = opIndexes[to]!;
+    if (virtual) virtualizer.scrollToIndex(row, { align: "auto" });
+    focusId(`${listId}-switch-${row}`);
+  };
+
+  const body = (r: Row, i: number) =>
+    r.type === "area" ? (
+      <AreaHeading row={r} onToggle={() => onArea(r.area.id)} />
+    ) : (
+      <OperationBody
+        op={r.op}
+        index={i}
+        idBase={listId}
+        mode={mode}
+        readOnly={readOnly}
+        status={status.get(r.op.key)}
+        onToggle={onToggle}
+        onRetry={onRetry}
+        onKeyDown={moveFocus(i)}
+      />
+    );
 
   if (!virtual) {
-    return <ul className="divide-y divide-slate-200 rounded-lg border border-slate-200 bg-white">{ops.map(row)}</ul>;
+    return (
+      <ul className="divide-y divide-slate-200 rounded-lg border border-slate-200 bg-white">
+        {rows.map((r, i) => (
+          <li key={r.type === "area" ? `area:${r.area.id}` : r.op.key}>{body(r, i)}</li>
+        ))}
+      </ul>
+    );
   }
   return (
     <div ref={scrollRef} className="h-[70vh] overflow-auto rounded-lg border border-slate-200 bg-white" data-testid="operation-scroller">
-      <ul aria-label={`${ops.length} operations`} style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
+      <ul aria-label={`${rows.length} rows`} style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
         {virtualizer.getVirtualItems().map((v) => (
           <li
             key={v.key}
             data-index={v.index}
             ref={virtualizer.measureElement}
-            aria-setsize={ops.length}
+            aria-setsize={rows.length}
             aria-posinset={v.index + 1}
             className="absolute left-0 top-0 w-full border-b border-slate-200"
             style={{ transform: `translateY(${v.start}px)` }}
           >
-            <OperationBody
-              op={ops[v.index]!}
-              index={v.index}
-              idBase={listId}
-              mode={mode}
-              readOnly={readOnly}
-              pending={pending.has(ops[v.index]!.key)}
-              onToggle={onToggle}
-              onKeyDown={moveFocus(v.index)}
-            />
+            {body(rows[v.index]!, v.index)}
           </li>
         ))}
       </ul>
     </div>
+  );
+}
+
+/** An area's heading: a button that opens or closes its operations, with how many it holds. */
+function AreaHeading({ row, onToggle }: { row: Extract<Row, { type: "area" }>; onToggle: () => void }) {
+  return (
+    <h3 className="bg-slate-50">
+      <button
+        type="button"
+        id={`area-${row.area.id}`}
+        aria-expanded={row.open}
+        onClick={onToggle}
+        className="flex min-h-12 w-full items-center justify-between gap-3 px-4 py-2 text-left text-sm font-semibold text-slate-900 hover:bg-slate-100"
+      >
+        <span>
+          {row.area.label} <span className="font-normal text-slate-600">({fmt(row.shown)} operation{row.shown === 1 ? "" : "s"})</span>
+        </span>
+        <span aria-hidden="true" className="text-slate-600">
+          {row.open ? "▾" : "▸"}
+        </span>
+      </button>
+    </h3>
   );
 }
 
@@ -299,22 +533,18 @@ type RowProps = {
   idBase: string;
   mode: Mode;
   readOnly: boolean;
-  pending: boolean;
+  status: Status | undefined;
   onToggle: (o: OperationView, v: boolean) => void;
+  onRetry: (s: Status) => void;
   onKeyDown: (e: KeyboardEvent<HTMLButtonElement>) => void;
 };
 
-function OperationRow(props: RowProps) {
-  return (
-    <li>
-      <OperationBody {...props} />
-    </li>
-  );
-}
+const statusWords = { pending: "Saving…", saved: "Saved", failed: "Not saved" } as const;
 
-function OperationBody({ op, index, idBase, mode, readOnly, pending, onToggle, onKeyDown }: RowProps) {
+function OperationBody({ op, index, idBase, mode, readOnly, status, onToggle, onRetry, onKeyDown }: RowProps) {
   const labelId = `${idBase}-label-${index}`;
   const noteId = `${idBase}-note-${index}`;
+  const statusId = `${idBase}-status-${index}`;
   const isBlocked = blocked(op, mode);
   // A blocked operation is off for the reader's agents whatever their own choice says: show it off.
   const value = isBlocked ? false : valueOf(op, mode);
@@ -325,6 +555,7 @@ function OperationBody({ op, index, idBase, mode, readOnly, pending, onToggle, o
       : mode === "ceiling" && value && !op.choice
         ? "You turned this off for your own agents."
         : null;
+  const shownStatus = status && status.save.mode === mode ? status : undefined;
   return (
     <div className="flex flex-col gap-3 px-4 py-3 sm:flex-row sm:items-center sm:justify-between">
       <div className="min-w-0 flex-1">
@@ -339,17 +570,31 @@ function OperationBody({ op, index, idBase, mode, readOnly, pending, onToggle, o
             </Badge>
           ))}
         </div>
-        <p className="mt-0.5 text-sm text-slate-700">{op.description}</p>
+        <DescriptionMarkdown text={op.description} className="mt-0.5 break-words text-sm text-slate-700" />
         <p className="mt-0.5 break-all text-xs text-slate-600">
           <code>{op.key}</code>
           {op.kinds.length ? <> · on {op.kinds.join(", ")}</> : <> · whole realm</>}
         </p>
       </div>
-      <div className="flex items-center gap-3 sm:justify-end">
+      <div className="flex flex-wrap items-center gap-3 sm:justify-end">
         {note ? (
           <span id={noteId} className={`text-xs ${isBlocked ? "font-medium text-red-800" : "text-slate-600"}`}>
             {note}
           </span>
+        ) : null}
+        {shownStatus ? (
+          <span
+            id={statusId}
+            data-testid="save-status"
+            className={`text-xs font-medium ${shownStatus.state === "failed" ? "text-red-800" : shownStatus.state === "saved" ? "text-green-800" : "text-slate-700"}`}
+          >
+            {statusWords[shownStatus.state]}
+          </span>
+        ) : null}
+        {shownStatus?.state === "failed" && shownStatus.save.kind === "single" ? (
+          <Button variant="secondary" className="min-h-8 px-2 py-1 text-xs" onClick={() => onRetry(shownStatus)} aria-label={`Retry: ${op.label}`}>
+            Retry
+          </Button>
         ) : null}
         {readOnly ? (
           <Badge tone={value ? "green" : "slate"}>{value ? "On" : "Off"}</Badge>
@@ -358,9 +603,9 @@ function OperationBody({ op, index, idBase, mode, readOnly, pending, onToggle, o
             id={`${idBase}-switch-${index}`}
             checked={value}
             labelledBy={labelId}
-            describedBy={note ? noteId : undefined}
+            describedBy={[note ? noteId : null, shownStatus ? statusId : null].filter(Boolean).join(" ") || undefined}
             disabled={isBlocked}
-            busy={pending}
+            busy={shownStatus?.state === "pending"}
             onChange={(v) => onToggle(op, v)}
             onKeyDown={onKeyDown}
           />

@@ -5,6 +5,8 @@ import type { ReactNode } from "react";
 import { Badge } from "@/components/ui/badge";
 import type { RealmCardView, RealmType } from "@/lib/views/realms";
 
+const fmt = (n: number) => n.toLocaleString("en-US");
+
 export const realmTypeWords: Record<RealmType, string> = {
   native: "Built in",
   connected: "Uses your account",
@@ -105,12 +107,13 @@ export function RealmCard({
       {children}
       <div className="mt-auto pt-4">
         <p className="text-sm text-slate-700">
-          {ops.total} operations: {ops.by_risk.read} read, {ops.by_risk.write} write, {ops.by_risk.destructive} destructive.
+          {fmt(ops.total)} operations: {fmt(ops.by_risk.read)} read, {fmt(ops.by_risk.write)} write, {fmt(ops.by_risk.destructive)} destructive
+          {ops.describing ? <> ({ops.describing} of them let agents read what it offers)</> : null}.
         </p>
-        <p className="mt-1 text-sm text-slate-700">
-          <span className="font-medium text-slate-900">{ops.on_for_my_agents}</span> on for your agents
-          {ops.off_by_owner ? <> · {ops.off_by_owner} off by the workspace owner</> : null}
-          {ops.off_by_me ? <> · {ops.off_by_me} off by you</> : null}
+        <p className="mt-1 text-sm text-slate-700" data-testid="card-counts">
+          <span className="font-medium text-slate-900">{fmt(ops.on_for_my_agents)}</span> on for your agents
+          {ops.off_by_owner ? <> · {fmt(ops.off_by_owner)} off by the workspace owner</> : null}
+          {ops.off_by_me ? <> · {fmt(ops.off_by_me)} off by you</> : null}
         </p>
         {descriptionControl ?? (
           <p className="mt-1 text-sm text-slate-700">

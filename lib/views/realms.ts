@@ -2,9 +2,11 @@
 // realm's every operation in human words with its risk, claims, kind and the caller's ceiling/choice state.
 import type { Executor } from "@/db/client";
 import type { Role } from "@/db/schema";
+import { rankCapabilities } from "@/lib/catalog/search";
+import { AppError } from "@/lib/errors";
 import { closedDescriptions, operationStates, readCeiling, readChoices, readOpenDescription } from "@/lib/authz/policy";
 import { listAccounts, type AccountView } from "@/lib/connections/accounts";
-import { operationKeysOf, riskOf, type OperationKey, type Realm, type RealmManifest, type Risk } from "@/lib/realms/contract";
+import { operationKeysOf, riskOf, type CatalogNode, type OperationKey, type Realm, type RealmManifest, type Risk } from "@/lib/realms/contract";
 import { listRealms, requireRealm } from "@/lib/realms/registry";
 
 type Viewer = { tenantId: string; userId: string; role: Role };
@@ -32,7 +34,10 @@ export type RealmCardView = {
   kinds: { name: string; label: string; one_liner: string }[];
   connection: ConnectionStatus;
   operations: {
+    /** Every operation the realm offers, the same number its operation list shows (the describing ones included). */
     total: number;
+    /** Of those, the ones that let agents read what the realm is and offers (provider.about, object.schema). */
+    describing: number;
     by_risk: RiskCounts;
     /** On for the caller's agents (ceiling ∩ the caller's choice). */
     on_for_my_agents: number;
@@ -58,14 +63,21 @@ export type OperationView = {
   kinds: string[];
   /** Action name for `object.action.*`, else null. */
   action: string | null;
+  /** The catalog area the operation belongs to (a top-level catalog group; for imported APIs their tag). */
+  area: string;
   ceiling: boolean;
   choice: boolean;
   effective: boolean;
 };
 
+/** A catalog area of the realm, in catalog order, with how many operations it holds. */
+export type AreaView = { id: string; label: string; count: number };
+
 export type RealmDetailView = {
   card: RealmCardView;
   operations: OperationView[];
+  /** The operations' areas, in catalog order; every operation's `area` is one of these ids. */
+  areas: AreaView[];
   /** What the viewer may change here: owners the ceiling and their own choices, members their choices. */
   can_change: { ceiling: boolean; choice: boolean };
 };
@@ -95,6 +107,9 @@ function connectionOf(m: RealmManifest, accounts: AccountView[]): ConnectionStat
 const accountsFor = (db: Executor, who: Viewer, realms: Realm[]) =>
   realms.some((r) => r.manifest.realm_type === "connected") ? listAccounts(db, who) : Promise.resolve([]);
 
+/** The operations that describe the realm rather than act in it. */
+export const DESCRIBING: readonly OperationKey[] = ["provider.about", "object.schema"];
+
 const emptyRisk = (): RiskCounts => ({ read: 0, write: 0, destructive: 0 });
 
 type Toggles = { ceiling: Map<string, boolean>; choice: Map<string, boolean> };
@@ -103,7 +118,7 @@ function cardOf(realm: Realm, toggles: Toggles, accounts: AccountView[], openDes
   const m = realm.manifest;
   const ns = m.namespace;
   const ops = operationKeysOf(m);
-  const counts = { total: ops.length, by_risk: emptyRisk(), on_for_my_agents: 0, off_by_owner: 0, off_by_me: 0 };
+  const counts = { total: ops.length, describing: ops.filter((o) => DESCRIBING.includes(o)).length, by_risk: emptyRisk(), on_for_my_agents: 0, off_by_owner: 0, off_by_me: 0 };
   for (const op of ops) {
     counts.by_risk[riskOf(m, op)]++;
     const ceiling = toggles.ceiling.get(`${ns} ${op}`) ?? true;
@@ -143,8 +158,39 @@ export async function realmCards(db: Executor, who: Viewer): Promise<RealmCardVi
   return realms.map((r) => cardOf(r, toggles, accounts, !closed.has(r.manifest.namespace))).sort((a, b) => a.title.localeCompare(b.title));
 }
 
-/** One operation of a manifest in human words (no toggle state). */
-export function describeOperation(m: RealmManifest, op: OperationKey): Omit<OperationView, "ceiling" | "choice" | "effective"> {
+const ABOUT_AREA: AreaView = { id: "about", label: "About this realm", count: 0 };
+const OTHER_AREA: AreaView = { id: "other", label: "Other", count: 0 };
+
+/**
+ * Each operation's area: the top-level catalog groups (children of the manifest's catalog; an imported API's
+ * tags), in catalog order. The describing operations form "About this realm"; what no group names is "Other".
+ * A realm whose catalog has no groups is one area, named after it.
+ */
+export function areasOf(m: RealmManifest): { areas: AreaView[]; areaOf: (op: OperationKey) => string } {
+  const ops = operationKeysOf(m);
+  const byOp = new Map<string, string>();
+  const groups: AreaView[] = [];
+  const collect = (n: CatalogNode, acc: Set<string>) => {
+    for (const o of n.operations) acc.add(o);
+    n.children.forEach((c) => collect(c, acc));
+  };
+  for (const child of m.catalog.children) {
+    const id = child.path.replace(/^\//, "").replace(/\//g, "-") || "root";
+    const acc = new Set<string>();
+    collect(child, acc);
+    for (const o of acc) if (!byOp.has(o) && !DESCRIBING.includes(o as OperationKey)) byOp.set(o, id);
+    groups.push({ id, label: child.label, count: 0 });
+  }
+  const single: AreaView = { id: "all", label: m.service_card.title, count: 0 };
+  const areaOf = (op: OperationKey) => (DESCRIBING.includes(op) ? ABOUT_AREA.id : (byOp.get(op) ?? (groups.length ? OTHER_AREA.id : single.id)));
+  const all = [{ ...ABOUT_AREA }, ...groups, groups.length ? { ...OTHER_AREA } : single];
+  const count = new Map(all.map((a) => [a.id, a]));
+  for (const op of ops) count.get(areaOf(op))!.count++;
+  return { areas: all.filter((a) => a.count > 0), areaOf };
+}
+
+/** One operation of a manifest in human words (no toggle state, no area). */
+export function describeOperation(m: RealmManifest, op: OperationKey): Omit<OperationView, "ceiling" | "choice" | "effective" | "area"> {
   const claimLabel = new Map(m.claims.map((c) => [c.name, c.label]));
   const kindLabel = new Map(m.kinds.map((k) => [k.name, k.label]));
   const label = m.service_card.operation_labels[op] ?? op;
@@ -181,9 +227,11 @@ export async function realmDetail(db: Executor, who: Viewer, namespace: string):
     toggles.ceiling.set(`${namespace} ${s.operation}`, s.ceiling);
     toggles.choice.set(`${namespace} ${s.operation}`, s.choice);
   }
+  const { areas, areaOf } = areasOf(realm.manifest);
   return {
     card: cardOf(realm, toggles, await accountsFor(db, who, [realm]), await readOpenDescription(db, who.tenantId, namespace)),
-    operations: states.map((s) => ({ ...describeOperation(realm.manifest, s.operation), ceiling: s.ceiling, choice: s.choice, effective: s.effective })),
+    operations: states.map((s) => ({ ...describeOperation(realm.manifest, s.operation), area: areaOf(s.operation), ceiling: s.ceiling, choice: s.choice, effective: s.effective })),
+    areas,
     can_change: { ceiling: who.role === "owner", choice: who.role !== "support" },
   };
 }
@@ -203,4 +251,32 @@ export async function operationWords(db: Executor, tenantId: string, namespaces:
     out[m.namespace] = { title: m.service_card.title, operations };
   }
   return out;
+}
+
+/** A ranked search's answer: operation keys, best first, and whether the ranker was sure. */
+export type RankedOperationsView = { namespace: string; query: string; operations: OperationKey[]; confidence: "high" | "low" };
+
+/** Longest query a person may rank by. */
+export const MAX_RANK_QUERY = 200;
+
+/**
+ * One realm's operations ranked for what a person typed: the capability ranker object_schema(query) uses
+ * (lexical: lemmas, everyday verbs, entity words), over this realm alone. Every operation of the realm may be
+ * ranked (the picker shows them all, ceiling-blocked ones marked), so no grant filter applies.
+ */
+export async function rankRealmOperations(db: Executor, who: Viewer, namespace: string, query: string, limit = 50): Promise<RankedOperationsView> {
+  const q = query.trim();
+  if (q.length > MAX_RANK_QUERY) throw new AppError("invalid_input", `A search is at most ${MAX_RANK_QUERY} characters.`);
+  const realm = await requireRealm(db, who.tenantId, namespace);
+  if (!q) return { namespace, query: q, operations: [], confidence: "low" };
+  const known = new Set<string>(operationKeysOf(realm.manifest));
+  const answer = rankCapabilities([realm], q, { limit });
+  const seen = new Set<string>();
+  const operations: OperationKey[] = [];
+  for (const m of answer.matches) {
+    if (!known.has(m.operation) || seen.has(m.operation)) continue;
+    seen.add(m.operation);
+    operations.push(m.operation as OperationKey);
+  }
+  return { namespace, query: q, operations, confidence: answer.confidence };
 }

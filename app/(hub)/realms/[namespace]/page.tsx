@@ -4,7 +4,7 @@ import { notFound } from "next/navigation";
 import { getDb } from "@/db/client";
 import { DescriptionSwitch } from "@/components/realms/description-switch";
 import { OperationList } from "@/components/realms/operation-list";
-import { RealmCard } from "@/components/realms/realm-card";
+import { LiveRealmCard } from "@/components/realms/live-realm-card";
 import { requirePageUser } from "@/lib/auth/page-session";
 import { isAppError } from "@/lib/errors";
 import { realmDetail, type RealmDetailView } from "@/lib/views/realms";
@@ -37,9 +37,9 @@ export default async function RealmPage({ params, searchParams }: Props) {
       <h1 className="mb-4 text-2xl font-semibold tracking-tight">What agents may do in {detail.card.title}</h1>
       <div className="grid gap-6 lg:grid-cols-[20rem_1fr]">
         <aside aria-label={`About ${detail.card.title}`} className="lg:self-start">
-          <RealmCard
-            card={detail.card}
-            onDetailPage
+          <LiveRealmCard
+            namespace={namespace}
+            initial={detail}
             descriptionControl={detail.can_change.ceiling ? <DescriptionSwitch namespace={namespace} title={detail.card.title} initial={detail.card.open_description} /> : undefined}
           />
         </aside>

@@ -1,5 +1,6 @@
 "use client";
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
 import { useState } from "react";
 import { api } from "@/components/api-client";
 import { Alert } from "@/components/ui/alert";
@@ -29,6 +30,17 @@ type Change = { action: string; hidden?: boolean; label?: string | null; keyword
 
 const PAGE = 25;
 
+type SaveState = { state: "pending" | "saved" | "failed"; change: Change; message?: string };
+const stateWords = { pending: "Saving…", saved: "Saved", failed: "Not saved" } as const;
+
+/** What one change does, in words, for the row's status and the live announcement. */
+export function describeChange(c: Change): string {
+  if (c.hidden !== undefined) return c.hidden ? `${c.action} hidden from agents` : `${c.action} shown to agents`;
+  if (c.approval_required !== undefined) return c.approval_required ? `${c.action} needs explicit approval` : `${c.action} needs no explicit approval`;
+  if (c.risk !== undefined) return `risk of ${c.action} ${c.risk ? `set to ${c.risk}` : "back to its default"}`;
+  return `label and keywords of ${c.action}`;
+}
+
 function LabelEditor({ op, onSave }: { op: Operation; onSave: (c: Change) => void }) {
   const [label, setLabel] = useState(op.label);
   const [keywords, setKeywords] = useState(op.keywords.join(", "));
@@ -56,6 +68,23 @@ function LabelEditor({ op, onSave }: { op: Operation; onSave: (c: Change) => voi
   );
 }
 
+/** A row's last change: pending, saved or failed in words, with Retry after a failure. */
+function RowStatus({ st, onRetry }: { st: SaveState | undefined; onRetry: (c: Change) => void }) {
+  if (!st) return null;
+  return (
+    <div className="mt-1 flex flex-wrap items-center gap-2 text-xs" data-testid="curation-status">
+      <span className={`font-medium ${st.state === "failed" ? "text-red-800" : st.state === "saved" ? "text-green-800" : "text-slate-700"}`}>
+        {stateWords[st.state]}: {describeChange(st.change)}
+      </span>
+      {st.state === "failed" ? (
+        <Button variant="secondary" className="!min-h-8 !px-2 !py-1 text-xs" onClick={() => onRetry(st.change)}>
+          Retry
+        </Button>
+      ) : null}
+    </div>
+  );
+}
+
 export function OperationCurator({ namespace }: { namespace: string }) {
   const qc = useQueryClient();
   const [q, setQ] = useState("");
@@ -66,6 +95,9 @@ export function OperationCurator({ namespace }: { namespace: string }) {
     queryFn: () => api<Page>(`/api/v1/realms/${encodeURIComponent(namespace)}/operations?${new URLSearchParams({ q, offset: String(offset), limit: String(PAGE) })}`),
     placeholderData: keepPreviousData,
   });
+  const [states, setStates] = useState<Map<string, SaveState>>(new Map());
+  const [announcement, setAnnouncement] = useState("");
+  const setState = (action: string, st: SaveState) => setStates((m) => new Map(m).set(action, st));
   const save = useMutation({
     mutationFn: (change: Change) => api<Curated>(`/api/v1/realms/${encodeURIComponent(namespace)}/operations`, { method: "PATCH", body: { changes: [change] } }),
     // Optimistic: the row changes at once and rolls back if the server refuses.
@@ -90,10 +122,18 @@ export function OperationCurator({ namespace }: { namespace: string }) {
           ),
         });
       }
+      setState(change.action, { state: "pending", change });
+      setAnnouncement(`Saving: ${describeChange(change)}…`);
       return { before };
     },
-    onError: (_err, _change, ctx) => {
+    onError: (err, change, ctx) => {
       if (ctx?.before) qc.setQueryData(key, ctx.before);
+      setState(change.action, { state: "failed", change, message: err.message });
+      setAnnouncement(`Not saved: ${describeChange(change)}. It is back as it was. ${err.message}`);
+    },
+    onSuccess: (_res, change) => {
+      setState(change.action, { state: "saved", change });
+      setAnnouncement(`Saved: ${describeChange(change)}.`);
     },
     onSettled: () => void qc.invalidateQueries({ queryKey: ["operations", namespace] }),
   });
@@ -127,12 +167,28 @@ export function OperationCurator({ namespace }: { namespace: string }) {
         </form>
         {data ? (
           <p className="mt-2 text-sm text-slate-600" role="status">
-            {data.matching} of {data.total} operations match · {data.hidden} hidden
+            {data.matching.toLocaleString("en-US")} of {data.total.toLocaleString("en-US")} operations match · {data.hidden.toLocaleString("en-US")} hidden
+          </p>
+        ) : null}
+        {data ? (
+          <p className="mt-1 text-sm text-slate-600">
+            Agents see the {(data.total - data.hidden).toLocaleString("en-US")} not hidden. The realm page lists them with the 2 operations that let agents read
+            what the service offers: {(data.total - data.hidden + 2).toLocaleString("en-US")} in all, the number its card shows.{" "}
+            <Link href={`/realms/${encodeURIComponent(namespace)}`} className="text-brand-700 underline">
+              Open the realm page
+            </Link>
           </p>
         ) : null}
       </Card>
 
-      {save.isError ? <Alert tone="error" title="The change was not saved">{save.error.message}</Alert> : null}
+      <p className="sr-only" role="status" aria-live="polite">
+        {announcement}
+      </p>
+      {save.isError ? (
+        <Alert tone="error" title="The change was not saved">
+          {save.error.message} The row is back as it was; use its Retry button to try again.
+        </Alert>
+      ) : null}
       {save.data?.suspended_grant_count ? (
         <Alert
           tone="warning"
@@ -152,8 +208,13 @@ export function OperationCurator({ namespace }: { namespace: string }) {
       {page.isPending ? <p role="status" className="text-sm text-slate-600">Loading operations…</p> : null}
 
       {data ? (
-        <Card className="overflow-x-auto">
-          <table className="w-full text-left text-sm">
+        <Card className="min-w-0">
+          <p className="mb-2 text-xs text-slate-600 lg:hidden" id="ops-scroll-hint">
+            The table is wider than your screen: scroll it sideways (or focus it and use the arrow keys) to see every column.
+          </p>
+          {/* relative: the table's visually hidden labels are positioned inside the region, so they scroll with it instead of widening the page. */}
+          <div role="region" aria-label={`Operations of ${namespace}`} aria-describedby="ops-scroll-hint" tabIndex={0} className="relative overflow-x-auto rounded focus-visible:outline-3 focus-visible:outline-brand-600" data-testid="curation-scroller">
+          <table className="w-full min-w-[44rem] text-left text-sm">
             <caption className="sr-only">Operations of {namespace}</caption>
             <thead>
               <tr className="border-b border-slate-200">
@@ -174,6 +235,7 @@ export function OperationCurator({ namespace }: { namespace: string }) {
                       {op.deprecated ? " · deprecated" : ""}
                     </div>
                     <div className="text-xs text-slate-600">{op.input_digest || "no input"}</div>
+                    <RowStatus st={states.get(op.action)} onRetry={(c) => save.mutate(c)} />
                   </td>
                   <td className="py-2 pr-3 min-w-56">
                     <LabelEditor key={`${op.action}:${op.label}:${op.keywords.join(",")}`} op={op} onSave={(c) => save.mutate(c)} />
@@ -206,6 +268,7 @@ export function OperationCurator({ namespace }: { namespace: string }) {
               ))}
             </tbody>
           </table>
+          </div>
           <nav aria-label="Pages" className="mt-3 flex items-center gap-3 text-sm">
             <Button variant="secondary" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE))}>
               Previous
