@@ -6,7 +6,7 @@ import type { AuditEventView } from "@/lib/audit/view";
 import { realmTitle, wordsFor, type Words } from "@/components/realms/words";
 
 /** How one detail field reads: a count, a list of operation keys, a time, yes/no, a grant scope… */
-type FieldKind = "text" | "count" | "operations" | "list" | "time" | "bool" | "scope" | "curation" | "switches" | "suspensions";
+type FieldKind = "text" | "count" | "operations" | "list" | "time" | "bool" | "scope" | "curation" | "switches" | "suspensions" | "items";
 type Field = { key: string; label: string; as?: FieldKind };
 
 export type EventWords = {
@@ -32,8 +32,8 @@ export const eventTable: Record<AuditEventName, EventWords> = {
   "ceiling.changed": { label: "Workspace ceiling changed", sentence: "{who} changed what agents may do{in realm} for the whole workspace", fields: [{ key: "changes", label: "Switched", as: "switches" }, { key: "open_description", label: "Description open to all agents", as: "bool" }] },
   "choice.changed": { label: "Personal choice changed", sentence: "{who} changed what their own agents may do{in realm}", fields: [{ key: "changes", label: "Switched", as: "switches" }] },
   "consent.requested": { label: "Consent requested", sentence: "{who} asked for access{in realm}", fields: [opsF, { key: "named_refs", label: "Objects named", as: "list" }] },
-  "consent.approved": { label: "Consent approved", sentence: "{who} approved {agent}'s request{in realm}", fields: [opsF, { key: "companions", label: "Also granted", as: "operations" }, { key: "expires", label: "For" }] },
-  "consent.denied": { label: "Consent denied", sentence: "{who} denied {agent}'s request{in realm}", fields: [opsF] },
+  "consent.approved": { label: "Consent approved", sentence: "{who} approved {agent}'s request{in realm}", fields: [opsF, { key: "items", label: "On what they saw", as: "items" }, { key: "companions", label: "Also granted", as: "operations" }, { key: "expires", label: "For" }] },
+  "consent.denied": { label: "Consent denied", sentence: "{who} denied {agent}'s request{in realm}", fields: [opsF, { key: "items", label: "On what they saw", as: "items" }] },
   "url.minted": { label: "File link made", sentence: "{who} made a download link{in realm}", fields: [{ key: "expires_at", label: "Link expires", as: "time" }] },
   "url.redeemed": { label: "File link used", sentence: "{who} downloaded a file{in realm}", fields: [{ key: "size", label: "Bytes", as: "count" }] },
   "api_key.created": { label: "API key created", sentence: "{who} created a personal API key", fields: [{ key: "name", label: "Name" }] },
@@ -148,6 +148,11 @@ function fieldValue(f: Field, v: unknown, e: AuditEventView, words: Words, names
       return Array.isArray(v) && v.length ? listText(v.map((k) => (typeof k === "string" ? op(k) : String(k)))) : null;
     case "list":
       return Array.isArray(v) && v.length ? listText(v.map(String)) : null;
+    case "items":
+      // The names the person read when they decided, captured then (not read again now).
+      return Array.isArray(v) && v.length
+        ? listText(v.filter(isRecord).map((i) => (i.visible === false ? "something they could not see" : typeof i.label === "string" ? i.label : String(i.ref))))
+        : null;
     case "scope":
       if (!isRecord(v)) return null;
       if (typeof v.account_id === "string") return `one connected account (${v.account_id})`;

@@ -274,12 +274,16 @@ export async function decideConsentRequest(
       .update(consentRequests)
       .set({ status: body.decision === "approve" ? "approved" : "denied", decidedAt: now, decidedBy: who.userId, grantId: grant?.id ?? null })
       .where(eq(consentRequests.id, id));
+    // What the person saw, kept with the decision: the items' names as they read them (support reads these later
+    // without reading the objects again; an item the person could not see is kept as not visible).
+    const named = await namedRefsOf(tx, who, { namespace: row.namespace, ref: row.ref, named_refs: row.namedRefs });
     await recordChange(tx, who, body.decision === "approve" ? "consent.approved" : "consent.denied", {
       namespace: row.namespace,
       subjectId: row.id,
       details: {
         actor_id: row.actorId,
         operations: row.operations,
+        ...(named.length ? { items: named.slice(0, 20).map((n) => ({ ref: n.ref, label: n.visible ? (n.label ?? null) : null, visible: n.visible })) } : {}),
         ...(grant && grant.operations.some((o) => !row.operations.includes(o)) ? { companions: grant.operations.filter((o) => !row.operations.includes(o)) } : {}),
         grant_id: grant?.id ?? null,
         expires: body.decision === "approve" ? body.expires : null,

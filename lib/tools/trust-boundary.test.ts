@@ -393,3 +393,21 @@ describe("a name the realm resolves never reaches beyond a ref-scoped grant", ()
     expect((await errorOf(attach("No such title"))).code).toBe("not_found");
   });
 });
+
+describe("the audit keeps what the person saw when they decided", () => {
+  it("stores the items' names read at decision time, and they stay after the object is gone", async () => {
+    const u = await makeTenant();
+    const alice = u.users.alice!;
+    const doc = (await dispatch(call(alice), "upsert_object", { kind: "docs.document", fields: { title: "Board minutes" } })) as { ref: string };
+    const agent = await makeActor(u, alice, "Minute taker");
+    const denied = await errorOf(dispatch(call(agent), "object_action", { ref: doc.ref, action: "export", payload: { format: "text" } }));
+    const id = denied.details.consent_request_id as string;
+    await decideConsentRequest(u.db, call(alice), id, { decision: "approve", expires: "1d", scope_to_ref: true });
+    await dispatch(call(alice), "delete_object", { ref: doc.ref });
+    const [row] = await u.db
+      .select()
+      .from(auditEvents)
+      .where(and(eq(auditEvents.tenantId, u.tenantId), eq(auditEvents.event, "consent.approved"), eq(auditEvents.subjectId, id)));
+    expect(row!.details).toMatchObject({ items: [{ ref: doc.ref, label: expect.stringContaining("Board minutes"), visible: true }] });
+  });
+});
