@@ -2,7 +2,7 @@
 // within ten minutes. Reloading the console, paging through older events or a tab regaining focus does not
 // crowd the trail; a different filter, another grant's timeline or the same view after ten minutes is a new
 // record. The window is read from the trail itself (the database), so it holds across processes and restarts.
-import { and, eq, gt, lte, sql } from "drizzle-orm";
+import { and, eq, gt, lte, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import { auditEvents, auditHeads } from "@/db/schema";
 import { recordChange } from "./record";
@@ -34,27 +34,18 @@ export async function recordSupportView(
 ): Promise<boolean> {
   await tx.select({ seq: auditHeads.seq }).from(auditHeads).where(eq(auditHeads.tenantId, who.tenantId)).for("update");
   const normalised = JSON.parse(JSON.stringify(details)) as ViewDetails;
-  const [recent] = await tx
-    .select({ id: auditEvents.id })
-    .from(auditEvents)
-    .where(
-      and(
-        eq(auditEvents.tenantId, who.tenantId),
-        gt(auditEvents.at, new Date(now.getTime() - VIEW_COALESCE_MS)),
-        lte(auditEvents.at, now),
-        eq(auditEvents.event, "support.viewed"),
-        eq(auditEvents.userId, who.userId),
-        sql`${auditEvents.details} = ${JSON.stringify(normalised)}::jsonb`,
-      ),
-    )
-    .limit(1);
-  if (recent) return false;
+  if (await recordedRecently(tx, who, "support.viewed", sql`${auditEvents.details} = ${JSON.stringify(normalised)}::jsonb`, now)) return false;
   await recordChange(tx, who, "support.viewed", { ...fields, details: normalised, at: now });
   return true;
 }
 
 /** Whether the same person recorded the same chain check (same result) in the last ten minutes. */
 export async function recentlyVerified(tx: Executor, who: Who, ok: boolean, now: Date = new Date()): Promise<boolean> {
+  return recordedRecently(tx, who, "audit.verified", sql`${auditEvents.details}->>'ok' = ${String(ok)}`, now);
+}
+
+/** Whether this person recorded this event, with details matching `match`, in the last ten minutes. */
+async function recordedRecently(tx: Executor, who: Who, event: string, match: SQL, now: Date): Promise<boolean> {
   const [recent] = await tx
     .select({ id: auditEvents.id })
     .from(auditEvents)
@@ -63,9 +54,9 @@ export async function recentlyVerified(tx: Executor, who: Who, ok: boolean, now:
         eq(auditEvents.tenantId, who.tenantId),
         gt(auditEvents.at, new Date(now.getTime() - VIEW_COALESCE_MS)),
         lte(auditEvents.at, now),
-        eq(auditEvents.event, "audit.verified"),
+        eq(auditEvents.event, event),
         eq(auditEvents.userId, who.userId),
-        sql`${auditEvents.details}->>'ok' = ${String(ok)}`,
+        match,
       ),
     )
     .limit(1);

@@ -47,23 +47,34 @@ export function missingFiles(err: unknown): string[] | null {
 const isVendorKey = (k: string) => k.startsWith("x-");
 
 /** Every `x-` member in the tree, detached (to be put back): the bundler must not follow refs inside them. */
-function detachVendorExtensions(doc: JsonObject): () => void {
-  const detached: [JsonObject, string, unknown][] = [];
+/**
+ * Visit every object member of a JSON tree, depth first without recursion; `visit` answers whether to walk into
+ * the member's value (true), skip it (false) or stop the whole walk ("stop").
+ */
+function walkMembers(doc: JsonObject, visit: (node: JsonObject, key: string, value: unknown) => boolean | "stop"): void {
   const stack: unknown[] = [doc];
   while (stack.length) {
     const node = stack.pop();
     if (Array.isArray(node)) {
       for (const c of node) if (typeof c === "object" && c !== null) stack.push(c);
-    }
-    else if (isObject(node)) {
+    } else if (isObject(node)) {
       for (const [k, v] of Object.entries(node)) {
-        if (isVendorKey(k)) {
-          detached.push([node, k, v]);
-          delete node[k];
-        } else if (typeof v === "object" && v !== null) stack.push(v);
+        const next = visit(node, k, v);
+        if (next === "stop") return;
+        if (next && typeof v === "object" && v !== null) stack.push(v);
       }
     }
   }
+}
+
+function detachVendorExtensions(doc: JsonObject): () => void {
+  const detached: [JsonObject, string, unknown][] = [];
+  walkMembers(doc, (node, k, v) => {
+    if (!isVendorKey(k)) return true;
+    detached.push([node, k, v]);
+    delete node[k];
+    return false;
+  });
   return () => {
     for (const [node, k, v] of detached) node[k] = v;
   };
@@ -71,20 +82,12 @@ function detachVendorExtensions(doc: JsonObject): () => void {
 
 /** True when a ref outside vendor extensions names another file. */
 export function hasExternalRefs(doc: JsonObject): boolean {
-  const stack: unknown[] = [doc];
-  while (stack.length) {
-    const node = stack.pop();
-    if (Array.isArray(node)) {
-      for (const c of node) if (typeof c === "object" && c !== null) stack.push(c);
-    }
-    else if (isObject(node)) {
-      for (const [k, v] of Object.entries(node)) {
-        if (k === "$ref" && typeof v === "string" && !v.startsWith("#")) return true;
-        if (!isVendorKey(k) && typeof v === "object" && v !== null) stack.push(v);
-      }
-    }
-  }
-  return false;
+  let found = false;
+  walkMembers(doc, (_node, k, v) => {
+    if (k === "$ref" && typeof v === "string" && !v.startsWith("#")) return ((found = true), "stop");
+    return !isVendorKey(k);
+  });
+  return found;
 }
 
 /** A given file's key as a URL beside the document; null for an absolute path, a scheme or a backslash. */
