@@ -45,8 +45,10 @@ test.describe.serial("people using Realmgate's pages", () => {
     await signInAs(page, "bob", consentUrl.pathname);
     await expect(page.getByRole("heading", { level: 1, name: "Trip planner wants to use Memory" })).toBeVisible();
     await expect(page.getByText("a hosted agent")).toBeVisible();
-    await expect(page.getByText("List remembered items")).toBeVisible();
-    await expect(page.getByText("Read", { exact: true })).toBeVisible();
+    // What the grant will allow, apart from the request that asked for it (which names the same operation).
+    const allows = page.locator('section[aria-labelledby="what-heading"]');
+    await expect(allows.getByText("List remembered items")).toBeVisible();
+    await expect(allows.getByText("Read", { exact: true })).toBeVisible();
     const expiry = page.getByRole("group", { name: "For how long" });
     for (const label of ["1 hour", "1 day", "30 days", "No expiry"]) await expect(expiry.getByRole("radio", { name: new RegExp(`^${label}`) })).toBeVisible();
     await expectAccessible(page);
@@ -273,7 +275,7 @@ test.describe.serial("people using Realmgate's pages", () => {
     expect(shared.grantId).toBeTruthy();
     await signInAs(page, "sam", "/support");
     await expect(page.getByRole("heading", { level: 1, name: "Support console" })).toBeVisible();
-    await expect(page.getByText("Intact")).toBeVisible();
+    await expect(page.getByText("Intact", { exact: true }).first()).toBeVisible();
     const revocations = page.getByRole("region", { name: "Revocations" });
     const item = revocations.getByRole("listitem").filter({ hasText: "Trip planner's grant for Memory revoked" });
     await expect(item.getByText("Reason: “Trip is over”")).toBeVisible();
@@ -300,8 +302,9 @@ test.describe.serial("people using Realmgate's pages", () => {
     await page.getByRole("button", { name: "Search" }).click();
     const results = page.getByRole("region", { name: /Events/ });
     await expect(results.getByRole("listitem")).toHaveCount(3);
-    await expect(results.getByText("Reason: “grant_revoked”")).toHaveCount(2);
-    await expect(results.getByText("Reason: “consent_required”")).toBeVisible();
+    // Reasons in words, not codes.
+    await expect(results.getByText("Reason: The grant had been revoked")).toHaveCount(2);
+    await expect(results.getByText("Reason: No grant covers this; the person was asked")).toBeVisible();
 
     const csv = await page.request.get("/api/v1/audit/export?event=grant.revoked");
     expect(csv.status()).toBe(200);
