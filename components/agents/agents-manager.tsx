@@ -20,7 +20,7 @@ import type { listActors } from "@/lib/authz/actors";
 import type { ConsentRequestView } from "@/lib/authz/consent";
 import type { GrantView } from "@/lib/authz/grants";
 import type { ClientConnection, PickerRealm } from "@/lib/views/agents";
-import { GrantForm } from "./grant-form";
+import { ExpiryOptions, GrantForm } from "./grant-form";
 import { actorKindWords, kindLabel } from "./kinds";
 import { McpSetup, type McpSetupInfo } from "./mcp-setup";
 import { RevokeWithReason } from "./revoke-with-reason";
@@ -568,10 +568,7 @@ function GrantItem({
         <div className="mt-3 flex flex-col gap-2 border-t border-slate-100 pt-3 sm:flex-row sm:items-end">
           <Field id={`${grant.id}-again-exp`} label="New access ends after" className="sm:w-48">
             <Select id={`${grant.id}-again-exp`} value={expires} onChange={(e) => setExpires(e.target.value as typeof expires)}>
-              <option value="1h">1 hour</option>
-              <option value="1d">1 day</option>
-              <option value="30d">30 days</option>
-              <option value="never">Until I revoke it</option>
+              <ExpiryOptions />
             </Select>
           </Field>
           <Button onClick={() => regrant.mutate()} disabled={regrant.isPending || regrant.isSuccess} aria-label={`Grant the ${title} grant again to ${actorName}`}>

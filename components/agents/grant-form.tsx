@@ -16,6 +16,18 @@ type Found = { ref: string; label: string; kind: string; summary?: string };
 
 const message = (e: unknown) => (e instanceof Error ? e.message : "Something went wrong.");
 
+/** The expiry choices a grant is given with (the API's expiry values). */
+export function ExpiryOptions() {
+  return (
+    <>
+      <option value="1h">1 hour</option>
+      <option value="1d">1 day</option>
+      <option value="30d">30 days</option>
+      <option value="never">Until I revoke it</option>
+    </>
+  );
+}
+
 export function GrantForm({ actor, realms, onDone }: { actor: { id: string; name: string }; realms: PickerRealm[]; onDone?: () => void }) {
   const id = useId();
   const qc = useQueryClient();
@@ -142,10 +154,7 @@ export function GrantForm({ actor, realms, onDone }: { actor: { id: string; name
       </fieldset>
       <Field id={`${id}-exp`} label="Access ends after" className="sm:w-56">
         <Select id={`${id}-exp`} value={expires} onChange={(e) => setExpires(e.target.value as typeof expires)}>
-          <option value="1h">1 hour</option>
-          <option value="1d">1 day</option>
-          <option value="30d">30 days</option>
-          <option value="never">Until I revoke it</option>
+          <ExpiryOptions />
         </Select>
       </Field>
       <div className="flex flex-wrap items-center gap-3">
