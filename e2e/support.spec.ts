@@ -47,7 +47,7 @@ test("sam's home fits support, and the console shows a curated realm's changes i
   expect(imported.status(), await imported.text()).toBe(201);
   const curated = await request.patch(`/api/v1/realms/${ns}/operations`, {
     headers: bearer(alice!.api_key),
-    data: { changes: [{ action: "listPets", label: "See the shelter's pets", approval_required: true }] },
+    data: { changes: [{ action: "listPets", label: "See the shelter's pets", exact_grant_only: true }] },
   });
   expect(curated.status(), await curated.text()).toBe(200);
 
@@ -64,7 +64,7 @@ test("sam's home fits support, and the console shows a curated realm's changes i
   const row = results.getByRole("listitem").filter({ hasText: "Realm curated" }).first();
   await expect(row).toBeVisible();
   await expect(row).toContainText("curated the operations of Pet shelter");
-  await expect(row).toContainText("labelled “See the shelter's pets”, needs explicit approval");
+  await expect(row).toContainText("labelled “See the shelter's pets”, only an exact grant covers it");
   await expect(row).toContainText("Operations changed");
   await bothThemes(page, "support-console");
 

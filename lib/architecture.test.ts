@@ -71,11 +71,12 @@ export const folderRules: FolderRule[] = [
   { folder: "lib/auth/", rule: "people's sign-in and sessions", may: [...BASE, ...DB, "lib/net/", "lib/audit/", "lib/authz/", "lib/http/forwarded.ts"] },
   { folder: "lib/openapi-admin/", rule: "importing and curating OpenAPI services (audited, suspends grants)", may: [...BASE, ...DB, "lib/net/", "lib/audit/", "lib/authz/", "lib/realms/"] },
   { folder: "lib/demo/", rule: "demo seeding: the tenant, then each realm's demo.ts and the demo agent", may: [...BASE, ...DB, "lib/authz/", "lib/realms/"] },
-  { folder: "lib/views/", rule: "page view-models: what the pages and their APIs show", may: [...BASE, ...DB, "lib/input/", "lib/audit/", "lib/authz/", "lib/catalog/", "lib/connections/", "lib/realms/"] },
+  { folder: "lib/approvals/", rule: "single-call approvals: asked by the dispatcher, decided by people", may: [...BASE, ...DB, "lib/audit/", "lib/authz/", "lib/realms/"] },
+  { folder: "lib/views/", rule: "page view-models: what the pages and their APIs show", may: [...BASE, ...DB, "lib/input/", "lib/audit/", "lib/authz/", "lib/approvals/", "lib/catalog/", "lib/connections/", "lib/realms/"] },
   {
     folder: "lib/tools/",
     rule: "the nine tools and the one dispatcher; of lib/connections only the walls ahead a denial lists",
-    may: [...BASE, ...DB, "lib/input/", "lib/audit/", "lib/authz/", "lib/catalog/", "lib/delivery/", "lib/realms/", "lib/connections/walls.ts"],
+    may: [...BASE, ...DB, "lib/input/", "lib/audit/", "lib/authz/", "lib/approvals/", "lib/catalog/", "lib/delivery/", "lib/realms/", "lib/connections/walls.ts"],
   },
   { folder: "lib/http/", rule: "transport wrappers only: route wrappers, request bodies, forwarded headers", may: [...BASE, ...DB, "lib/input/", "lib/server-log.ts", "lib/auth/", "lib/authz/"] },
   {

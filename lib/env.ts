@@ -8,6 +8,22 @@ const flag = z
   .optional()
   .transform((v) => v === "1" || v === "true");
 
+/** A duration like `90s`, `30m`, `24h` or `7d`, between 1 minute and 30 days, as milliseconds. */
+const duration = (fallback: string) =>
+  z
+    .string()
+    .trim()
+    .default(fallback)
+    .transform((v, ctx) => {
+      const m = /^(\d{1,7})(s|m|h|d)$/.exec(v);
+      const ms = m ? Number(m[1]) * { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as "s" | "m" | "h" | "d"] : NaN;
+      if (!(ms >= 60_000 && ms <= 30 * 86_400_000)) {
+        ctx.addIssue({ code: "custom", message: "must be a duration like 30m, 24h or 7d, between 1 minute and 30 days" });
+        return z.NEVER;
+      }
+      return ms;
+    });
+
 export const optionalUrl = z
   .string()
   .trim()
@@ -85,19 +101,9 @@ export const envSchema = z
     /** Sent as a Bearer token to the embeddings API; never logged. */
     REALMGATE_EMBEDDINGS_API_KEY: z.string().trim().optional(),
     /** How long a pending consent request waits for its person: `90s`, `30m`, `24h`, `7d` (at most 30 days). */
-    REALMGATE_CONSENT_REQUEST_TTL: z
-      .string()
-      .trim()
-      .default("24h")
-      .transform((v, ctx) => {
-        const m = /^(\d{1,7})(s|m|h|d)$/.exec(v);
-        const ms = m ? Number(m[1]) * { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as "s" | "m" | "h" | "d"] : NaN;
-        if (!(ms >= 60_000 && ms <= 30 * 86_400_000)) {
-          ctx.addIssue({ code: "custom", message: "must be a duration like 30m, 24h or 7d, between 1 minute and 30 days" });
-          return z.NEVER;
-        }
-        return ms;
-      }),
+    REALMGATE_CONSENT_REQUEST_TTL: duration("24h"),
+    /** How long a single-call approval waits to be decided and then used: `15m` by default (1 minute to 30 days). */
+    REALMGATE_APPROVAL_TTL: duration("15m"),
   })
   .superRefine((env, ctx) => {
     const oidc = [env.AUTH_OIDC_ISSUER, env.AUTH_OIDC_CLIENT_ID, env.AUTH_OIDC_CLIENT_SECRET];

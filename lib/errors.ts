@@ -40,6 +40,18 @@ export const errorTable = {
   consent_required: { status: 403, retry: ["retry_after_approval"], when: "Gate one: no live grant covers this call (no grant, a scope that does not reach it, or a suspended operation); a consent request is recorded." },
   grant_expired: { status: 403, retry: ["retry_after_approval"], when: "Gate one: the grant that covered this call has passed its expiry; a new consent request is recorded." },
   grant_revoked: { status: 403, retry: ["do_not_retry_unless_approved_again"], when: "Gate one: the grant that covered this call was revoked." },
+  approval_required: {
+    status: 403,
+    retry: ["retry_after_approval"],
+    when: "Gate one: the operation is in ask mode; nothing ran. A person approves this exact call at details.approval_url, then the same call is retried with details.approval_id added.",
+  },
+  approval_denied: { status: 403, retry: ["do_not_retry"], when: "The person denied the approval this call names; details.note says why, if they did." },
+  approval_expired: {
+    status: 403,
+    retry: ["retry_after_approval"],
+    when: "The approval this call names lapsed (REALMGATE_APPROVAL_TTL) or stopped counting (revoked token, operation turned off); details.approval_required is a fresh offer.",
+  },
+  approval_mismatch: { status: 409, retry: ["do_not_retry"], when: "The call names an approval given for a different call (another tool, operation or input): the input must be exactly the one approved." },
   needs_connected_account_consent: {
     status: 403,
     retry: ["retry_after_connect", "retry_after_upgrade", "retry_after_reconnect", "retry_with_a_listed_account_or_after_connect"],

@@ -19,11 +19,18 @@ import { settledWrites } from "@/lib/realms/settled";
 
 export type TestTenant = { db: Db; tenantId: string; slug: string; users: Record<string, UserContext & { email: string }> };
 
-export async function makeTenant(roles: Record<string, Role> = { alice: "owner", bob: "member", sam: "support" }): Promise<TestTenant> {
+/**
+ * A fresh tenant. Its destructive operations start `on` (a tenant from before approvals), so tests of other rules
+ * need no approval; tests of ask mode pass `{ destructiveDefault: "ask" }`, as a new tenant gets.
+ */
+export async function makeTenant(
+  roles: Record<string, Role> = { alice: "owner", bob: "member", sam: "support" },
+  opts: { destructiveDefault?: "ask" | "on" } = {},
+): Promise<TestTenant> {
   const db = await getDb();
   const tenantId = newId("tnt");
   const slug = tenantId.replace("tnt_", "t-");
-  await db.insert(tenants).values({ id: tenantId, slug, name: `Tenant ${slug}` });
+  await db.insert(tenants).values({ id: tenantId, slug, name: `Tenant ${slug}`, destructiveDefault: opts.destructiveDefault ?? "on" });
   const out: TestTenant["users"] = {};
   for (const [name, role] of Object.entries(roles)) {
     const userId = newId("usr");

@@ -52,6 +52,12 @@ export const eventTable: Record<AuditEventName, EventWords> = {
   "oauth.authorized": { label: "MCP client approved", sentence: "{who} let the MCP client {client} act for them", fields: [{ key: "scope", label: "Scope" }, { key: "grants", label: "Grants", as: "count" }, { key: "expires_at", label: "Expires", as: "time" }, { key: "extended", label: "Extended an earlier approval", as: "bool" }] },
   "oauth.denied": { label: "MCP client declined", sentence: "{who} declined the MCP client {client}", fields: [] },
   "oauth.token_issued": { label: "MCP token issued", sentence: "{who} received an access token", fields: [{ key: "scope", label: "Scope" }, { key: "grant_type", label: "By" }] },
+  "approval.requested": { label: "Approval requested", sentence: "{who} asked to run one call of {op}{in realm}", fields: [{ key: "approval_id", label: "Approval" }, { key: "tool", label: "Tool" }, { key: "expires_at", label: "Waits until", as: "time" }] },
+  "approval.approved": { label: "Call approved", sentence: "{who} approved one call of {op}{in realm}", fields: [{ key: "approval_id", label: "Approval" }, { key: "note", label: "Note" }, { key: "items", label: "About", as: "items" }] },
+  "approval.denied": { label: "Call denied", sentence: "{who} denied one call of {op}{in realm}", fields: [{ key: "approval_id", label: "Approval" }, { key: "note", label: "Note" }, { key: "items", label: "About", as: "items" }] },
+  "approval.expired": { label: "Approval expired", sentence: "An approval for {op}{in realm} expired unused", fields: [{ key: "approval_id", label: "Approval" }, { key: "was", label: "It was" }, { key: "expired_at", label: "Expired", as: "time" }] },
+  "approval.consumed": { label: "Approved call ran", sentence: "{who} ran the approved call of {op}{in realm}", fields: [{ key: "approval_id", label: "Approval" }] },
+  "approval.voided": { label: "Approval voided", sentence: "An approval for {op}{in realm} stopped counting", fields: [{ key: "approval_id", label: "Approval" }, { key: "reason", label: "Why" }] },
   "oauth.tokens_revoked": { label: "MCP tokens revoked", sentence: "Realmgate revoked an MCP client's tokens", fields: [{ key: "refresh_tokens", label: "Refresh tokens", as: "count" }] },
 };
 
@@ -65,6 +71,10 @@ export const reasonWords: Record<string, string> = {
   insufficient_scope: "The MCP client was not approved for this",
   operation_disabled: "Turned off by the workspace owner or the person's own choice",
   consent_required: "No grant covers this; the person was asked",
+  approval_required: "Each call asks first; the person was asked to approve this one",
+  approval_denied: "The person denied this exact call",
+  approval_expired: "The approval had lapsed or stopped counting; a new one was asked for",
+  approval_mismatch: "It named an approval given for a different call",
   grant_expired: "The grant had expired; the person was asked again",
   grant_revoked: "The grant had been revoked",
   needs_connected_account_consent: "The connected account cannot serve this (missing, lacking a permission, or needing a reconnect)",
@@ -128,8 +138,10 @@ function curationLine(c: Record<string, unknown>, op: (key: string) => string): 
   if (c.label === null) parts.push("label restored");
   if (typeof c.risk === "string") parts.push(`risk set to ${c.risk}`);
   if (c.risk === null) parts.push("risk restored");
-  if (c.approval_required === true) parts.push("needs explicit approval");
-  if (c.approval_required === false) parts.push("no longer needs explicit approval");
+  // Records written before the rename name the flag approval_required.
+  const exactOnly = c.exact_grant_only ?? c.approval_required;
+  if (exactOnly === true) parts.push("only an exact grant covers it");
+  if (exactOnly === false) parts.push("no longer only for exact grants");
   if (Array.isArray(c.keywords)) parts.push(`keywords ${c.keywords.join(", ")}`);
   return `${name}: ${parts.join(", ") || "unchanged"}`;
 }
@@ -162,11 +174,13 @@ function fieldValue(f: Field, v: unknown, e: AuditEventView, words: Words, names
     case "switches": {
       if (!Array.isArray(v)) return null;
       const list = v.filter(isRecord);
-      const part = (on: boolean) => {
-        const ops = list.filter((c) => c.enabled === on).map((c) => (typeof c.operation === "string" ? op(c.operation) : "?"));
-        return ops.length ? `${on ? "on" : "off"}: ${listText(ops, 4)}` : null;
+      // Records written before modes existed say enabled: true | false.
+      const modeOf = (c: Record<string, unknown>) => (typeof c.mode === "string" ? c.mode : c.enabled === false ? "off" : c.enabled === true ? "on" : null);
+      const part = (mode: string) => {
+        const ops = list.filter((c) => modeOf(c) === mode).map((c) => (typeof c.operation === "string" ? op(c.operation) : "?"));
+        return ops.length ? `${mode === "ask" ? "ask each time" : mode}: ${listText(ops, 4)}` : null;
       };
-      return [part(false), part(true)].filter(Boolean).join("; ") || null;
+      return ["off", "ask", "on"].map(part).filter(Boolean).join("; ") || null;
     }
     case "curation":
       return Array.isArray(v) && v.length ? v.filter(isRecord).slice(0, 10).map((c) => curationLine(c, op)).join("; ") + (v.length > 10 ? `; and ${v.length - 10} more` : "") : null;

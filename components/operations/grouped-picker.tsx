@@ -28,7 +28,7 @@ function countsText(c: Counts): string {
 
 const total = (c: Counts) => c.read + c.write + c.destructive;
 
-/** What a bulk "select all" ticks: what is not held already and not for explicit approval only. */
+/** What a bulk "select all" ticks: what is not held already and not for exact grants only. */
 const bulk = (ops: PickerOperation[]) => ops.filter((o) => !o.approved && !o.exactOnly).map((o) => o.value);
 
 export function initialSelection(realms: PickerRealm[]): Set<string> {

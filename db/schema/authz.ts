@@ -80,18 +80,28 @@ export const grants = pgTable(
 );
 export type Grant = typeof grants.$inferSelect;
 
-/** The owner ceiling: an operation is allowed for the tenant's agents unless a row turns it off. */
+/**
+ * An operation's mode for agents: `off` (never), `ask` (each call waits for a person's approval of that exact
+ * request), `on` (under a live grant). Read operations are on or off. Stricter wins: off < ask < on.
+ */
+export const operationModes = ["off", "ask", "on"] as const;
+export type OperationMode = (typeof operationModes)[number];
+
+/**
+ * The owner ceiling: an operation's mode for the tenant's agents. No row: `on`, except a destructive operation
+ * in a tenant whose `destructive_default` is `ask`.
+ */
 export const ceilingSettings = pgTable(
   "ceiling_settings",
   {
     tenantId: text("tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" }),
     namespace: text("namespace").notNull(),
     operation: text("operation").notNull(),
-    enabled: boolean("enabled").notNull(),
+    mode: text("mode", { enum: operationModes }).notNull(),
     updatedBy: text("updated_by").notNull(),
     updatedAt: createdAt(),
   },
-  (t) => [primaryKey({ columns: [t.tenantId, t.namespace, t.operation] })],
+  (t) => [primaryKey({ columns: [t.tenantId, t.namespace, t.operation] }), check("ceiling_settings_mode_check", sql`${t.mode} in ('off', 'ask', 'on')`)],
 );
 
 /**
@@ -111,7 +121,7 @@ export const realmSettings = pgTable(
   (t) => [primaryKey({ columns: [t.tenantId, t.namespace] })],
 );
 
-/** A user's own narrowing of the ceiling for agents acting for them. */
+/** A user's own narrowing of the ceiling for agents acting for them (a mode never loosens the ceiling's). No row: `on`. */
 export const userChoices = pgTable(
   "user_choices",
   {
@@ -119,10 +129,10 @@ export const userChoices = pgTable(
     userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
     namespace: text("namespace").notNull(),
     operation: text("operation").notNull(),
-    enabled: boolean("enabled").notNull(),
+    mode: text("mode", { enum: operationModes }).notNull(),
     updatedAt: createdAt(),
   },
-  (t) => [primaryKey({ columns: [t.tenantId, t.userId, t.namespace, t.operation] })],
+  (t) => [primaryKey({ columns: [t.tenantId, t.userId, t.namespace, t.operation] }), check("user_choices_mode_check", sql`${t.mode} in ('off', 'ask', 'on')`)],
 );
 
 export const consentStatuses = ["pending", "approved", "denied"] as const;
@@ -161,3 +171,48 @@ export const consentRequests = pgTable(
 /** What a consent request keeps of its call's input (bounded). */
 export type ConsentRequestInput = { value: Record<string, unknown> } | { too_large: true; bytes: number };
 export type ConsentRequest = typeof consentRequests.$inferSelect;
+
+export const approvalStatuses = ["pending", "approved", "denied", "expired", "consumed", "void"] as const;
+export type ApprovalStatus = (typeof approvalStatuses)[number];
+
+/**
+ * A person's approval of one exact call of an operation in `ask` mode: who asks, for whom, what (operation,
+ * target, the tool input and its digest). Approved, it lets exactly that input run once; the call that runs it
+ * consumes it in the effect's transaction and keeps the result, which later retries replay.
+ */
+export const approvals = pgTable(
+  "approvals",
+  {
+    id: idColumn(),
+    tenantId: text("tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" }),
+    actorId: text("actor_id").notNull().references(() => actors.id, { onDelete: "cascade" }),
+    grantorId: text("grantor_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    /** The actor token or OAuth token family that asked: revoking it voids the approval. */
+    credentialId: text("credential_id").notNull(),
+    tool: text("tool").notNull(),
+    namespace: text("namespace").notNull(),
+    operation: text("operation").notNull(),
+    ref: text("ref"),
+    /** SHA-256 (hex) of the canonical JSON of the tool input without approval_id and idempotency_key. */
+    payloadDigest: text("payload_digest").notNull(),
+    /** That input (its canonical JSON ≤ 8 KB, else its size), as the person reads it on the approval page. */
+    input: jsonb("input").$type<ConsentRequestInput | null>(),
+    status: text("status", { enum: approvalStatuses }).notNull().default("pending"),
+    note: text("note"),
+    expiresAt: timestamp("expires_at", { withTimezone: true, mode: "date" }).notNull(),
+    createdAt: createdAt(),
+    decidedAt: timestampCol("decided_at"),
+    decidedBy: text("decided_by"),
+    consumedAt: timestampCol("consumed_at"),
+    /** The consuming call's result, replayed to every later call with this approval. */
+    result: jsonb("result").$type<unknown>(),
+    /** Why a void approval stopped counting (revoked actor, token family, operation turned off). */
+    voidReason: text("void_reason"),
+  },
+  (t) => [
+    index("approvals_grantor").on(t.tenantId, t.grantorId, t.status),
+    index("approvals_actor").on(t.tenantId, t.actorId, t.status),
+    check("approvals_status_check", sql`${t.status} in ('pending', 'approved', 'denied', 'expired', 'consumed', 'void')`),
+  ],
+);
+export type Approval = typeof approvals.$inferSelect;

@@ -73,7 +73,7 @@ export const openapiCurations = pgTable(
     label: text("label"),
     keywords: text("keywords").array().notNull().default(sql`'{}'::text[]`),
     risk: text("risk", { enum: ["read", "write", "destructive"] }),
-    approvalRequired: boolean("approval_required").notNull().default(false),
+    exactGrantOnly: boolean("exact_grant_only").notNull().default(false),
     updatedBy: text("updated_by").references(() => users.id, { onDelete: "set null" }),
     updatedAt: timestampCol("updated_at").notNull().defaultNow(),
   },

@@ -10,6 +10,11 @@ export const tenants = pgTable("tenants", {
   id: idColumn(),
   slug: text("slug").notNull().unique(),
   name: text("name").notNull(),
+  /**
+   * The ceiling mode of a destructive operation the owner never set: `ask` for tenants made since approvals
+   * exist (so realms added later, imported ones included, start there), `on` for those made before.
+   */
+  destructiveDefault: text("destructive_default", { enum: ["ask", "on"] }).notNull().default("ask"),
   createdAt: createdAt(),
 });
 export type Tenant = typeof tenants.$inferSelect;

@@ -4,27 +4,48 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import { grants } from "@/db/schema";
-import { operationKeysOf, type OperationKey, type Realm } from "@/lib/realms/contract";
+import { operationKeysOf, riskOf, type OperationKey, type Realm } from "@/lib/realms/contract";
 import type { AuthContext } from "./context";
 import { coversOperation, DESCRIBING_OPERATIONS, isLive, isSuspended } from "./gate";
 
-/** `namespace operation` pairs the owner's ceiling or the actor's grantor turned off, and the realms whose description the owner closed. */
-type Switches = { off: Set<string>; closed: Set<string> };
+/**
+ * `namespace operation` pairs the owner's ceiling or the actor's grantor turned off or set to ask, those the owner
+ * set on outright, the tenant's default for destructive operations, and the realms whose description the owner closed.
+ */
+type Switches = { off: Set<string>; ask: Set<string>; setOn: Set<string>; destructiveDefault: "ask" | "on"; closed: Set<string> };
 
-const NOTHING_OFF: Switches = { off: new Set(), closed: new Set() };
+const NOTHING_OFF: Switches = { off: new Set(), ask: new Set(), setOn: new Set(), destructiveDefault: "on", closed: new Set() };
+
+/** Whether each call of this operation waits for a person's approval (never a read; a grant does not change it). */
+function asksEachTime(s: Switches, m: Realm["manifest"], op: OperationKey): boolean {
+  const key = `${m.namespace} ${op}`;
+  if (s.off.has(key)) return false;
+  const risk = riskOf(m, op);
+  if (risk === "read") return false;
+  return s.ask.has(key) || (risk === "destructive" && s.destructiveDefault === "ask" && !s.setOn.has(key));
+}
 
 /** The switches an actor's listing depends on, in one statement. */
 async function switchesOf(db: Executor, auth: Extract<AuthContext, { kind: "actor" }>): Promise<Switches> {
   const result = await db.execute(sql`
-    select 'off' as what, namespace, operation from ceiling_settings where tenant_id = ${auth.tenantId} and enabled = false
+    select 'off' as what, namespace, operation from ceiling_settings where tenant_id = ${auth.tenantId} and mode = 'off'
     union all
-    select 'off', namespace, operation from user_choices where tenant_id = ${auth.tenantId} and user_id = ${auth.grantorId} and enabled = false
+    select 'off', namespace, operation from user_choices where tenant_id = ${auth.tenantId} and user_id = ${auth.grantorId} and mode = 'off'
+    union all
+    select 'ask', namespace, operation from ceiling_settings where tenant_id = ${auth.tenantId} and mode = 'ask'
+    union all
+    select 'ask', namespace, operation from user_choices where tenant_id = ${auth.tenantId} and user_id = ${auth.grantorId} and mode = 'ask'
+    union all
+    select 'set', namespace, operation from ceiling_settings where tenant_id = ${auth.tenantId} and mode = 'on'
+    union all
+    select 'default', destructive_default, '' from tenants where id = ${auth.tenantId}
     union all
     select 'closed', namespace, '' from realm_settings where tenant_id = ${auth.tenantId} and open_description = false`);
-  const out: Switches = { off: new Set(), closed: new Set() };
+  const out: Switches = { off: new Set(), ask: new Set(), setOn: new Set(), destructiveDefault: "on", closed: new Set() };
   for (const r of (result as unknown as { rows: { what: string; namespace: string; operation: string }[] }).rows) {
     if (r.what === "closed") out.closed.add(r.namespace);
-    else out.off.add(`${r.namespace} ${r.operation}`);
+    else if (r.what === "default") out.destructiveDefault = r.namespace === "ask" ? "ask" : "on";
+    else (r.what === "off" ? out.off : r.what === "ask" ? out.ask : out.setOn).add(`${r.namespace} ${r.operation}`);
   }
   return out;
 }
@@ -44,7 +65,34 @@ export async function grantableOperations(db: Executor, auth: AuthContext, realm
  */
 export async function callerOperations(db: Executor, auth: AuthContext, realms: Realm[], now = new Date()) {
   const switches = auth.kind === "actor" ? await switchesOf(db, auth) : NOTHING_OFF;
-  return { allowed: await allowedGiven(db, auth, realms, switches, now), grantable: grantableGiven(realms, switches.off), closed: switches.closed };
+  return {
+    allowed: await allowedGiven(db, auth, realms, switches, now),
+    grantable: grantableGiven(realms, switches.off),
+    asking: auth.kind === "actor" ? askingGiven(realms, switches) : new Map<string, ReadonlySet<OperationKey>>(),
+    closed: switches.closed,
+  };
+}
+
+/** Per realm, the operations whose every call waits for a person's approval (an agent may call them; none is covered by a grant). */
+function askingGiven(realms: Realm[], s: Switches): Map<string, ReadonlySet<OperationKey>> {
+  const out = new Map<string, ReadonlySet<OperationKey>>();
+  const askIn = new Set([...s.ask].map((k) => k.slice(0, k.indexOf(" "))));
+  for (const r of realms) {
+    const m = r.manifest;
+    const candidates = s.destructiveDefault === "ask" ? destructiveOf(m) : askIn.has(m.namespace) ? operationKeysOf(m) : [];
+    const set = new Set(candidates.filter((op) => asksEachTime(s, m, op)));
+    if (askIn.has(m.namespace)) for (const k of s.ask) if (k.startsWith(`${m.namespace} `) && asksEachTime(s, m, k.slice(m.namespace.length + 1) as OperationKey)) set.add(k.slice(m.namespace.length + 1) as OperationKey);
+    if (set.size) out.set(m.namespace, set);
+  }
+  return out;
+}
+
+/** A manifest's destructive operations, listed once per manifest object. */
+const destructiveOps = new WeakMap<Realm["manifest"], OperationKey[]>();
+function destructiveOf(m: Realm["manifest"]): OperationKey[] {
+  let list = destructiveOps.get(m);
+  if (!list) destructiveOps.set(m, (list = operationKeysOf(m).filter((op) => riskOf(m, op) === "destructive")));
+  return list;
 }
 
 function grantableGiven(realms: Realm[], off: Set<string>): Map<string, ReadonlySet<OperationKey>> {
@@ -72,8 +120,8 @@ export async function allowedOperations(db: Executor, auth: AuthContext, realms:
 }
 
 /**
- * For an actor: per realm, the operations its live grants cover that nothing turned off, plus the describing
- * operations of every realm whose description is open (gate one lets those in without a grant).
+ * For an actor: per realm, the operations its live grants cover that nothing turned off or set to ask, plus the
+ * describing operations of every realm whose description is open (gate one lets those in without a grant).
  */
 async function allowedGiven(db: Executor, auth: AuthContext, realms: Realm[], switches: Switches, now: Date): Promise<Map<string, Set<OperationKey>>> {
   const { off, closed } = switches;
@@ -95,11 +143,11 @@ async function allowedGiven(db: Executor, auth: AuthContext, realms: Realm[], sw
       if (describing.length) out.set(ns, new Set(describing as OperationKey[]));
       continue;
     }
-    const exact = new Set(r.manifest.actions.filter((a) => a.approval_required).map((a) => `object.action.${a.name}`));
+    const exact = new Set(r.manifest.actions.filter((a) => a.exact_grant_only).map((a) => `object.action.${a.name}`));
     const ops = operationKeysOf(r.manifest).filter(
       (op) =>
         !off.has(`${ns} ${op}`) &&
-        ((open && DESCRIBING_OPERATIONS.has(op)) || nsGrants.some((g) => coversOperation(g, op, exact.has(op)) && !isSuspended(g, op))),
+        ((open && DESCRIBING_OPERATIONS.has(op)) || (nsGrants.some((g) => coversOperation(g, op, exact.has(op)) && !isSuspended(g, op)) && !asksEachTime(switches, r.manifest, op))),
     );
     if (ops.length) out.set(ns, new Set(ops));
   }

@@ -1,11 +1,11 @@
 // Gate one's denials as answers, never dead ends: which wall, who can open it, where, and whether to retry.
 import { AppError } from "@/lib/errors";
-import type { GateOneDecision } from "./gate";
+import type { GrantDenial } from "./gate";
 
 /** Where the grantor sees a revoked grant and can grant it again: `/agents?grant=<id>#grant-<id>`. */
 export const revokedGrantUrl = (appUrl: string, grantId: string) => `${appUrl}/agents?grant=${encodeURIComponent(grantId)}#grant-${encodeURIComponent(grantId)}`;
 
-type Denied = Extract<GateOneDecision, { allow: false }>;
+type Denied = GrantDenial;
 
 export function gateOneError(
   d: Denied,

@@ -4,8 +4,9 @@
 import { getTableColumns, sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import { grants } from "@/db/schema";
-import type { OperationKey, ParsedRef, Principal } from "@/lib/realms/contract";
-import { DESCRIBING_OPERATIONS, gateOne, type GateOneDecision, type GrantFacts } from "./gate";
+import type { ApprovalStatus, OperationMode } from "@/db/schema";
+import type { OperationKey, ParsedRef, Principal, Risk } from "@/lib/realms/contract";
+import { DESCRIBING_OPERATIONS, gateOne, type ApprovalFacts, type GateOneDecision, type GrantFacts } from "./gate";
 
 export type GateOneRead = {
   tenantId: string;
@@ -17,6 +18,10 @@ export type GateOneRead = {
   parsed?: Record<string, ParsedRef>;
   now: Date;
   exactOnly?: boolean;
+  /** The operation's risk (a destructive one without a ceiling row takes the tenant's default mode). */
+  risk?: Risk;
+  /** The approval the call names, with its tool and the digest of its input: read and locked FOR UPDATE here. */
+  approval?: { id: string; digest: string; tool: string };
   /** What contains the given refs (asked only when a ref-scoped grant does not name a ref itself). */
   lineage?: (refs: string[]) => Promise<Record<string, string[]>>;
   /** Only this grant may let the call in (redeeming a link minted under it). */
@@ -38,24 +43,65 @@ export const grantFacts = (g: typeof grants.$inferSelect): GrantFacts => ({
 /** A decision as read: on a denial, also the grantor's name (the refusal names them), read in the same statement. */
 export type GateOneReadDecision = GateOneDecision & { grantorName?: string };
 
-type SwitchesRow = { ceiling_enabled: boolean | null; choice_enabled: boolean | null; open_description: boolean | null; grantor_name: string | null } & Record<string, unknown>;
+type SwitchesRow = {
+  ceiling_mode: OperationMode | null;
+  choice_mode: OperationMode | null;
+  destructive_default: "ask" | "on" | null;
+  open_description: boolean | null;
+  grantor_name: string | null;
+  approval: ApprovalJson | null;
+} & Record<string, unknown>;
+
+type ApprovalJson = {
+  id: string;
+  actor_id: string;
+  tool: string;
+  namespace: string;
+  operation: string;
+  status: ApprovalStatus;
+  payload_digest: string;
+  expires_at: string;
+  note: string | null;
+  result: unknown;
+  void_reason: string | null;
+};
+
+const approvalFacts = (a: ApprovalJson): ApprovalFacts => ({
+  id: a.id,
+  actorId: a.actor_id,
+  tool: a.tool,
+  namespace: a.namespace,
+  operation: a.operation,
+  status: a.status,
+  payloadDigest: a.payload_digest,
+  expiresAt: new Date(a.expires_at),
+  note: a.note,
+  result: a.result,
+  voidReason: a.void_reason,
+});
 
 /**
- * Gate one's read, in one statement: the owner's ceiling row and the grantor's choice row for this operation
- * (null: never set, which means on), for a describing operation the realm's open-description setting, the
- * grantor's name, and the actor's grants in the namespace, locked FOR SHARE (a lateral subquery, so the switches
- * come back even when the actor holds no grant).
+ * Gate one's read, in one statement: the owner's ceiling mode and the grantor's choice mode for this operation
+ * (null: never set), the tenant's default for destructive operations, for a describing operation the realm's
+ * open-description setting, the grantor's name, the approval the call names (locked FOR UPDATE: concurrent
+ * retries of one approval wait for the first to consume it, then replay), and the actor's grants in the
+ * namespace, locked FOR SHARE (a lateral subquery, so the switches come back even when the actor holds no grant).
  */
 export async function readAndDecideGateOne(tx: Executor, input: GateOneRead): Promise<GateOneReadDecision> {
   const { principal } = input;
-  if (principal.type === "user") return gateOne({ ...input, lineage: {}, ceilingEnabled: null, choiceEnabled: null, grants: [] });
+  if (principal.type === "user") return gateOne({ ...input, approval: undefined, lineage: {}, ceilingMode: null, choiceMode: null, grants: [] });
   const { tenantId, namespace, operation } = input;
+  const approvalCte = input.approval
+    ? sql`with a as (select id, actor_id, tool, namespace, operation, status, payload_digest, expires_at, note, result, void_reason from approvals where id = ${input.approval.id} and tenant_id = ${tenantId} for update) `
+    : sql``;
   const result = await tx.execute(sql`
-    select
-      (select c.enabled from ceiling_settings c where c.tenant_id = ${tenantId} and c.namespace = ${namespace} and c.operation = ${operation}) as ceiling_enabled,
-      (select u.enabled from user_choices u where u.tenant_id = ${tenantId} and u.user_id = ${principal.grantorId} and u.namespace = ${namespace} and u.operation = ${operation}) as choice_enabled,
+    ${approvalCte}select
+      (select c.mode from ceiling_settings c where c.tenant_id = ${tenantId} and c.namespace = ${namespace} and c.operation = ${operation}) as ceiling_mode,
+      (select u.mode from user_choices u where u.tenant_id = ${tenantId} and u.user_id = ${principal.grantorId} and u.namespace = ${namespace} and u.operation = ${operation}) as choice_mode,
+      ${input.risk === "destructive" ? sql`(select t.destructive_default from tenants t where t.id = ${tenantId})` : sql`null::text`} as destructive_default,
       ${DESCRIBING_OPERATIONS.has(operation) ? sql`(select s.open_description from realm_settings s where s.tenant_id = ${tenantId} and s.namespace = ${namespace})` : sql`null::boolean`} as open_description,
       (select p.name from users p where p.id = ${principal.grantorId}) as grantor_name,
+      ${input.approval ? sql`(select to_jsonb(a) from a)` : sql`null::jsonb`} as approval,
       g.*
     from (select 1) as one
     left join lateral (
@@ -69,8 +115,10 @@ export async function readAndDecideGateOne(tx: Executor, input: GateOneRead): Pr
   const decision = gateOne({
     ...input,
     lineage: await lineageNeeded(facts, input.refs, input.lineage),
-    ceilingEnabled: first.ceiling_enabled ?? null,
-    choiceEnabled: first.choice_enabled ?? null,
+    ceilingMode: first.ceiling_mode ?? null,
+    choiceMode: first.choice_mode ?? null,
+    destructiveDefault: first.destructive_default ?? "on",
+    approval: input.approval ? { ...input.approval, row: first.approval ? approvalFacts(first.approval) : null } : undefined,
     openDescription: first.open_description ?? null,
     grants: facts,
   });

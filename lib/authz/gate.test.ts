@@ -21,8 +21,8 @@ const input = (over: Partial<GateOneInput> = {}): GateOneInput => ({
   namespace: "docs",
   operation: "object.get",
   refs: ["docs:document:doc_x"],
-  ceilingEnabled: null,
-  choiceEnabled: null,
+  ceilingMode: null,
+  choiceMode: null,
   grants: [grant()],
   now,
   ...over,
@@ -35,8 +35,8 @@ const outcome = (over: Partial<GateOneInput>) => {
 describe("gate one", () => {
   it.each<[string, Partial<GateOneInput>, string]>([
     ["a live grant for the exact operation", {}, "allow"],
-    ["the owner ceiling turned it off", { ceilingEnabled: false }, "operation_disabled"],
-    ["the grantor's choice turned it off", { choiceEnabled: false }, "operation_disabled"],
+    ["the owner ceiling turned it off", { ceilingMode: "off" }, "operation_disabled"],
+    ["the grantor's choice turned it off", { choiceMode: "off" }, "operation_disabled"],
     ["no grant at all", { grants: [] }, "consent_required"],
     ["another actor's grant", { grants: [grant({ actorId: "act_other" })] }, "consent_required"],
     ["send is not covered by a grant for reply", { operation: "object.action.send" }, "consent_required"],
@@ -45,8 +45,8 @@ describe("gate one", () => {
     ["a homoglyph variant of the action (Cyrillic е)", { operation: "object.action.r\u0435ply" }, "consent_required"],
     ["a prefix of the action", { operation: "object.action.rep" }, "consent_required"],
     ["an all-actions grant covers every action", { operation: "object.action.send", grants: [grant({ operations: [], allActions: true })] }, "allow"],
-    ["all actions does not cover an action the owner marked for explicit approval", { operation: "object.action.send", exactOnly: true, grants: [grant({ operations: [], allActions: true })] }, "consent_required"],
-    ["an exact grant covers an action marked for explicit approval", { operation: "object.action.reply", exactOnly: true }, "allow"],
+    ["all actions does not cover an action the owner marked exact-grant-only", { operation: "object.action.send", exactOnly: true, grants: [grant({ operations: [], allActions: true })] }, "consent_required"],
+    ["an exact grant covers an action marked exact-grant-only", { operation: "object.action.reply", exactOnly: true }, "allow"],
     ["all actions does not cover object.delete", { operation: "object.delete", grants: [grant({ operations: [], allActions: true })] }, "consent_required"],
     ["a grant for an action literally named * (stored as a key) covers only that key, not another action", { operation: "object.action.send", grants: [grant({ operations: ["object.action.*"] })] }, "consent_required"],
     ["a suspended operation is not covered", { operation: "object.action.reply", grants: [grant({ suspensions: { "object.action.reply": { at: "2026-05-31T00:00:00Z", change: "risk read → destructive" } } })] }, "consent_required"],
@@ -68,7 +68,7 @@ describe("gate one", () => {
     ["an account scope covers refs in that account", { namespace: "mail", refs: ["mail:gmail:acc_1:message:m1"], parsed: { "mail:gmail:acc_1:message:m1": { kind: "mail.message", account_id: "acc_1" } }, grants: [grant({ resourceScope: { account_id: "acc_1" } })] }, "allow"],
     ["an account scope does not cover another account's refs", { namespace: "mail", refs: ["mail:gmail:acc_2:message:m1"], parsed: { "mail:gmail:acc_2:message:m1": { kind: "mail.message", account_id: "acc_2" } }, grants: [grant({ resourceScope: { account_id: "acc_1" } })] }, "consent_required"],
     ["an expired grant beside a live one", { grants: [grant({ id: "grt_old", expiresAt: new Date("2026-01-01T00:00:00Z") }), grant({ id: "grt_new" })] }, "allow"],
-    ["a user acting for themselves", { principal: { type: "user", userId: "usr_alice" }, grants: [], ceilingEnabled: false }, "allow"],
+    ["a user acting for themselves", { principal: { type: "user", userId: "usr_alice" }, grants: [], ceilingMode: "off" }, "allow"],
   ])("%s → %s", (_name, over, expected) => expect(outcome(over)).toBe(expected));
 
   it.each([

@@ -1,7 +1,8 @@
 // Gate one, as small pure functions over plain data: owner ceiling ∩ user choice ∩ the actor's live grant.
 // The database read that feeds it (lib/authz/gate-read.ts) sits beside it, in the call's transaction.
-import type { GrantSuspension, ResourceScope } from "@/db/schema";
-import type { OperationKey, ParsedRef, Principal } from "@/lib/realms/contract";
+import type { ApprovalStatus, GrantSuspension, OperationMode, ResourceScope } from "@/db/schema";
+import type { OperationKey, ParsedRef, Principal, Risk } from "@/lib/realms/contract";
+import { defaultCeilingMode, effectiveMode } from "./modes";
 
 export type GrantFacts = {
   id: string;
@@ -30,14 +31,20 @@ export type GateOneInput = {
   parsed?: Record<string, ParsedRef>;
   /** The refs containing each ref, nearest first (from the realm): a scope on a container covers its contents. */
   lineage?: Record<string, string[]>;
-  /** The owner ceiling's setting for this operation (null: never set, which means allowed). */
-  ceilingEnabled: boolean | null;
-  /** The grantor's own choice for this operation (null: never set, which means allowed). */
-  choiceEnabled: boolean | null;
+  /** The owner ceiling's mode for this operation (null: never set — on, or the tenant's default for a destructive one). */
+  ceilingMode: OperationMode | null;
+  /** The grantor's own mode for this operation (null: never set, which means no narrowing). */
+  choiceMode: OperationMode | null;
+  /** The operation's risk (default read): a read is never asked; a destructive one starts at the tenant's default. */
+  risk?: Risk;
+  /** The ceiling mode of a destructive operation the owner never set (default on). */
+  destructiveDefault?: "ask" | "on";
+  /** The call named an approval (`approval_id`): the approval as read, locked, in the call's transaction. */
+  approval?: ApprovalAsk;
   /** The actor's grants in this namespace, in any state. */
   grants: GrantFacts[];
   now: Date;
-  /** The owner marked this operation "needs explicit approval": "all actions" does not cover it. */
+  /** The owner marked this operation "only an exact grant covers it": "all actions" does not cover it. */
   exactOnly?: boolean;
   /**
    * The owner's "agents may read this realm's description without asking" (null: never set, which means yes).
@@ -47,6 +54,25 @@ export type GateOneInput = {
 };
 
 export type GateOneDenialCode = "operation_disabled" | "consent_required" | "grant_expired" | "grant_revoked";
+export type ApprovalDenialCode = "approval_required" | "approval_denied" | "approval_expired" | "approval_mismatch" | "approval_unknown";
+
+/** An approval as gate one reads it. */
+export type ApprovalFacts = {
+  id: string;
+  actorId: string;
+  tool: string;
+  namespace: string;
+  operation: string;
+  status: ApprovalStatus;
+  payloadDigest: string;
+  expiresAt: Date;
+  note: string | null;
+  result: unknown;
+  voidReason: string | null;
+};
+
+/** What the call brought: the approval it names, the digest of its own input, its tool; and the approval as read (null: none by that id for this tenant). */
+export type ApprovalAsk = { id: string; digest: string; tool: string; row: ApprovalFacts | null };
 
 export type GateOneDecision =
   | {
@@ -60,6 +86,18 @@ export type GateOneDecision =
       candidates: { grantId: string; scope: ResourceScope | null }[];
       /** Let in with no grant: a describing operation of a realm whose description is open to agents. */
       open?: true;
+      /** Let in by a person's approval of this exact call: consumed with the effect, in its transaction. */
+      approvalId?: string;
+      /** The approval was consumed by an earlier call: answer with its result, run nothing. */
+      replay?: { approvalId: string; result: unknown };
+    }
+  | {
+      allow: false;
+      code: ApprovalDenialCode;
+      wall: "approval";
+      grantId: null;
+      /** The approval the call named, as read (approval_required with one: still waiting for the person). */
+      approval?: ApprovalFacts;
     }
   | {
       allow: false;
@@ -116,13 +154,41 @@ export function coversResource(
 export const isLive = (g: Pick<GrantFacts, "revokedAt" | "expiresAt">, now: Date) =>
   g.revokedAt === null && (g.expiresAt === null || now.getTime() < g.expiresAt.getTime());
 
+/** Whether an approval still counts at `now`: pending or approved and not past its expiry. */
+export const approvalLive = (a: Pick<ApprovalFacts, "status" | "expiresAt">, now: Date) =>
+  (a.status === "pending" || a.status === "approved") && now.getTime() < a.expiresAt.getTime();
+
+/**
+ * A call naming an approval: the approval must be this actor's, for this very call (tool, realm, operation and the
+ * digest of the input); then it runs once if approved and live, replays if consumed, and otherwise says why not.
+ */
+function byApproval(a: ApprovalAsk, actorId: string, namespace: string, operation: OperationKey, now: Date): GateOneDecision {
+  const row = a.row;
+  const no = (code: ApprovalDenialCode): GateOneDecision => ({ allow: false, code, wall: "approval", grantId: null, ...(row ? { approval: row } : {}) });
+  // Another actor's approval is as unknown as one that does not exist.
+  if (!row || row.actorId !== actorId) return { allow: false, code: "approval_unknown", wall: "approval", grantId: null };
+  if (row.tool !== a.tool || row.namespace !== namespace || row.operation !== operation || row.payloadDigest !== a.digest) return no("approval_mismatch");
+  if (row.status === "consumed") return { allow: true, grantId: null, scope: null, candidates: [], replay: { approvalId: row.id, result: row.result } };
+  if (row.status === "denied") return no("approval_denied");
+  if (!approvalLive(row, now)) return no("approval_expired");
+  if (row.status === "pending") return no("approval_required");
+  return { allow: true, grantId: null, scope: null, candidates: [], approvalId: row.id };
+}
+
 export function gateOne(input: GateOneInput): GateOneDecision {
   const { principal, operation, refs, now } = input;
   // People act as themselves: the ceiling and choices bound their agents, and gate two their own reach.
   if (principal.type === "user") return { allow: true, grantId: null, scope: null, candidates: [] };
 
-  if (input.ceilingEnabled === false) return { allow: false, code: "operation_disabled", wall: "owner_ceiling", grantId: null };
-  if (input.choiceEnabled === false) return { allow: false, code: "operation_disabled", wall: "user_choice", grantId: null };
+  const risk = input.risk ?? "read";
+  const destructiveDefault = input.destructiveDefault ?? "on";
+  const ceiling = input.ceilingMode ?? defaultCeilingMode(risk, destructiveDefault);
+  if (ceiling === "off") return { allow: false, code: "operation_disabled", wall: "owner_ceiling", grantId: null };
+  if (input.choiceMode === "off") return { allow: false, code: "operation_disabled", wall: "user_choice", grantId: null };
+  // A call that names an approval is decided by it alone: a person approved exactly this call.
+  if (input.approval) return byApproval(input.approval, principal.actorId, input.namespace, operation, now);
+  // Ask each time: no grant covers it, whatever it says.
+  if (effectiveMode(ceiling, input.choiceMode, risk, destructiveDefault) === "ask") return { allow: false, code: "approval_required", wall: "approval", grantId: null };
 
   const mine = input.grants.filter((g) => g.actorId === principal.actorId && coversOperation(g, operation, input.exactOnly));
   const covering = mine.filter((g) => coversResource(g.resourceScope, operation, refs, input.lineage, input.parsed));
@@ -154,3 +220,9 @@ export function gateOne(input: GateOneInput): GateOneDecision {
   if (ended && !isLive(ended.g, now)) return { allow: false, code: "grant_expired", wall: "grant", grantId: ended.g.id };
   return { allow: false, code: "consent_required", wall: "grant", grantId: null };
 }
+
+/** A refusal by one of the three walls of gate one (ceiling, choice, grant). */
+export type GrantDenial = Extract<GateOneDecision, { allow: false; wall: "owner_ceiling" | "user_choice" | "grant" }>;
+/** A refusal about the single-call approval an operation in ask mode needs. */
+export type ApprovalDenial = Extract<GateOneDecision, { allow: false; wall: "approval" }>;
+export const isApprovalDenial = (d: Extract<GateOneDecision, { allow: false }>): d is ApprovalDenial => d.wall === "approval";

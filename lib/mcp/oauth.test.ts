@@ -321,7 +321,7 @@ describe("step-up and re-authorization", () => {
     expect(gs.flatMap((g) => g.operations).sort()).toEqual(["object.action.reply_comment", "object.get", "provider.about"]);
   });
 
-  it("an operation the owner marked for explicit approval is never pre-ticked", async () => {
+  it("an operation the owner marked exact-grant-only is never pre-ticked", async () => {
     const offer = await consentOffer(t.db, t.users.alice!, ["realms:read", "realms:write"]);
     for (const r of offer.realms) for (const o of r.operations) if (o.exactOnly) expect(o.checked).toBe(false);
     expect(offer.realms.flatMap((r) => r.operations).filter((o) => o.checked).every((o) => o.key === "provider.about" || o.key === "object.schema")).toBe(true);

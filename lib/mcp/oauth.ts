@@ -210,11 +210,12 @@ export async function consentOffer(db: Executor, who: Pick<UserContext, "tenantI
   for (const realm of await listRealms(db, who.tenantId)) {
     const m = realm.manifest;
     const states = await operationStates(db, who.tenantId, who.userId, m.namespace);
-    const exact = new Set(m.actions.filter((a) => a.approval_required).map((a) => `object.action.${a.name}`));
+    const exact = new Set(m.actions.filter((a) => a.exact_grant_only).map((a) => `object.action.${a.name}`));
     const operations: OfferedOperation[] = [];
     for (const s of states) {
       const risk = riskOf(m, s.operation);
-      if (!s.effective) {
+      // Off, or asked each time (a grant never covers an operation in ask mode): not offered.
+      if (s.mode !== "on") {
         out.unavailable++;
         continue;
       }

@@ -1,5 +1,5 @@
 // The owner's curation of an imported service's operations: hide, relabel, add keywords, override risk,
-// mark "needs explicit approval". Each change bumps the realm's version, so the manifest — and with it the
+// mark "only an exact grant covers it". Each change bumps the realm's version, so the manifest — and with it the
 // picker, provider_about, capability search and tool answers — reflects it on the very next call.
 import { and, eq, sql } from "drizzle-orm";
 import { z } from "zod";
@@ -25,7 +25,7 @@ export const curationBody = z.strictObject({
         keywords: z.array(z.string().trim().min(1).max(40)).max(20).optional(),
         /** Override the risk taken from the HTTP method; null restores it. */
         risk: riskSchema.nullable().optional(),
-        approval_required: z.boolean().optional(),
+        exact_grant_only: z.boolean().optional(),
       }),
     )
     .min(1)
@@ -51,7 +51,7 @@ function view(o: CuratedOperation) {
     risk: o.risk,
     default_risk: o.card.risk,
     hidden: o.hidden,
-    approval_required: o.approvalRequired,
+    exact_grant_only: o.exactGrantOnly,
     keywords: o.keywords,
     input_digest: o.card.input_digest,
     scopes: o.card.scopes,
@@ -112,7 +112,7 @@ export async function curateOperations(db: Db, who: UserContext, namespace: stri
         label: c.label !== undefined ? c.label : (was?.label ?? null),
         keywords: c.keywords ?? was?.keywords ?? [],
         risk: c.risk !== undefined ? c.risk : (was?.risk ?? null),
-        approvalRequired: c.approval_required ?? was?.approvalRequired ?? false,
+        exactGrantOnly: c.exact_grant_only ?? was?.exactGrantOnly ?? false,
       };
       await tx
         .insert(openapiCurations)

@@ -162,7 +162,7 @@ describe("importing a document as a realm", () => {
 });
 
 describe("owner curation shows in the manifest, the picker and tool answers", () => {
-  it("hides, relabels, re-risks and marks approval; members may not curate", async () => {
+  it("hides, relabels, re-risks and marks exact-grant-only; members may not curate", async () => {
     const tt = await makeTenant();
     await importHelpdesk(tt, "desk");
     expect((await errorOf(curateOperations(tt.db, tt.users.bob!, "desk", { changes: [{ action: "tickets/delete", hidden: true }] }))).code).toBe("forbidden");
@@ -170,14 +170,14 @@ describe("owner curation shows in the manifest, the picker and tool answers", ()
     const res = await curateOperations(tt.db, tt.users.alice!, "desk", {
       changes: [
         { action: "tickets/delete", hidden: true },
-        { action: "tickets/update", label: "Change a ticket's status or priority", keywords: ["escalate", "triage"], approval_required: true },
+        { action: "tickets/update", label: "Change a ticket's status or priority", keywords: ["escalate", "triage"], exact_grant_only: true },
         { action: "comments/create", risk: "destructive" },
       ],
     });
     expect(res.version).toBe(2);
     const m = (await findRealm(tt.db, tt.tenantId, "desk"))!.manifest;
     expect(m.actions.map((a) => a.name)).not.toContain("tickets/delete");
-    expect(m.service_card.operation_labels["object.action.tickets/update"]).toBe("Change a ticket's status or priority (needs explicit approval)");
+    expect(m.service_card.operation_labels["object.action.tickets/update"]).toBe("Change a ticket's status or priority (only an exact grant covers it)");
     expect(m.actions.find((a) => a.name === "comments/create")!.risk).toBe("destructive");
     const listed = await listOperations(tt.db, tt.users.alice!, "desk", { q: "ticket", offset: 0, limit: 50 });
     expect(listed).toMatchObject({ total: 12, hidden: 1 });
@@ -221,10 +221,10 @@ describe("running an imported operation through the nine tools", () => {
     }
   });
 
-  it("an agent needs a grant, and an exact one for operations marked as needing approval", async () => {
+  it("an agent needs a grant, and an exact one for operations marked exact-grant-only", async () => {
     const tt = await makeTenant();
     await importHelpdesk(tt, "desk");
-    await curateOperations(tt.db, tt.users.alice!, "desk", { changes: [{ action: "tickets/update", approval_required: true }] });
+    await curateOperations(tt.db, tt.users.alice!, "desk", { changes: [{ action: "tickets/update", exact_grant_only: true }] });
     const { actor } = await createActor(tt.db, tt.users.bob!, { name: "Triage bot", kind: "hosted_agent", issue_token: false, token_expires_in_days: null });
     const agent: ActorContext = {
       kind: "actor",

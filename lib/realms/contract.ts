@@ -160,7 +160,7 @@ export const actionSchema = z.strictObject({
   /** What the action returns, in a sentence. */
   returns: z.string().min(1),
   /** Owner's mark: an agent needs a grant naming exactly this action (`object.action.*` does not cover it). */
-  approval_required: z.boolean().optional(),
+  exact_grant_only: z.boolean().optional(),
   /**
    * Payload paths that hold refs, gated like the target (same grant, same operation key): dot-separated field
    * names, `[]` after a name for each element of an array (`attachments[]`, `items[].ref`).

@@ -10,7 +10,7 @@ import { coversRef } from "@/lib/authz/gate";
 import { readAndDecideGateOne, type GateOneReadDecision } from "@/lib/authz/gate-read";
 import { deliveryPort, type DeliveryCaller } from "@/lib/delivery/files";
 import { env } from "@/lib/env";
-import type { OperationKey, ParsedRef, Principal, Realm, RealmContext } from "@/lib/realms/contract";
+import { riskOf, type OperationKey, type ParsedRef, type Principal, type Realm, type RealmContext } from "@/lib/realms/contract";
 import { settledWrites, type SettledWrites } from "@/lib/realms/settled";
 import type { RunCtx } from "./define";
 import { parseOwnRef } from "./prepare";
@@ -30,6 +30,8 @@ export type GateAsk = {
   parsed: Record<string, ParsedRef>;
   exactOnly?: boolean;
   grantId?: string;
+  /** The approval the call names (`approval_id`), with the digest of its input. */
+  approval?: { id: string; digest: string; tool: string };
 };
 
 export type OpenCall = { ctx: RealmContext; caller: DeliveryCaller; decision: GateOneReadDecision; settled: SettledWrites };
@@ -86,6 +88,8 @@ export async function openCall(tx: Tx, party: CallParty, ask: GateAsk): Promise<
     parsed: ask.parsed,
     now,
     exactOnly: ask.exactOnly,
+    risk: realm ? riskOf(realm.manifest, ask.operation) : "read",
+    ...(ask.approval ? { approval: ask.approval } : {}),
     lineage,
     ...(ask.grantId ? { grantId: ask.grantId } : {}),
   });

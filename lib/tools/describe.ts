@@ -28,6 +28,7 @@ export const TOOL_RULES = [
   "list_objects and search_objects page 20 items unless limit: pass next_cursor back as cursor, other inputs unchanged, until it is null; a cursor from another caller or listing is invalid_cursor.",
   "Files, attachments and exports come back as {encoding: \"url\", url, expires_at}: fetch the URL before it expires.",
   "idempotency_key (object_action, upsert_object, host_file; 8–128 printable ASCII): a retry with the same key and input replays the first result; with other input it is idempotency_conflict.",
+  "Operations marked ask_each_time need a person's approval of each call: the call answers approval_required (nothing ran) with approval_url for your user; once approved, send the same call again with its approval_id added — it runs once, and repeating it returns the same result. A changed input is approval_mismatch.",
   "object_schema(query) search_mode: auto (default) runs hybrid if the server has embeddings, else lexical; mode_ran says which ran, fallback why an asked mode could not.",
 ] as const;
 

@@ -3,8 +3,11 @@
 // one audit record is written per decision, in that transaction, whatever the outcome. What each tool does is
 // in ./defs; the call's setup and gate one in ./call.ts; refusals in ./refuse.ts.
 import { getDb, type Tx } from "@/db/client";
+import { payloadDigest } from "@/lib/approvals/record";
 import { callerOperations } from "@/lib/authz/allowed";
 import { auditPrincipalOf, principalOf, type AuthContext } from "@/lib/authz/context";
+import { consumeApproval } from "@/lib/approvals/record";
+import { isApprovalDenial } from "@/lib/authz/gate";
 import { AppError, isAppError, parseWith } from "@/lib/errors";
 import { assertCleanText } from "@/lib/input/text";
 import { actionOperationKey, riskOf, type OperationKey } from "@/lib/realms/contract";
@@ -12,9 +15,10 @@ import { listRealms } from "@/lib/realms/registry";
 import { openCall, OutsideScope, runContext } from "./call";
 import type { ToolDef } from "./define";
 import { idempotencyOf, idempotentReplay, storeIdempotent } from "./idempotency";
+import { APPROVAL_ID } from "./inputs";
 import { resolveOperation } from "./operation";
 import { prepareCall, withheldUnlessDescribed, type PreparedCall } from "./prepare";
-import { recordAudit, refuse } from "./refuse";
+import { recordAudit, refuse, refuseApproval } from "./refuse";
 import { isToolName, toolDef, toolNames } from "./schemas";
 import { shapeResult } from "./shape";
 
@@ -43,6 +47,9 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
   // NUL and lone surrogates never reach a query: MCP and the UI call here without the REST body reader.
   assertCleanText(rawInput, `${tool} input`);
   const input = parseWith(def.input, rawInput, `${tool} input`) as Record<string, unknown>;
+  if (input.approval_id !== undefined && !APPROVAL_ID.test(String(input.approval_id))) {
+    throw new AppError("invalid_input", `${tool} input: approval_id is the id an approval_required answer gave (apr_…).`, { details: { field: "approval_id" } });
+  }
   const now = opts.now?.() ?? new Date();
   const resolved = resolveOperation(tool, input);
   // Calls without a namespace (the realm list, cross-realm capability search) are decided per realm.
@@ -79,12 +86,19 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
       };
     }
 
-    const exactOnly = realm.manifest.actions.find((a) => actionOperationKey(a.name) === operation)?.approval_required === true;
+    const exactOnly = realm.manifest.actions.find((a) => actionOperationKey(a.name) === operation)?.exact_grant_only === true;
     const refs = [...(target.ref ? [target.ref] : []), ...namedRefs.map((n) => n.ref).filter((r) => r !== target.ref)];
     const party = { tenantId: auth.tenantId, principal: principalOf(auth), requestId: auth.requestId, now };
-    const { ctx, caller, decision, settled } = await openCall(tx, party, { realm, namespace: target.namespace, operation, refs, parsed: call.parsed, exactOnly });
+    // A call naming an approval (an actor's retry after approval_required) is decided by it: this exact input, once.
+    const approval = auth.kind === "actor" && typeof input.approval_id === "string" ? { id: input.approval_id, digest: payloadDigest(input), tool } : undefined;
+    const { ctx, caller, decision, settled } = await openCall(tx, party, { realm, namespace: target.namespace, operation, refs, parsed: call.parsed, exactOnly, approval });
     const refusal = { auth, tool, target, operation, audit, now, realm, parsed: call.parsed, input };
-    if (!decision.allow) return refuse(tx, refusal, decision, namedRefs, decision.grantId);
+    if (!decision.allow) return isApprovalDenial(decision) ? refuseApproval(tx, refusal, decision) : refuse(tx, refusal, decision, namedRefs, decision.grantId);
+    // The approved call already ran: its result, and nothing runs again.
+    if (decision.replay) {
+      await recordAudit(tx, { ...audit, outcome: "allow", gate: null, subjectId: decision.replay.approvalId, details: { tool, replayed: true, approval_id: decision.replay.approvalId } });
+      return { result: decision.replay.result };
+    }
 
     const idem = def.idempotent ? idempotencyOf(input) : null;
     const keyed = { tenantId: auth.tenantId, principalId: caller.principalId, tool };
@@ -126,10 +140,12 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
       } else {
         result = await tx.transaction(effect).finally(() => settled.run(tx));
       }
+      // Let in by an approval: used up with the effect, in this transaction, its result kept for replays.
+      if (decision.approvalId && auth.kind === "actor") await consumeApproval(tx, decision.approvalId, result, auth, { namespace: target.namespace, operation, ref: target.ref }, now);
       // The audit append comes last: the tenant's chain head is locked from here to COMMIT.
-      // Let in without a grant (a realm's open description): the record says so.
-      const via = decision.open ? { via: "open_description" } : {};
-      await recordAudit(tx, { ...audit, outcome: "allow", gate: null, subjectId: caller.grantId ?? decision.grantId, details: { tool, ...via } });
+      // Let in without a grant (a realm's open description, a person's approval): the record says so.
+      const via = decision.open ? { via: "open_description" } : decision.approvalId ? { via: "approval", approval_id: decision.approvalId } : {};
+      await recordAudit(tx, { ...audit, outcome: "allow", gate: null, subjectId: caller.grantId ?? decision.grantId ?? decision.approvalId ?? null, details: { tool, ...via } });
       return { result };
     } catch (err) {
       if (read) throw new RolledBack(err, async (fresh) => {

@@ -100,6 +100,7 @@ async function stillReadable(tx: Tx, r: Redemption): Promise<string | null> {
   }
   const d = opened.decision;
   if (!d.allow) {
+    if (d.wall === "approval") return "the operation now waits for a person's approval of each call";
     if (d.code === "operation_disabled" || d.suspended) return "the operation it was issued by is turned off or changed";
     // The grant is live and covers the operation; it does not reach the object (a link without one needs no reach).
     if (d.code === "consent_required" && d.outsideScope) return r.ref ? objectGone : null;

@@ -22,5 +22,11 @@ export const filter = z.record(z.string().max(64), filterValue).optional().descr
 export const selector = z
   .record(z.string().max(64), z.string().min(1).max(500))
   .describe("Instead of ref: name the object as a person would, e.g. `{\"title\": \"Q3 planning\"}` (with its kind).");
+/**
+ * After `approval_required`: the approval that lets this exact call run once (explained once, in provider_about's
+ * rules). Its shape is checked by the dispatcher (APPROVAL_ID), not here: the catalog stays within its budget.
+ */
+export const approvalId = z.string().optional();
+export const APPROVAL_ID = /^apr_[0-9a-z]{1,40}$/;
 export const idempotencyKey = z.string().min(8).max(128).regex(/^[\x21-\x7e]+$/).optional().describe("Makes a retry safe: replays the first result.");
 export const payload = z.record(z.string(), z.unknown()).optional();

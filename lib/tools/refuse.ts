@@ -9,14 +9,15 @@ import { recordAudit as writeAudit, type AuditInput } from "@/lib/audit/record";
 import type { AuthContext } from "@/lib/authz/context";
 import { recordConsentRequest } from "@/lib/authz/consent";
 import { gateOneError } from "@/lib/authz/denials";
-import type { GateOneDecision } from "@/lib/authz/gate";
+import { approvalRefusal, approvalRequiredError, expireApproval, requestApproval } from "@/lib/approvals/record";
+import type { ApprovalDenial, GrantDenial } from "@/lib/authz/gate";
 import { accountSelectorOf, wallAhead, wallPhrase, wallsAhead, type WallView } from "@/lib/connections/walls";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import type { OperationKey, ParsedRef, Realm } from "@/lib/realms/contract";
 import type { NamedRef } from "./prepare";
 
-export type Denied = Extract<GateOneDecision, { allow: false }>;
+export type Denied = GrantDenial;
 export type ToolAudit = AuditInput & { clientRequestId?: string };
 
 /** Tool-call audit records also keep the caller's own X-Request-Id, when it sent one. */
@@ -89,6 +90,42 @@ export async function refuse(tx: Tx, r: Refusal, d: Denied & { grantorName?: str
   const facts = { namespace: target.namespace, operation, ref: target.ref, appUrl: env().appUrl, actorName: auth.kind === "actor" ? auth.actorName : "", grantorName };
   const error = gateOneError(d, { ...facts, consentRequestId, namedRefs: named });
   return { error: walls.length && consentPath ? withWalls(error, walls, `${facts.appUrl}${consentPath}`, facts) : error };
+}
+
+/**
+ * An approval refusal as an answer. An operation in ask mode with no approval named: the pending approval of this
+ * exact call (a new one, or the one already waiting). A named approval that lapsed: marked expired, with a fresh
+ * offer. Then the call's audit record and the denial; nothing ran.
+ */
+export async function refuseApproval(tx: Tx, r: Refusal, d: ApprovalDenial & { grantorName?: string }): Promise<{ error: AppError }> {
+  const { auth, target, operation } = r;
+  if (auth.kind !== "actor") throw new Error("approvals are asked of actors only");
+  const grantorName = d.grantorName ?? (await userName(tx, auth.grantorId));
+  const facts = { namespace: target.namespace, operation, ref: target.ref, grantorName, actorName: auth.actorName };
+  const named = typeof r.input?.approval_id === "string" ? r.input.approval_id : null;
+  const ask = { auth, tool: r.tool, namespace: target.namespace, operation, ref: target.ref, input: r.input ?? {}, now: r.now };
+  let error: AppError;
+  let approvalId: string | null = named;
+  if (!named) {
+    const a = await requestApproval(tx, ask);
+    approvalId = a.id;
+    error = approvalRequiredError(a, facts);
+  } else if (d.code === "approval_expired") {
+    if (d.approval) await expireApproval(tx, d.approval, auth, r.now);
+    const fresh = await requestApproval(tx, ask);
+    error = approvalRefusal(d, { ...facts, approvalId: named }, fresh);
+  } else {
+    error = approvalRefusal(d, { ...facts, approvalId: named });
+  }
+  await recordAudit(tx, {
+    ...r.audit,
+    outcome: "deny",
+    gate: "one",
+    reason: d.code === "approval_unknown" ? "not_found" : d.code,
+    subjectId: approvalId,
+    details: { tool: r.tool, wall: "approval", ...(approvalId ? { approval_id: approvalId } : {}) },
+  });
+  return { error };
 }
 
 /** The denial, listing the walls ahead (`also_needed`) and saying that the one visit opens them all. */

@@ -85,7 +85,8 @@ export async function grantableRealms(db: Executor, who: { tenantId: string; use
     const m = realm.manifest;
     const states = await operationStates(db, who.tenantId, who.userId, m.namespace);
     const ops: PickerOperation[] = states
-      .filter((s) => s.effective)
+      // In ask mode each call waits for a person: no grant covers it, so none is offered.
+      .filter((s) => s.mode === "on")
       .map((s) => ({
         value: `${m.namespace} ${s.operation}`,
         key: s.operation,
@@ -93,7 +94,7 @@ export async function grantableRealms(db: Executor, who: { tenantId: string; use
         risk: riskOf(m, s.operation),
         checked: false,
         approved: false,
-        exactOnly: !!m.actions.find((a) => `object.action.${a.name}` === s.operation)?.approval_required,
+        exactOnly: !!m.actions.find((a) => `object.action.${a.name}` === s.operation)?.exact_grant_only,
       }));
     if (ops.length) out.push(pickerRealm(m, ops));
   }

@@ -151,8 +151,8 @@ export async function realmCards(db: Executor, who: Viewer): Promise<RealmCardVi
     closedDescriptions(db, who.tenantId),
   ]);
   const toggles: Toggles = {
-    ceiling: new Map(ceiling.map((r) => [`${r.namespace} ${r.operation}`, r.enabled])),
-    choice: new Map(choices.map((r) => [`${r.namespace} ${r.operation}`, r.enabled])),
+    ceiling: new Map(ceiling.map((r) => [`${r.namespace} ${r.operation}`, r.mode !== "off"])),
+    choice: new Map(choices.map((r) => [`${r.namespace} ${r.operation}`, r.mode !== "off"])),
   };
   const accounts = await accountsFor(db, who, realms);
   return realms.map((r) => cardOf(r, toggles, accounts, !closed.has(r.manifest.namespace))).sort((a, b) => a.title.localeCompare(b.title));

@@ -49,12 +49,12 @@ describe("the readable event table", () => {
 
   it("says what a curation changed, by the operation's label", () => {
     const s = eventSummary(
-      event({ event: "realm.curated", namespace: "shop", details: { version: 3, change_count: 1, suspended_grants: 0, changes: [{ action: "listPets", risk: "write", approval_required: true }] } }),
+      event({ event: "realm.curated", namespace: "shop", details: { version: 3, change_count: 1, suspended_grants: 0, changes: [{ action: "listPets", risk: "write", exact_grant_only: true }] } }),
       words,
       names,
     );
     expect(s.sentence).toBe("Alice curated the operations of Shop API");
-    expect(s.details).toContainEqual({ label: "Changes", value: "List pets: risk set to write, needs explicit approval" });
+    expect(s.details).toContainEqual({ label: "Changes", value: "List pets: risk set to write, only an exact grant covers it" });
     expect(s.details).toContainEqual({ label: "Operations changed", value: "1" });
     const relabelled = eventSummary(event({ event: "realm.curated", namespace: "shop", details: { changes: [{ action: "listPets", label: "See pets", hidden: true }] } }), words, names);
     expect(relabelled.details).toContainEqual({ label: "Changes", value: "listPets: hidden, labelled “See pets”" });

@@ -1,7 +1,7 @@
 // The adapter of every imported service: it runs operations (object_action) and nothing else — an
 // imported realm has no objects of its own to list, get or change, so it has no refs either: every ref is
 // `invalid_ref` and describes as null. Gate two is the service's own answer to the configured credential.
-// (The owner's "needs explicit approval" mark is enforced by gate one.)
+// (The owner's "only an exact grant covers it" mark is enforced by gate one.)
 import { AppError } from "@/lib/errors";
 import { authorityOf, type RealmAdapter } from "@/lib/realms/contract";
 import { invalidRef, namespaceOfRef } from "@/lib/realms/refs";

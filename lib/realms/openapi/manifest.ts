@@ -20,12 +20,12 @@ export type RealmRecord = {
   credential?: { type: string; configured: boolean };
 };
 export type OperationRecord = { action: string; card: OperationCard; contract: OperationContract };
-export type Curation = { action: string; hidden: boolean; label: string | null; keywords: string[]; risk: Risk | null; approvalRequired: boolean };
+export type Curation = { action: string; hidden: boolean; label: string | null; keywords: string[]; risk: Risk | null; exactGrantOnly: boolean };
 
 /** The effective view of one operation: its card with the owner's curation applied. */
-export type CuratedOperation = OperationRecord & { label: string; risk: Risk; hidden: boolean; approvalRequired: boolean; keywords: string[] };
+export type CuratedOperation = OperationRecord & { label: string; risk: Risk; hidden: boolean; exactGrantOnly: boolean; keywords: string[] };
 
-export const APPROVAL_NOTE = "needs explicit approval";
+export const EXACT_GRANT_NOTE = "only an exact grant covers it";
 
 export function curate(ops: OperationRecord[], curations: Map<string, Curation>): CuratedOperation[] {
   // Summaries several operations share get their path's resource ("Get movie details"), over every operation
@@ -38,7 +38,7 @@ export function curate(ops: OperationRecord[], curations: Map<string, Curation>)
       label: c?.label ?? labels.get(o.action) ?? o.card.summary,
       risk: c?.risk ?? o.card.risk,
       hidden: c?.hidden ?? false,
-      approvalRequired: c?.approvalRequired ?? false,
+      exactGrantOnly: c?.exactGrantOnly ?? false,
       keywords: c?.keywords ?? [],
     };
   });
@@ -87,10 +87,10 @@ export function buildRealm(realm: RealmRecord, ops: OperationRecord[], curations
   const contracts = new Map<string, OperationContract>();
   for (const o of visible) {
     const key = actionOperationKey(o.action);
-    labels[key] = o.approvalRequired ? `${o.label} (${APPROVAL_NOTE})` : o.label;
+    labels[key] = o.exactGrantOnly ? `${o.label} (${EXACT_GRANT_NOTE})` : o.label;
     contracts.set(o.action, o.contract);
     const about = [o.card.description && o.card.description !== o.card.summary ? o.card.description : o.label, `(${o.card.method} ${o.card.path})`];
-    if (o.approvalRequired) about.push(`Agents need an explicit grant of exactly this operation.`);
+    if (o.exactGrantOnly) about.push(`Agents need an explicit grant of exactly this operation.`);
     for (const note of o.contract.request_notes ?? []) about.push(`Note: ${note}`);
     if (o.card.deprecated) about.push("Deprecated by the service.");
     actions.push({
@@ -105,7 +105,7 @@ export function buildRealm(realm: RealmRecord, ops: OperationRecord[], curations
       returns: returnsText(o.contract),
       // The service's objects are not Realmgate refs: no payload field holds one.
       ref_paths: [],
-      ...(o.approvalRequired ? { approval_required: true } : {}),
+      ...(o.exactGrantOnly ? { exact_grant_only: true } : {}),
     });
   }
 

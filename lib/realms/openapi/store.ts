@@ -64,7 +64,7 @@ export async function curations(db: Executor, tenantId: string, realmId: string)
     .from(openapiCurations)
     .where(and(eq(openapiCurations.tenantId, tenantId), eq(openapiCurations.realmId, realmId)));
   return new Map(
-    rows.map((r) => [r.action, { action: r.action, hidden: r.hidden, label: r.label, keywords: r.keywords, risk: r.risk, approvalRequired: r.approvalRequired }]),
+    rows.map((r) => [r.action, { action: r.action, hidden: r.hidden, label: r.label, keywords: r.keywords, risk: r.risk, exactGrantOnly: r.exactGrantOnly }]),
   );
 }
 

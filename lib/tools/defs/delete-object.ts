@@ -1,11 +1,11 @@
 import { z } from "zod";
 import { defineTool } from "../define";
-import { kind, namespace, ref, selector } from "../inputs";
+import { approvalId, kind, namespace, ref, selector } from "../inputs";
 import { checkSelector } from "../prepare";
 
 export const deleteObject = defineTool({
   name: "delete_object",
-  input: z.strictObject({ ref: ref.optional(), namespace: namespace.optional(), kind: kind.optional(), selector: selector.optional() }),
+  input: z.strictObject({ ref: ref.optional(), namespace: namespace.optional(), kind: kind.optional(), selector: selector.optional(), approval_id: approvalId }),
   description: "Delete one object by `ref`, or by `kind` + `selector` (several matches: ambiguous_selector, nothing deleted).",
   annotations: { readOnlyHint: false, destructiveHint: true },
   target: "ref_or_namespace",

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { MAX_FILE_BYTES } from "@/lib/delivery/files";
 import { AppError } from "@/lib/errors";
 import { defineTool } from "../define";
-import { idempotencyKey, namespace } from "../inputs";
+import { approvalId, idempotencyKey, namespace } from "../inputs";
 
 export const hostFile = defineTool({
   name: "host_file",
@@ -12,6 +12,7 @@ export const hostFile = defineTool({
     content_type: z.string().min(3).max(100).regex(/^[\w.+-]+\/[\w.+-]+$/),
     content_base64: z.string().max(700_000).regex(/^[A-Za-z0-9+/]*={0,2}$/, "must be base64"),
     idempotency_key: idempotencyKey,
+    approval_id: approvalId,
   }),
   description: "Store a file (base64) in a realm; returns its ref and a short-lived URL.",
   annotations: { readOnlyHint: false, destructiveHint: false },

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { AppError } from "@/lib/errors";
 import { actionOperationKey } from "@/lib/realms/contract";
 import { defineTool } from "../define";
-import { idempotencyKey, kind, namespace, payload, ref, selector } from "../inputs";
+import { approvalId, idempotencyKey, kind, namespace, payload, ref, selector } from "../inputs";
 import { validatePayload } from "../payload";
 import { checkSelector, valuesAt } from "../prepare";
 
@@ -16,6 +16,7 @@ export const objectAction = defineTool({
     selector: selector.optional(),
     payload,
     idempotency_key: idempotencyKey,
+    approval_id: approvalId,
   }),
   description: "Run a realm's action by name (e.g. `reply_comment`) on a ref (or selector), or on the namespace; payload must match its contract.",
   target: "ref_or_namespace",

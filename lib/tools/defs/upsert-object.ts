@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { AppError } from "@/lib/errors";
 import { defineTool } from "../define";
-import { idempotencyKey, kind, namespace, ref } from "../inputs";
+import { approvalId, idempotencyKey, kind, namespace, ref } from "../inputs";
 import { checkKindSchema } from "../payload";
 import { checkFields } from "../prepare";
 
@@ -13,6 +13,7 @@ export const upsertObject = defineTool({
     ref: ref.optional(),
     fields: z.record(z.string().max(64), z.unknown()),
     idempotency_key: idempotencyKey,
+    approval_id: approvalId,
   }),
   description: "Create an object of a kind (no ref) or patch one (ref); the kind names its realm. `fields`: a list field takes a list or `{add, remove}`.",
   annotations: { readOnlyHint: false, destructiveHint: false },

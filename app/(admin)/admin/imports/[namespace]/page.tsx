@@ -24,7 +24,7 @@ export default async function CuratePage({ params }: Props) {
       </nav>
       <PageHeader
         title={`Curate ${namespace}`}
-        description="Hide operations agents should never see, give them clearer labels and search keywords, raise their risk, or require an explicit approval. Changes reach agents on their next call."
+        description="Hide operations agents should never see, give them clearer labels and search keywords, raise their risk, or mark them so only an exact grant covers them. Changes reach agents on their next call."
       />
       {user.role === "owner" ? <OperationCurator namespace={namespace} /> : <Alert tone="warning" title="Only a tenant owner curates services" />}
     </>

@@ -18,7 +18,7 @@ type Operation = {
   risk: Risk;
   default_risk: Risk;
   hidden: boolean;
-  approval_required: boolean;
+  exact_grant_only: boolean;
   keywords: string[];
   input_digest: string;
   deprecated: boolean;
@@ -26,7 +26,7 @@ type Operation = {
 type Page = { namespace: string; total: number; hidden: number; matching: number; offset: number; operations: Operation[] };
 type AffectedGrant = { grant_id: string; actor_name: string; operation: string; change: string };
 type Curated = { operations: Operation[]; suspended_grants: AffectedGrant[]; suspended_grant_count: number };
-type Change = { action: string; hidden?: boolean; label?: string | null; keywords?: string[]; risk?: Risk | null; approval_required?: boolean };
+type Change = { action: string; hidden?: boolean; label?: string | null; keywords?: string[]; risk?: Risk | null; exact_grant_only?: boolean };
 
 const PAGE = 25;
 
@@ -36,7 +36,7 @@ const stateWords = { pending: "Saving…", saved: "Saved", failed: "Not saved" }
 /** What one change does, in words, for the row's status and the live announcement. */
 export function describeChange(c: Change): string {
   if (c.hidden !== undefined) return c.hidden ? `${c.action} hidden from agents` : `${c.action} shown to agents`;
-  if (c.approval_required !== undefined) return c.approval_required ? `${c.action} needs explicit approval` : `${c.action} needs no explicit approval`;
+  if (c.exact_grant_only !== undefined) return c.exact_grant_only ? `${c.action} only an exact grant covers it` : `${c.action} is no longer only for exact grants`;
   if (c.risk !== undefined) return `risk of ${c.action} ${c.risk ? `set to ${c.risk}` : "back to its default"}`;
   return `label and keywords of ${c.action}`;
 }
@@ -113,7 +113,7 @@ export function OperationCurator({ namespace }: { namespace: string }) {
               ? {
                   ...o,
                   ...(change.hidden !== undefined ? { hidden: change.hidden } : {}),
-                  ...(change.approval_required !== undefined ? { approval_required: change.approval_required } : {}),
+                  ...(change.exact_grant_only !== undefined ? { exact_grant_only: change.exact_grant_only } : {}),
                   ...(change.risk !== undefined ? { risk: change.risk ?? o.default_risk } : {}),
                   ...(change.label !== undefined ? { label: change.label ?? o.summary } : {}),
                   ...(change.keywords !== undefined ? { keywords: change.keywords } : {}),
@@ -222,7 +222,7 @@ export function OperationCurator({ namespace }: { namespace: string }) {
                 <th scope="col" className="py-2 pr-3">Label and keywords</th>
                 <th scope="col" className="py-2 pr-3">Risk</th>
                 <th scope="col" className="py-2 pr-3">Hidden</th>
-                <th scope="col" className="py-2">Needs approval</th>
+                <th scope="col" className="py-2">Exact grant only</th>
               </tr>
             </thead>
             <tbody>
@@ -259,9 +259,9 @@ export function OperationCurator({ namespace }: { namespace: string }) {
                   <td className="py-2">
                     <input
                       type="checkbox"
-                      aria-label={`${op.action} needs explicit approval`}
-                      checked={op.approval_required}
-                      onChange={(e) => save.mutate({ action: op.action, approval_required: e.target.checked })}
+                      aria-label={`${op.action} only an exact grant covers it`}
+                      checked={op.exact_grant_only}
+                      onChange={(e) => save.mutate({ action: op.action, exact_grant_only: e.target.checked })}
                     />
                   </td>
                 </tr>

@@ -1,5 +1,5 @@
 // GET /api/v1/realms/:namespace/operations — an imported service's operations with the owner's curation (?q, ?hidden, ?offset, ?limit)
-// PATCH — curate operations: `{changes: [{action, hidden?, label?, keywords?, risk?, approval_required?}]}`
+// PATCH — curate operations: `{changes: [{action, hidden?, label?, keywords?, risk?, exact_grant_only?}]}`
 import { getDb } from "@/db/client";
 import { parseWith } from "@/lib/errors";
 import { parseBody } from "@/lib/http/body";

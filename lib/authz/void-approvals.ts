@@ -1,0 +1,36 @@
+// Approvals stop counting when what they relied on ends: the actor is revoked, the token or OAuth token family that
+// asked is revoked, or the operation is turned off. Pending and approved-but-unused approvals become void (a call
+// naming one answers approval_expired with a fresh offer, if the operation still asks); consumed ones stay, their
+// result already given.
+import { and, eq, inArray, type SQL } from "drizzle-orm";
+import type { Executor } from "@/db/client";
+import { approvals } from "@/db/schema";
+import { recordAudit } from "@/lib/audit/record";
+
+/**
+ * Approvals that must stop counting: pending and approved-but-unused ones of a revoked actor, a revoked token or
+ * token family, or an operation turned off. One audit record per approval voided, naming why.
+ */
+export async function voidApprovals(tx: Executor, tenantId: string, where: { actorId?: string; credentialId?: string; namespace?: string; operations?: string[]; grantorId?: string }, reason: string, requestId?: string | null) {
+  const conds: SQL[] = [eq(approvals.tenantId, tenantId), inArray(approvals.status, ["pending", "approved"])];
+  if (where.actorId) conds.push(eq(approvals.actorId, where.actorId));
+  if (where.credentialId) conds.push(eq(approvals.credentialId, where.credentialId));
+  if (where.namespace) conds.push(eq(approvals.namespace, where.namespace));
+  if (where.operations) conds.push(inArray(approvals.operation, where.operations.length ? where.operations : [""]));
+  if (where.grantorId) conds.push(eq(approvals.grantorId, where.grantorId));
+  const voided = await tx.update(approvals).set({ status: "void", voidReason: reason }).where(and(...conds)).returning({ id: approvals.id, actorId: approvals.actorId, grantorId: approvals.grantorId, namespace: approvals.namespace, operation: approvals.operation });
+  for (const v of voided) {
+    await recordAudit(tx, {
+      tenantId,
+      event: "approval.voided",
+      principal: { type: "system" },
+      requestId: requestId ?? null,
+      namespace: v.namespace,
+      operation: v.operation,
+      outcome: "ok",
+      subjectId: v.id,
+      details: { approval_id: v.id, actor_id: v.actorId, reason },
+    });
+  }
+  return voided.length;
+}
