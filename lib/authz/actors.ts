@@ -10,6 +10,7 @@ import { callerBucketSql, limitColumns, limitCtes, limitResultOf, type Limit, ty
 import { newId } from "@/lib/ids";
 import type { ActorContext, UserContext } from "./context";
 import { hashSecret, newSecret } from "./secrets";
+import { voidApprovals } from "./void-approvals";
 
 export const ACTOR_TOKEN_PREFIX = "rga";
 
@@ -115,6 +116,7 @@ async function issueTokenTx(tx: Executor, who: Who, actorId: string, expiresInDa
         subjectId: r.id,
         details: { actor_id: actorId, reason: "rotated" },
       });
+      await voidApprovals(tx, who.tenantId, { credentialId: r.id }, "the token that asked was replaced", who.requestId);
     }
   }
   const token = newSecret(ACTOR_TOKEN_PREFIX);
@@ -155,6 +157,7 @@ export async function revokeActorToken(db: Db, who: Who, actorId: string, tokenI
       subjectId: row.id,
       details: { actor_id: actorId },
     });
+    await voidApprovals(tx, who.tenantId, { credentialId: row.id }, "the token that asked was revoked", who.requestId);
     return tokenView(row);
   });
 }
@@ -185,6 +188,7 @@ export async function revokeActor(db: Db, who: Who, actorId: string, reason: str
         details: { actor_id: actorId },
       });
     }
+    await voidApprovals(tx, who.tenantId, { actorId }, "the agent was revoked", who.requestId);
     return actorView(row!);
   });
 }

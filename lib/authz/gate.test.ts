@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Principal } from "@/lib/realms/contract";
-import { gateOne, type GateOneInput, type GrantFacts } from "./gate";
+import { gateOne, type ApprovalAsk, type ApprovalFacts, type GateOneInput, type GrantFacts } from "./gate";
 
 const now = new Date("2026-06-01T12:00:00.000Z");
 const agent: Principal = { type: "actor", actorId: "act_a", grantorId: "usr_alice", actorKind: "hosted_agent" };
@@ -97,5 +97,58 @@ describe("gate one", () => {
       }),
     );
     expect(d).toMatchObject({ allow: false, code: "grant_expired", grantId: "grt_expired" });
+  });
+});
+
+describe("gate one: modes and single-call approvals", () => {
+  const send = { operation: "object.action.send" as const, risk: "write" as const, refs: [] };
+  const approval = (over: Partial<ApprovalFacts> = {}): ApprovalFacts => ({
+    id: "apr_1",
+    actorId: "act_a",
+    tool: "object_action",
+    namespace: "docs",
+    operation: "object.action.send",
+    status: "approved",
+    payloadDigest: "d1",
+    expiresAt: new Date(now.getTime() + 60_000),
+    note: null,
+    result: null,
+    voidReason: null,
+    ...over,
+  });
+  const naming = (row: ApprovalFacts | null, over: Partial<ApprovalAsk> = {}): ApprovalAsk => ({ id: "apr_1", digest: "d1", tool: "object_action", row, ...over });
+
+  it.each<[string, Partial<GateOneInput>, string]>([
+    ["ask at the ceiling: a grant does not cover it", { ...send, ceilingMode: "ask", grants: [grant({ operations: ["object.action.send"] })] }, "approval_required"],
+    ["ask in the grantor's choice under an owner's on", { ...send, ceilingMode: "on", choiceMode: "ask" }, "approval_required"],
+    ["a choice of on does not loosen the owner's ask", { ...send, ceilingMode: "ask", choiceMode: "on" }, "approval_required"],
+    ["a choice of off under the owner's ask", { ...send, ceilingMode: "ask", choiceMode: "off" }, "operation_disabled"],
+    ["ask needs no grant to be asked", { ...send, ceilingMode: "ask", grants: [] }, "approval_required"],
+    ["a destructive operation the owner never set, in a tenant that starts them at ask", { operation: "object.delete", risk: "destructive", destructiveDefault: "ask" }, "approval_required"],
+    ["the owner set it on outright", { operation: "object.delete", risk: "destructive", destructiveDefault: "ask", ceilingMode: "on", grants: [grant({ operations: ["object.delete"] })] }, "allow"],
+    ["a tenant from before approvals: destructive operations stay on", { operation: "object.delete", risk: "destructive", destructiveDefault: "on", grants: [grant({ operations: ["object.delete"] })] }, "allow"],
+    ["a read is never asked, whatever a row says", { operation: "object.get", risk: "read", ceilingMode: "ask" }, "allow"],
+    ["approved, live and the same call: runs", { ...send, ceilingMode: "ask", approval: naming(approval()) }, "allow"],
+    ["still pending", { ...send, ceilingMode: "ask", approval: naming(approval({ status: "pending" })) }, "approval_required"],
+    ["denied", { ...send, ceilingMode: "ask", approval: naming(approval({ status: "denied", note: "not now" })) }, "approval_denied"],
+    ["approved but past its expiry", { ...send, ceilingMode: "ask", approval: naming(approval({ expiresAt: new Date(now.getTime() - 1) })) }, "approval_expired"],
+    ["voided (its token was revoked)", { ...send, ceilingMode: "ask", approval: naming(approval({ status: "void", voidReason: "token revoked" })) }, "approval_expired"],
+    ["another input", { ...send, ceilingMode: "ask", approval: naming(approval(), { digest: "d2" }) }, "approval_mismatch"],
+    ["another tool", { ...send, ceilingMode: "ask", approval: naming(approval(), { tool: "upsert_object" }) }, "approval_mismatch"],
+    ["another operation", { operation: "object.action.reply", risk: "write", refs: [], ceilingMode: "ask", approval: naming(approval()) }, "approval_mismatch"],
+    ["another agent's approval is unknown", { ...send, ceilingMode: "ask", approval: naming(approval({ actorId: "act_other" })) }, "approval_unknown"],
+    ["no such approval", { ...send, ceilingMode: "ask", approval: naming(null) }, "approval_unknown"],
+    ["turned off after it was approved", { ...send, ceilingMode: "off", approval: naming(approval()) }, "operation_disabled"],
+    ["the grantor turned it off after it was approved", { ...send, ceilingMode: "ask", choiceMode: "off", approval: naming(approval()) }, "operation_disabled"],
+  ])("%s → %s", (_name, over, expected) => expect(outcome(over)).toBe(expected));
+
+  it("replays a consumed approval's result, even after its expiry, and runs nothing", () => {
+    const d = gateOne(input({ ...send, ceilingMode: "ask", approval: naming(approval({ status: "consumed", result: { ok: 1 }, expiresAt: new Date(now.getTime() - 1) })) }));
+    expect(d).toMatchObject({ allow: true, replay: { approvalId: "apr_1", result: { ok: 1 } } });
+    expect(d.allow && d.approvalId).toBeFalsy();
+  });
+
+  it("lets an approved call in by the approval, not by a grant", () => {
+    expect(gateOne(input({ ...send, ceilingMode: "ask", approval: naming(approval()) }))).toMatchObject({ allow: true, approvalId: "apr_1", grantId: null });
   });
 });

@@ -43,13 +43,14 @@ describe("demo seed", () => {
 });
 
 describe("demo steps", () => {
-  it("are the registered realms' demo steps, in the registry's order (memory, docs, board), then the agent", async () => {
+  it("are the registered realms' demo steps, in the registry's order (memory, docs, board), then the demo's modes, then the agent", async () => {
     const { demoSeedSteps } = await import("./index");
     const { seedDemoAgent } = await import("./agent");
+    const { seedDemoModes } = await import("./modes");
     const { seedDemo: memory } = await import("@/lib/realms/memory/demo");
     const { seedDemo: docs } = await import("@/lib/realms/docs/demo");
     const { seedDemo: board } = await import("@/lib/realms/board/demo");
-    expect(demoSeedSteps).toEqual([memory, docs, board, seedDemoAgent]);
+    expect(demoSeedSteps).toEqual([memory, docs, board, seedDemoModes, seedDemoAgent]);
   });
 });
 
@@ -72,5 +73,11 @@ describe("demo agent", () => {
     await expect(dispatch(ctx, "object_action", { ref: thread?.ref ?? docRef, action: thread ? "resolve_thread" : "export", payload: thread ? {} : { format: "text" } })).rejects.toMatchObject({
       code: "consent_required",
     });
+    // The demo asks each time before deleting a document or sending mail: the call answers with an approval to decide.
+    const asked = await dispatch(ctx, "delete_object", { ref: docRef }).catch((e: unknown) => e);
+    expect(asked).toMatchObject({ code: "approval_required", details: { approval_url: expect.stringMatching(/\/approvals\/apr_/) } });
+    const { operationStates } = await import("@/lib/authz/policy");
+    const mail = await operationStates(db, demo.tenant.id, demo.users.alice!.user_id, "mail");
+    expect(mail.filter((s) => s.mode === "ask").map((s) => s.operation)).toEqual(expect.arrayContaining(["object.action.send", "object.action.reply"]));
   });
 });

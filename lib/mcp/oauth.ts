@@ -11,6 +11,7 @@ import { createActor } from "@/lib/authz/actors";
 import type { ActorContext, UserContext } from "@/lib/authz/context";
 import { createGrantTx, expiresAtFor, expiryChoices, type ExpiryChoice } from "@/lib/authz/grants";
 import { operationStates } from "@/lib/authz/policy";
+import { voidApprovals } from "@/lib/authz/void-approvals";
 import { AppError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
 import { riskOf, type OperationKey, type Risk } from "@/lib/realms/contract";
@@ -512,6 +513,8 @@ export async function revokeFamily(tx: Executor, tenantId: string, familyId: str
   if (revoked.length) {
     await recordAudit(tx, { tenantId, event: "oauth.tokens_revoked", principal: { type: "system" }, outcome: "ok", subjectId: familyId, reason, details: { refresh_tokens: revoked.length } });
   }
+  // What this connection asked a person to approve no longer counts: a new connection asks again.
+  await voidApprovals(tx, tenantId, { credentialId: familyId }, `the connection's tokens were revoked (${reason})`);
 }
 
 /**

@@ -9,9 +9,10 @@ import type { AuthContext } from "@/lib/authz/context";
 import { AppError, toErrorBody } from "@/lib/errors";
 import { logServerError } from "@/lib/server-log";
 import { getDb } from "@/db/client";
-import { toolCatalogFor, type ToolEntry } from "@/lib/tools/catalog";
+import { toolsFor, type ToolEntry } from "@/lib/tools/catalog";
+import type { ToolAnnotations } from "@/lib/tools/define";
 import { dispatch } from "@/lib/tools/dispatch";
-import { isToolName, toolDef } from "@/lib/tools/schemas";
+import { isToolName } from "@/lib/tools/schemas";
 import pkg from "@/package.json";
 import { MCP_REQUEST_TIMEOUT_MS } from "./config";
 
@@ -21,10 +22,9 @@ const INSTRUCTIONS =
   "Refs are opaque: pass them back as given. Every tool you could be granted is listed. Each result is one JSON document in the text content (there is no structuredContent). " +
   "When a call is refused (isError), its error.details says which wall stopped it, who can open it and where (url or connection_hub_url): show that to your user instead of retrying.";
 
-/** Hints for clients that auto-approve reads (MCP tool annotations), as each tool declares them; object_action's depend on the action. */
-export function mcpTool(t: ToolEntry): Tool {
-  const a = toolDef(t.name).annotations;
-  return { name: t.name, description: t.description, inputSchema: t.inputSchema as Tool["inputSchema"], ...(a ? { annotations: a } : {}) };
+/** A tool as MCP lists it, with hints for clients that auto-approve reads (true of the caller's realms: toolsFor). */
+export function mcpTool(t: ToolEntry, annotations?: ToolAnnotations): Tool {
+  return { name: t.name, description: t.description, inputSchema: t.inputSchema as Tool["inputSchema"], ...(annotations ? { annotations } : {}) };
 }
 
 export function toolResult(result: unknown): CallToolResult {
@@ -69,7 +69,7 @@ export async function callTool(auth: AuthContext, name: string, args: Record<str
 
 export function mcpServerFor(auth: AuthContext): Server {
   const server = new Server({ name: "realmgate", title: "Realmgate", version: pkg.version }, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await toolCatalogFor(await getDb(), auth)).map(mcpTool) }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await toolsFor(await getDb(), auth)).map((t) => mcpTool(t.entry, t.annotations)) }));
   server.setRequestHandler(CallToolRequestSchema, async (req) => callTool(auth, req.params.name, req.params.arguments ?? {}));
   return server;
 }

@@ -141,6 +141,7 @@ export function runContext(realm: Realm, ctx: RealmContext, auth: AuthContext, o
     pageSize: (limit) => Math.min(limit ?? DEFAULT_PAGE, m.delivery.max_page_size),
     allowedHere: async () => (await operations()).allowed.get(m.namespace) ?? new Set<OperationKey>(),
     grantableHere: async () => (await operations()).grantable.get(m.namespace) ?? (new Set<OperationKey>() as ReadonlySet<OperationKey>),
+    askingHere: async () => (await operations()).asking.get(m.namespace) ?? (new Set<OperationKey>() as ReadonlySet<OperationKey>),
     toolOf: toolContract,
   };
 }

@@ -8,7 +8,9 @@ import type { Executor } from "@/db/client";
 import { grantableOperations } from "@/lib/authz/allowed";
 import type { AuthContext } from "@/lib/authz/context";
 import { canonicalJson } from "@/lib/canonical-json";
+import { riskOf, type OperationKey, type Realm } from "@/lib/realms/contract";
 import { listRealms } from "@/lib/realms/registry";
+import type { ToolAnnotations } from "./define";
 import { toolDef, toolDescriptions, toolJsonSchema, toolNames, type ToolName } from "./schemas";
 
 export type ToolEntry = { name: ToolName; description: string; inputSchema: Record<string, unknown> };
@@ -29,15 +31,46 @@ export function toolCatalog(): ToolEntry[] {
 
 /** The tools listed for this caller: those with an operation it could be granted in some realm. */
 export async function toolCatalogFor(db: Executor, auth: AuthContext): Promise<ToolEntry[]> {
-  const grantable = await grantableOperations(db, auth, await listRealms(db, auth.tenantId));
-  const ops = new Set<string>();
-  for (const set of grantable.values()) for (const op of set) ops.add(op);
-  // A tool whose operation comes from its input (object_action's action) is listed when any action is on.
-  const listed = (name: ToolName) => {
+  return (await toolsFor(db, auth)).map(({ entry }) => entry);
+}
+
+/**
+ * The caller's tools with MCP hints that are true of what it could reach: a tool's own hints (get_object only
+ * reads, delete_object destroys, and deleting twice changes nothing more), and for object_action those of the
+ * actions the caller could be granted — read-only when every one only reads, destructive when one is. A tool is
+ * open-world when a realm it reaches acts on an outside service (connected, imported, remote).
+ */
+export async function toolsFor(db: Executor, auth: AuthContext): Promise<{ entry: ToolEntry; annotations: ToolAnnotations }[]> {
+  const realms = await listRealms(db, auth.tenantId);
+  const grantable = await grantableOperations(db, auth, realms);
+  const byNs = new Map(realms.map((r) => [r.manifest.namespace, r]));
+  const reach = (name: ToolName) => {
     const op = toolDef(name).operation;
-    return typeof op === "string" ? ops.has(op) : [...ops].some((o) => o.startsWith("object.action."));
+    const out: { realm: Realm; op: OperationKey }[] = [];
+    for (const [ns, set] of grantable) {
+      const realm = byNs.get(ns);
+      if (!realm) continue;
+      if (typeof op === "string") {
+        if (set.has(op)) out.push({ realm, op });
+      } else for (const o of set) if (o.startsWith("object.action.")) out.push({ realm, op: o });
+    }
+    return out;
   };
-  return toolCatalog().filter((e) => listed(e.name));
+  const out: { entry: ToolEntry; annotations: ToolAnnotations }[] = [];
+  for (const entry of toolCatalog()) {
+    const reached = reach(entry.name);
+    if (!reached.length) continue;
+    const own = toolDef(entry.name).annotations ?? {};
+    const openWorld = reached.some(({ realm }) => realm.manifest.realm_type !== "native");
+    if (typeof toolDef(entry.name).operation === "string") {
+      out.push({ entry, annotations: { ...own, openWorldHint: openWorld } });
+      continue;
+    }
+    const risks = new Set(reached.map(({ realm, op }) => riskOf(realm.manifest, op)));
+    const readOnly = risks.size === 1 && risks.has("read");
+    out.push({ entry, annotations: readOnly ? { readOnlyHint: true, openWorldHint: openWorld } : { readOnlyHint: false, destructiveHint: risks.has("destructive"), idempotentHint: false, openWorldHint: openWorld } });
+  }
+  return out;
 }
 
 /** Bytes of a value as a model is sent it, measured as canonical JSON (sorted keys, no whitespace). */

@@ -50,6 +50,8 @@ export type RunCtx<P> = {
   /** What the caller may use, and could be granted, in this realm (only the describing tools need them). */
   allowedHere(): Promise<Set<OperationKey>>;
   grantableHere(): Promise<ReadonlySet<OperationKey>>;
+  /** What in this realm asks a person each call (ask mode): callable, never covered by a grant. */
+  askingHere(): Promise<ReadonlySet<OperationKey>>;
   /** The tool of a base operation and its input's JSON Schema (for object_schema's operation contracts). */
   toolOf(op: string): { name: string; inputSchema: Record<string, unknown> } | undefined;
 };
@@ -64,6 +66,8 @@ export type AllRealmsCtx = {
   realms: Realm[];
   allowed: Map<string, ReadonlySet<OperationKey>>;
   grantable: Map<string, ReadonlySet<OperationKey>>;
+  /** Per realm, what asks a person each call (ask mode). */
+  asking: Map<string, ReadonlySet<OperationKey>>;
 };
 
 export type ToolDef<N extends string = string, S extends z.ZodType = z.ZodType, P = unknown> = {

@@ -59,18 +59,25 @@ export const ABOUT_ACTIONS_CAP = 30;
 
 type ActionLine = { action: string; label: string; on: string; risk: string };
 
-export function aboutRealm(m: RealmManifest, allowed: ReadonlySet<OperationKey>, grantable: ReadonlySet<OperationKey> = allowed) {
+const NONE: ReadonlySet<OperationKey> = new Set();
+
+/** How an operation is marked for the caller: usable now (nothing), each call asks a person, or a grant is needed. */
+export const markOf = (op: OperationKey, allowed: ReadonlySet<OperationKey>, asking: ReadonlySet<OperationKey>) =>
+  allowed.has(op) ? {} : asking.has(op) ? { ask_each_time: true as const } : { needs_grant: true as const };
+
+export function aboutRealm(m: RealmManifest, allowed: ReadonlySet<OperationKey>, grantable: ReadonlySet<OperationKey> = allowed, asking: ReadonlySet<OperationKey> = NONE) {
   // Actions grouped by what the caller may do with them; those turned off for it are left out.
   const line = (a: RealmManifest["actions"][number]): ActionLine => ({ action: a.name, label: a.label, on: a.target_kind ?? "namespace", risk: a.risk });
   const usable: ActionLine[] = [];
+  const asked: ActionLine[] = [];
   const askable: ActionLine[] = [];
   let total = 0;
   for (const a of m.actions) {
     const key = `object.action.${a.name}` as OperationKey;
-    const group = allowed.has(key) ? usable : grantable.has(key) ? askable : null;
+    const group = allowed.has(key) ? usable : asking.has(key) ? asked : grantable.has(key) ? askable : null;
     if (!group) continue;
     total++;
-    if (usable.length + askable.length < ABOUT_ACTIONS_CAP) group.push(line(a));
+    if (usable.length + asked.length + askable.length < ABOUT_ACTIONS_CAP) group.push(line(a));
   }
   return {
     namespace: m.namespace,
@@ -80,16 +87,18 @@ export function aboutRealm(m: RealmManifest, allowed: ReadonlySet<OperationKey>,
     touches: m.service_card.touches,
     kinds: m.kinds.map((k) => {
       const ops = k.operations.filter((o) => allowed.has(o));
-      const ask = k.operations.filter((o) => !allowed.has(o) && grantable.has(o));
-      return { kind: k.name, about: k.one_liner, ref: k.ref_pattern, operations: ops, ...(ask.length ? { needs_grant: ask } : {}) };
+      const each = k.operations.filter((o) => !allowed.has(o) && asking.has(o));
+      const ask = k.operations.filter((o) => !allowed.has(o) && !asking.has(o) && grantable.has(o));
+      return { kind: k.name, about: k.one_liner, ref: k.ref_pattern, operations: ops, ...(each.length ? { ask_each_time: each } : {}), ...(ask.length ? { needs_grant: ask } : {}) };
     }),
     selectors: m.selectors.map((s) => ({ kind: s.kind, by: s.by })),
-    actions: { allowed: usable, ...(askable.length ? { needs_grant: askable } : {}) },
+    actions: { allowed: usable, ...(asked.length ? { ask_each_time: asked } : {}), ...(askable.length ? { needs_grant: askable } : {}) },
     // Imported services can have a thousand operations: list a few, and say how to find the rest.
     ...(total > ABOUT_ACTIONS_CAP
       ? { actions_total: total, more_actions: `Only ${ABOUT_ACTIONS_CAP} of ${total} actions are listed: find one with object_schema(query=…), or browse object_schema(namespace, schema_path).` }
       : {}),
-    ...(askable.length || m.kinds.some((k) => k.operations.some((o) => !allowed.has(o) && grantable.has(o))) ? { note: NEEDS_GRANT_HINT } : {}),
+    ...(askable.length || m.kinds.some((k) => k.operations.some((o) => !allowed.has(o) && !asking.has(o) && grantable.has(o))) ? { note: NEEDS_GRANT_HINT } : {}),
+    ...(asking.size ? { ask_note: ASK_EACH_TIME_HINT } : {}),
     rules: [
       m.delivery.files ? `host_file stores a file here (at most ${MAX_FILE_BYTES} bytes, sent as base64) and returns its ref.` : "This realm does not accept host_file.",
       ...m.rules,
@@ -110,11 +119,15 @@ export function findNode(root: CatalogNode, path: string): CatalogNode | null {
   return null;
 }
 
+/** Said of an operation in ask mode. */
+export const ASK_EACH_TIME_HINT =
+  "Operations marked ask_each_time need your user's approval of each call: call them — the answer is approval_required with a link; once approved, retry the same call with approval_id added.";
+
 /** Said of an operation the caller could be granted but holds no grant for. */
 export const NEEDS_GRANT_HINT =
   "Operations marked needs_grant exist and may be granted to you: call them anyway — the answer is consent_required with a link where your user approves exactly that, then retry.";
 
-export function schemaNode(m: RealmManifest, path: string, allowed: ReadonlySet<OperationKey>, grantable: ReadonlySet<OperationKey> = allowed) {
+export function schemaNode(m: RealmManifest, path: string, allowed: ReadonlySet<OperationKey>, grantable: ReadonlySet<OperationKey> = allowed, asking: ReadonlySet<OperationKey> = NONE) {
   const node = findNode(m.catalog, path);
   if (!node) {
     throw new AppError("not_found", `No catalog node ${path} in ${m.namespace}.`, {
@@ -131,10 +144,11 @@ export function schemaNode(m: RealmManifest, path: string, allowed: ReadonlySet<
         operation: o,
         label: m.service_card.operation_labels[o] ?? o,
         risk: riskOf(m, o as OperationKey),
-        ...(allowed.has(o as OperationKey) ? {} : { needs_grant: true }),
+        ...markOf(o as OperationKey, allowed, asking),
       })),
     children: node.children.map(nodeSummary),
-    ...(node.operations.some((o) => grantable.has(o as OperationKey) && !allowed.has(o as OperationKey)) ? { note: NEEDS_GRANT_HINT } : {}),
+    ...(node.operations.some((o) => grantable.has(o as OperationKey) && !allowed.has(o as OperationKey) && !asking.has(o as OperationKey)) ? { note: NEEDS_GRANT_HINT } : {}),
+    ...(node.operations.some((o) => asking.has(o as OperationKey)) ? { ask_note: ASK_EACH_TIME_HINT } : {}),
   };
 }
 
@@ -208,7 +222,7 @@ export async function schemaQuery(
   realms: Realm[],
   allowed: Allowed,
   query: string,
-  opts: { limit?: number; asked?: SearchMode; db?: Executor; grantable?: Allowed },
+  opts: { limit?: number; asked?: SearchMode; db?: Executor; grantable?: Allowed; asking?: Allowed },
 ) {
   // Realms the caller may search (object.schema is open to it there, or granted); within them, every operation it
   // could be granted, the ungranted ones marked, so the right operation is never silently missing. Realms it could
@@ -225,7 +239,10 @@ export async function schemaQuery(
     filter: (mt) => grantable.get(mt.namespace)?.has(mt.operation as OperationKey) ?? false,
     store: dbVectorStore(opts.db),
   });
-  const matches: Record<string, unknown>[] = answer.matches.map((mt) => (allowed.get(mt.namespace)?.has(mt.operation as OperationKey) ? mt : { ...mt, needs_grant: true }));
+  const matches: Record<string, unknown>[] = answer.matches.map((mt) => ({
+    ...mt,
+    ...markOf(mt.operation as OperationKey, allowed.get(mt.namespace) ?? NONE, opts.asking?.get(mt.namespace) ?? NONE),
+  }));
   // The top match says how to call it.
   const top = answer.matches[0];
   const topRealm = top ? searchable.find((r) => r.manifest.namespace === top.namespace) : undefined;
@@ -237,6 +254,7 @@ export async function schemaQuery(
     ...(answer.fallback ? { fallback: answer.fallback } : {}),
     matches,
     ...(matches.some((mt) => "needs_grant" in mt) ? { note: NEEDS_GRANT_HINT } : {}),
+    ...(matches.some((mt) => "ask_each_time" in mt) ? { ask_note: ASK_EACH_TIME_HINT } : {}),
     confidence: answer.confidence,
     ...(answer.reason ? { confidence_reason: answer.reason } : {}),
     ...(answer.alternatives ? { alternatives: answer.alternatives } : {}),
@@ -245,7 +263,7 @@ export async function schemaQuery(
   };
 }
 
-export function schemaKind(m: RealmManifest, kindName: string, allowed: ReadonlySet<OperationKey>, grantable: ReadonlySet<OperationKey> = allowed) {
+export function schemaKind(m: RealmManifest, kindName: string, allowed: ReadonlySet<OperationKey>, grantable: ReadonlySet<OperationKey> = allowed, asking: ReadonlySet<OperationKey> = NONE) {
   const kind = m.kinds.find((k) => k.name === kindName);
   if (!kind) throw new AppError("not_found", `No kind ${kindName} in ${m.namespace}.`, { details: { known_kinds: m.kinds.map((k) => k.name) } });
   return {
@@ -259,7 +277,7 @@ export function schemaKind(m: RealmManifest, kindName: string, allowed: Readonly
     selectors: m.selectors.filter((s) => s.kind === kind.name).map((s) => ({ by: s.by, description: s.description })),
     actions: m.actions
       .filter((a) => a.target_kind === kind.name && grantable.has(`object.action.${a.name}` as OperationKey))
-      .map((a) => ({ action: a.name, label: a.label, risk: a.risk, ...(allowed.has(`object.action.${a.name}` as OperationKey) ? {} : { needs_grant: true }) })),
+      .map((a) => ({ action: a.name, label: a.label, risk: a.risk, ...markOf(`object.action.${a.name}` as OperationKey, allowed, asking) })),
   };
 }
 

@@ -179,8 +179,8 @@ async function allRealms(auth: AuthContext, def: ToolDef, op: OperationKey, inpu
   const db = await getDb();
   return db.transaction(async (tx: Tx) => {
     const realms = await listRealms(tx, auth.tenantId);
-    const { allowed, grantable } = await callerOperations(tx, auth, realms, now);
-    const result = await def.runAll!({ tx, auth, realms, allowed, grantable }, input);
+    const { allowed, grantable, asking } = await callerOperations(tx, auth, realms, now);
+    const result = await def.runAll!({ tx, auth, realms, allowed, grantable, asking }, input);
     await recordAudit(tx, {
       tenantId: auth.tenantId,
       event: "tool.call",

@@ -7,7 +7,7 @@ import { makeTenant } from "@/test-support";
 import { toolEntry } from "./catalog";
 import { tools } from "./defs";
 import { resolveOperation } from "./operation";
-import { toolNames } from "./schemas";
+import { toolDef, toolNames } from "./schemas";
 
 const codeOf = (r: ReturnType<typeof resolveOperation>) => ("error" in r ? r.error.code : "ok");
 
@@ -50,8 +50,10 @@ describe("the tool definitions", () => {
   it("are the nine tools, each once, and carry their MCP hints", () => {
     expect(toolNames).toEqual(["provider_about", "object_schema", "list_objects", "search_objects", "get_object", "object_action", "upsert_object", "host_file", "delete_object"]);
     expect(new Set(tools.map((x) => x.name)).size).toBe(9);
-    expect(mcpTool(toolEntry("delete_object")).annotations).toEqual({ readOnlyHint: false, destructiveHint: true });
-    expect(mcpTool(toolEntry("list_objects")).annotations).toEqual({ readOnlyHint: true });
-    expect(mcpTool(toolEntry("object_action")).annotations).toBeUndefined();
+    expect(toolDef("delete_object").annotations).toEqual({ readOnlyHint: false, destructiveHint: true, idempotentHint: true });
+    expect(toolDef("list_objects").annotations).toEqual({ readOnlyHint: true });
+    // object_action's hints depend on the caller's realms (toolsFor, tested in lib/mcp/annotations.test.ts).
+    expect(toolDef("object_action").annotations).toBeUndefined();
+    expect(mcpTool(toolEntry("get_object"), { readOnlyHint: true }).annotations).toEqual({ readOnlyHint: true });
   });
 });

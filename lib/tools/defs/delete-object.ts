@@ -7,7 +7,8 @@ export const deleteObject = defineTool({
   name: "delete_object",
   input: z.strictObject({ ref: ref.optional(), namespace: namespace.optional(), kind: kind.optional(), selector: selector.optional(), approval_id: approvalId }),
   description: "Delete one object by `ref`, or by `kind` + `selector` (several matches: ambiguous_selector, nothing deleted).",
-  annotations: { readOnlyHint: false, destructiveHint: true },
+  // Deleting what is already gone changes nothing more.
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
   target: "ref_or_namespace",
   operation: "object.delete",
   prepare(p, s) {

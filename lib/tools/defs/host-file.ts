@@ -15,7 +15,8 @@ export const hostFile = defineTool({
     approval_id: approvalId,
   }),
   description: "Store a file (base64) in a realm; returns its ref and a short-lived URL.",
-  annotations: { readOnlyHint: false, destructiveHint: false },
+  // Only adds a file; each call adds another.
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   target: "namespace",
   operation: "file.host",
   idempotent: true,

@@ -30,6 +30,7 @@ export const objectSchema = defineTool({
     }
     const allowed = await r.allowedHere();
     const grantable = await r.grantableHere();
+    const asking = await r.askingHere();
     if (s.operation) {
       // An operation turned off for this caller (owner ceiling, or its user's choice) is not described.
       if ((operationKeysOf(m) as string[]).includes(s.operation) && !grantable.has(s.operation as OperationKey)) {
@@ -45,13 +46,14 @@ export const objectSchema = defineTool({
         asked: s.search_mode,
         db: r.ctx.tx,
         grantable: new Map([[m.namespace, grantable]]),
+        asking: new Map([[m.namespace, asking]]),
       });
     }
-    if (s.kind) return schemaKind(m, s.kind, allowed, grantable);
-    return schemaNode(m, s.schema_path ?? "/", allowed, grantable);
+    if (s.kind) return schemaKind(m, s.kind, allowed, grantable, asking);
+    return schemaNode(m, s.schema_path ?? "/", allowed, grantable, asking);
   },
-  async runAll({ tx, realms, allowed, grantable }, s) {
-    if (s.query) return await schemaQuery(realms, allowed, s.query, { limit: s.limit, asked: s.search_mode, db: tx, grantable });
+  async runAll({ tx, realms, allowed, grantable, asking }, s) {
+    if (s.query) return await schemaQuery(realms, allowed, s.query, { limit: s.limit, asked: s.search_mode, db: tx, grantable, asking });
     if (s.schema_path || s.kind || s.operation) throw new AppError("invalid_input", "schema_path, kind and operation need a namespace.");
     return schemaRoot(realms, allowed, grantable);
   },

@@ -10,6 +10,6 @@ export const providerAbout = defineTool({
   annotations: { readOnlyHint: true },
   target: "namespace_or_all",
   operation: "provider.about",
-  run: async (r) => aboutRealm(r.manifest, await r.allowedHere(), await r.grantableHere()),
+  run: async (r) => aboutRealm(r.manifest, await r.allowedHere(), await r.grantableHere(), await r.askingHere()),
   runAll: async (a) => aboutRoot(a.realms, a.allowed, a.grantable),
 });

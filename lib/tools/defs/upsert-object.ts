@@ -16,7 +16,8 @@ export const upsertObject = defineTool({
     approval_id: approvalId,
   }),
   description: "Create an object of a kind (no ref) or patch one (ref); the kind names its realm. `fields`: a list field takes a list or `{add, remove}`.",
-  annotations: { readOnlyHint: false, destructiveHint: false },
+  // An update overwrites what it changes (destructive in MCP's sense); a create without idempotency_key makes another.
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
   target: "namespace",
   operation: "object.upsert",
   idempotent: true,
