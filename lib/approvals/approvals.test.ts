@@ -10,6 +10,7 @@ import { revokeActor, revokeActorToken } from "@/lib/authz/actors";
 import { changeCeiling, changeChoices, operationStates } from "@/lib/authz/policy";
 import { canonicalJson } from "@/lib/canonical-json";
 import { dispatch } from "@/lib/tools/dispatch";
+import { redeemSignedUrl } from "@/lib/tools/files";
 import { call, codeOf, errorOf, grant, makeActor, makeTenant, type TestTenant } from "@/test-support";
 
 type Json = Record<string, unknown>;
@@ -129,6 +130,27 @@ describe("an operation in ask mode", () => {
     expect(await codeOf(dispatch(call(agent), "delete_object", { ref }))).toBe("approval_required");
     expect(await codeOf(dispatch(call(agent), "get_object", { ref }))).toBe("ok");
     expect(await codeOf(dispatch(call(t.users.alice!), "delete_object", { ref }))).toBe("ok");
+  });
+});
+
+describe("a link the approved call minted", () => {
+  it("opens while its approval is the one that ran, and stops when the operation is turned off", async () => {
+    const agent = await makeActor(t, t.users.alice!);
+    await changeCeiling(t.db, call(t.users.alice!), { namespace: "docs", changes: [{ operation: "file.host", mode: "ask" }] });
+    try {
+      const input = { namespace: "docs", name: "notes.txt", content_type: "text/plain", content_base64: Buffer.from("approved bytes").toString("base64") };
+      const id = (await errorOf(dispatch(call(agent), "host_file", input))).details.approval_id as string;
+      await decide(id, "approved");
+      const hosted = (await dispatch(call(agent), "host_file", { ...input, approval_id: id })) as Json;
+      const url = String(hosted.url);
+      expect(new URL(url).searchParams.get("g")).toBe(id);
+      const got = await redeemSignedUrl(t.db, url);
+      expect(Buffer.from(got.bytes).toString()).toBe("approved bytes");
+      await changeCeiling(t.db, call(t.users.alice!), { namespace: "docs", changes: [{ operation: "file.host", mode: "off" }] });
+      expect(await codeOf(redeemSignedUrl(t.db, url))).toBe("forbidden");
+    } finally {
+      await changeCeiling(t.db, call(t.users.alice!), { namespace: "docs", changes: [{ operation: "file.host", mode: "on" }] });
+    }
   });
 });
 

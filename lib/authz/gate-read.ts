@@ -21,7 +21,7 @@ export type GateOneRead = {
   /** The operation's risk (a destructive one without a ceiling row takes the tenant's default mode). */
   risk?: Risk;
   /** The approval the call names, with its tool and the digest of its input: read and locked FOR UPDATE here. */
-  approval?: { id: string; digest: string; tool: string };
+  approval?: { id: string; digest: string; tool: string; link?: true };
   /** What contains the given refs (asked only when a ref-scoped grant does not name a ref itself). */
   lineage?: (refs: string[]) => Promise<Record<string, string[]>>;
   /** Only this grant may let the call in (redeeming a link minted under it). */

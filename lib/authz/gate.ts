@@ -71,8 +71,12 @@ export type ApprovalFacts = {
   voidReason: string | null;
 };
 
-/** What the call brought: the approval it names, the digest of its own input, its tool; and the approval as read (null: none by that id for this tenant). */
-export type ApprovalAsk = { id: string; digest: string; tool: string; row: ApprovalFacts | null };
+/**
+ * What the call brought: the approval it names, the digest of its own input, its tool; and the approval as read
+ * (null: none by that id for this tenant). `link`: not a call but a signed link the approved call minted — it
+ * stays good while its approval is the one that ran (consumed), for this actor and operation.
+ */
+export type ApprovalAsk = { id: string; digest: string; tool: string; row: ApprovalFacts | null; link?: true };
 
 export type GateOneDecision =
   | {
@@ -167,6 +171,10 @@ function byApproval(a: ApprovalAsk, actorId: string, namespace: string, operatio
   const no = (code: ApprovalDenialCode): GateOneDecision => ({ allow: false, code, wall: "approval", grantId: null, ...(row ? { approval: row } : {}) });
   // Another actor's approval is as unknown as one that does not exist.
   if (!row || row.actorId !== actorId) return { allow: false, code: "approval_unknown", wall: "approval", grantId: null };
+  if (a.link) {
+    const ran = row.status === "consumed" && row.namespace === namespace && row.operation === operation;
+    return ran ? { allow: true, grantId: row.id, scope: null, candidates: [] } : no("approval_expired");
+  }
   if (row.tool !== a.tool || row.namespace !== namespace || row.operation !== operation || row.payloadDigest !== a.digest) return no("approval_mismatch");
   if (row.status === "consumed") return { allow: true, grantId: null, scope: null, candidates: [], replay: { approvalId: row.id, result: row.result } };
   if (row.status === "denied") return no("approval_denied");

@@ -31,7 +31,7 @@ export type GateAsk = {
   exactOnly?: boolean;
   grantId?: string;
   /** The approval the call names (`approval_id`), with the digest of its input. */
-  approval?: { id: string; digest: string; tool: string };
+  approval?: { id: string; digest: string; tool: string; link?: true };
 };
 
 export type OpenCall = { ctx: RealmContext; caller: DeliveryCaller; decision: GateOneReadDecision; settled: SettledWrites };
@@ -96,7 +96,8 @@ export async function openCall(tx: Tx, party: CallParty, ask: GateAsk): Promise<
   if (!decision.allow) return { ctx, caller, decision, settled };
 
   ctx.grantScope = decision.scope ?? null;
-  caller.grantId = decision.grantId;
+  // Links minted by an approved call carry its approval: they stay good while it is the approval that ran.
+  caller.grantId = decision.grantId ?? decision.approvalId ?? null;
   caller.operation = ask.operation;
   // Refs an adapter reaches by name (a title turned into a ref) must be covered by the same grant as everything
   // else the call named: of the grants that cover the call, only those covering this ref stay in the running.

@@ -89,7 +89,9 @@ type Redemption = { file: FileRow; principal: Principal; ref: string | null; rea
  */
 async function stillReadable(tx: Tx, r: Redemption): Promise<string | null> {
   const party = { tenantId: r.file.tenantId, principal: r.principal, requestId: "redeem", now: r.now, checkOnly: true };
-  const ask = { realm: r.realm, namespace: r.file.namespace, operation: r.operation, refs: r.ref ? [r.ref] : [], parsed: r.parsed, ...(r.grantId ? { grantId: r.grantId } : {}) };
+  // A link minted by a call a person approved carries that approval (apr_…) instead of a grant.
+  const by = r.grantId?.startsWith("apr_") ? { approval: { id: r.grantId, digest: "", tool: "", link: true as const } } : r.grantId ? { grantId: r.grantId } : {};
+  const ask = { realm: r.realm, namespace: r.file.namespace, operation: r.operation, refs: r.ref ? [r.ref] : [], parsed: r.parsed, ...by };
   const objectGone = "the object it came from is no longer yours to read";
   let opened: Awaited<ReturnType<typeof openCall>>;
   try {
@@ -100,7 +102,7 @@ async function stillReadable(tx: Tx, r: Redemption): Promise<string | null> {
   }
   const d = opened.decision;
   if (!d.allow) {
-    if (d.wall === "approval") return "the operation now waits for a person's approval of each call";
+    if (d.wall === "approval") return r.grantId?.startsWith("apr_") ? "the approval it was issued under no longer holds" : "the operation now waits for a person's approval of each call";
     if (d.code === "operation_disabled" || d.suspended) return "the operation it was issued by is turned off or changed";
     // The grant is live and covers the operation; it does not reach the object (a link without one needs no reach).
     if (d.code === "consent_required" && d.outsideScope) return r.ref ? objectGone : null;
