@@ -43,11 +43,9 @@ test("connect, upgrade and disconnect a mail account from an agent's consent dem
   expect(granted.status()).toBe(201);
   const agent = { authorization: `Bearer ${token.token}` };
   const search = () => request.post("/api/v1/tools/search_objects", { headers: agent, data: { namespace: "mail", query: "agenda" } });
-  const send = () =>
-    request.post("/api/v1/tools/object_action", {
-      headers: agent,
-      data: { namespace: "mail", action: "send", payload: { to: ["dana@northwind.test"], subject: "Agenda for Thursday", body: "Hi Dana, the agenda looks good." } },
-    });
+  const mail = { namespace: "mail", action: "send", payload: { to: ["dana@northwind.test"], subject: "Agenda for Thursday", body: "Hi Dana, the agenda looks good." } };
+  let approvalId: string | undefined;
+  const send = () => request.post("/api/v1/tools/object_action", { headers: agent, data: { ...mail, ...(approvalId ? { approval_id: approvalId } : {}) } });
 
   // Gate one passes (the grant), gate two answers: no mail account is connected.
   const connectLink = await expectWall(await search(), "connect_required");
@@ -77,6 +75,14 @@ test("connect, upgrade and disconnect a mail account from an agent's consent dem
 
   // Sending is granted too, but the account was connected for reading only.
   expect((await request.post("/api/v1/grants", { headers: alice, data: { actor_id: actor.id, namespace: "mail", operations: ["object.action.send"], expires: "1d" } })).status()).toBe(201);
+  // The demo asks each time before sending: a grant does not cover it; alice approves this one message.
+  const asked = await send();
+  expect(asked.status()).toBe(403);
+  const approval = ((await asked.json()) as { error: { code: string; details: { approval_id: string } } }).error;
+  expect(approval.code).toBe("approval_required");
+  approvalId = approval.details.approval_id;
+  expect((await request.post(`/api/v1/approvals/${approvalId}`, { headers: alice, data: { decision: "approve" } })).status()).toBe(200);
+  // Approved, the same call meets the account's wall; the approval waits for the call that runs.
   const upgradeLink = await expectWall(await send(), "claim_upgrade_required");
   await page.goto(`${upgradeLink.pathname}${upgradeLink.search}`);
   await expect(page.getByRole("heading", { name: "Allow “Send mail as you” for alice@acme.test" })).toBeVisible();
@@ -90,6 +96,10 @@ test("connect, upgrade and disconnect a mail account from an agent's consent dem
   const sent = await send();
   expect(sent.status()).toBe(200);
   expect(await sent.json()).toMatchObject({ sent: true, account: "Work mail" });
+  // Sent once: the same call again replays the answer, and another message needs its own approval.
+  expect(await (await send()).json()).toEqual(await sent.json());
+  approvalId = undefined;
+  expect(((await (await send()).json()) as { error: { code: string } }).error.code).toBe("approval_required");
 
   // Alice disconnects on the Connection Hub; the agent meets the first wall again.
   await page.getByRole("link", { name: "Connections", exact: true }).click();

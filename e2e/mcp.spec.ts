@@ -210,6 +210,42 @@ test.describe("MCP gateway with actor tokens", () => {
     await client.close();
   });
 
+  test("an operation that asks each time: the SDK client gets approval_required, the person approves the page in the browser, the retry runs once", async ({ page, request }) => {
+    const { token } = await newActor(request, "E2E tidy-up agent", [{ namespace: "docs", operations: ["provider.about", "object.search", "object.get"] }]);
+    const made = await request.post("/api/v1/tools/upsert_object", { headers: aliceKey(), data: { namespace: "docs", kind: "docs.document", fields: { title: "Scratch notes to remove" } } });
+    const ref = ((await made.json()) as { ref: string }).ref;
+    const { client } = await mcpClient({ token });
+    // The hints are true of this agent's realms: deleting is destructive, and deleting twice changes nothing more.
+    const del = (await client.listTools()).tools.find((t) => t.name === "delete_object")!;
+    expect(del.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true });
+
+    // The demo asks before deleting a document: nothing runs, the error names the page for the person.
+    const asked = await call(client, "delete_object", { ref });
+    expect(asked.isError).toBe(true);
+    const error = (asked.json as { error: { code: string; details: { approval_id: string; approval_url: string; retry_hint: string } } }).error;
+    expect(error.code).toBe("approval_required");
+    expect(error.details.retry_hint).toBe("retry_after_approval");
+    expect(error.details.approval_url).toBe(`${base()}/approvals/${error.details.approval_id}`);
+    expect((await call(client, "delete_object", { ref, approval_id: error.details.approval_id })).json).toMatchObject({ error: { code: "approval_required" } });
+
+    await signInAs(page, "alice", new URL(error.details.approval_url).pathname);
+    await expect(page.getByRole("heading", { level: 1, name: "Approve one call from E2E tidy-up agent?" })).toBeVisible();
+    await expect(page.getByRole("region", { name: "What it will do" }).getByText("“Scratch notes to remove”")).toBeVisible();
+    await page.getByRole("button", { name: "Approve this one call" }).click();
+    await expect(page.getByText("The agent can now run this call once — it has until")).toBeVisible();
+
+    const ran = await call(client, "delete_object", { ref, approval_id: error.details.approval_id });
+    expect(ran.isError, JSON.stringify(ran.json)).toBeFalsy();
+    const again = await call(client, "delete_object", { ref, approval_id: error.details.approval_id });
+    expect(again.json).toEqual(ran.json);
+    const gone = await request.post("/api/v1/tools/get_object", { headers: aliceKey(), data: { ref } });
+    expect(gone.status()).toBe(404);
+    // Another input under the same approval is not the approved call.
+    const other = await call(client, "delete_object", { ref: ref.replace(/.$/, ref.endsWith("a") ? "b" : "a"), approval_id: error.details.approval_id });
+    expect((other.json as { error: { code: string } }).error.code).toBe("approval_mismatch");
+    await client.close();
+  });
+
   test("bad credentials answer 401 with the resource metadata pointer", async () => {
     const foreign = `eyJhbGciOiJIUzI1NiIsInR5cCI6ImF0K2p3dCIsImtpZCI6Im1jcC0wIn0.${Buffer.from(JSON.stringify({ sub: "act_x", aud: mcpUrl().href, exp: 4102444800 })).toString("base64url")}.c2ln`;
     for (const res of [
