@@ -689,7 +689,7 @@ const pickedStyle: Record<OperationMode, string> = {
 
 /**
  * Off / Ask / On for one operation: a radio group of three buttons, named by the operation's label. One tab stop
- * (the picked mode); left and right arrows pick the next mode that may be picked, as in any radio group, while up
+ * (the picked mode); left and right arrows pick the next mode that may be picked, as in a radio group, while up
  * and down (and Home, End) are left to the list, to move between operations. A mode that may not be picked stays
  * in the group (aria-disabled) so a screen reader still hears that it exists and, from the note, why not.
  */
@@ -717,11 +717,10 @@ function ModePicker({
     const step = e.key === "ArrowRight" ? 1 : e.key === "ArrowLeft" ? -1 : 0;
     if (!step) return onRowKeyDown(e);
     e.preventDefault();
-    let i = MODES.indexOf(from);
-    for (let n = 0; n < MODES.length; n++) {
-      i = (i + step + MODES.length) % MODES.length;
+    // The modes are a scale from strictest to loosest, so the arrows stop at its ends rather than wrap: a right
+    // arrow never lands on Off, and each pick is saved at once.
+    for (let i = MODES.indexOf(from) + step; i >= 0 && i < MODES.length; i += step) {
       const m = MODES[i]!;
-      if (m === from) return;
       if (isAllowed(m)) {
         refs.current[m]?.focus();
         onChange(m);
