@@ -682,7 +682,7 @@ function OperationBody({ op, index, idBase, whose, canCeiling, readOnly, status,
 }
 
 const pickedStyle: Record<OperationMode, string> = {
-  off: "bg-white text-slate-900 shadow ring-1 ring-slate-400",
+  off: "bg-slate-700 text-white shadow",
   ask: "bg-amber-100 text-amber-950 shadow ring-1 ring-amber-400",
   on: "bg-brand-600 text-white shadow",
 };
