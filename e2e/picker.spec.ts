@@ -49,29 +49,31 @@ test.describe.serial("the realm page and the picker", () => {
     await expect(search).toHaveAttribute("aria-checked", "false");
     await expect(counts).toContainText("1 off by the workspace owner");
 
-    // Bulk: the question names the count; Cancel changes nothing.
-    const forget = page.getByRole("switch", { name: "Forget an item for good, saying why" });
+    // Bulk: the question names the count; Cancel changes nothing. Forget (destructive) picks Off / Ask / On.
+    const forget = page.getByRole("radiogroup", { name: "Forget an item for good, saying why" });
+    const forgetOff = forget.getByRole("radio", { name: "Off" });
+    const forgetBefore = await forget.getByRole("radio", { checked: true }).textContent();
     await page.getByRole("button", { name: "All off: destructive operations" }).click();
     const dialog = page.getByRole("dialog");
     await expect(dialog).toContainText(/Turn off \d+ destructive operations for every agent in this workspace\?/);
     await screenshot(page, "picker-bulk-confirm");
     await dialog.getByRole("button", { name: "Cancel" }).click();
     await expect(dialog).toHaveCount(0);
-    await expect(forget).toHaveAttribute("aria-checked", "true");
+    await expect(forgetOff).toHaveAttribute("aria-checked", "false");
 
     await page.getByRole("button", { name: "All off: destructive operations" }).click();
     await page.getByRole("dialog").getByRole("button", { name: /^Yes, turn off/ }).click();
     await expect(page.getByText(/^Saved:/).first()).toBeVisible();
-    await expect(forget).toHaveAttribute("aria-checked", "false");
+    await expect(forgetOff).toHaveAttribute("aria-checked", "true");
     await expect(counts).toContainText(/[3-9] off by the workspace owner/);
     await page.getByRole("button", { name: "Undo" }).click();
-    await expect(forget).toHaveAttribute("aria-checked", "true");
+    await expect(forget.getByRole("radio", { checked: true })).toHaveText(forgetBefore!);
     // Undo puts back exactly what the bulk change touched: search (not destructive) stays off.
     await expect(search).toHaveAttribute("aria-checked", "false");
     await expect(counts).toContainText("1 off by the workspace owner");
     await page.reload();
     await page.getByRole("radio", { name: "Whole workspace (owner)" }).check();
-    await expect(page.getByRole("switch", { name: "Forget an item for good, saying why" })).toHaveAttribute("aria-checked", "true");
+    await expect(page.getByRole("radiogroup", { name: "Forget an item for good, saying why" }).getByRole("radio", { checked: true })).toHaveText(forgetBefore!);
 
     // Leave the workspace as it was for the other journeys.
     await page.getByRole("switch", { name: "Search remembered items" }).click();

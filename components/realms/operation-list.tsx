@@ -1,16 +1,19 @@
 "use client";
-// A realm's operations with a switch each. Owners set the workspace ceiling; everyone but support staff sets
-// their own choices, bounded by that ceiling (what the ceiling blocks is shown, not switchable).
+// A realm's operations, each with its mode for agents: off, ask (each call waits for a person's approval of that
+// one call) or on — a three-way choice for operations that change things, an on/off switch for reads (a read
+// never asks). Owners set the workspace ceiling; everyone but support staff sets their own choices, bounded by
+// it: a person may tighten the owner's mode, never loosen it, so what the owner set to ask cannot be turned on
+// here and what the owner turned off is shown, not changeable.
 //
-// Every change says what happened, in words: a switch flips at once with "Saving…", then reads "Saved" when
-// the server confirmed it, or flips back and reads "Not saved" with a Retry button when it refused; a polite
-// live region announces the same. Switching many at once asks first, naming the count, and offers Undo after
-// saving (putting exactly those operations back as they were). The realm card's counts follow the switches.
+// Every change says what happened, in words: the control moves at once with "Saving…", then reads "Saved" when
+// the server confirmed it, or moves back and reads "Not saved" with a Retry button when it refused; a polite
+// live region announces the same. Changing many at once asks first, naming the count, and offers Undo after
+// saving (putting exactly those operations back to the modes they had). The realm card's counts follow.
 //
 // Operations are grouped by the realm's catalog areas (an imported API's tags), with jump links; big realms
 // start with their groups collapsed. Searching a big realm ranks the operations with the capability ranker
 // agents use (GET …/operations/ranked). Long lists (imported APIs have 1,000+ operations) are virtualized;
-// arrow keys move between switches.
+// up and down arrows move between rows, left and right between an operation's modes.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useDeferredValue, useEffect, useId, useMemo, useRef, useState, type KeyboardEvent } from "react";
@@ -21,14 +24,15 @@ import { Button } from "@/components/ui/button";
 import { EmptyState } from "@/components/ui/empty-state";
 import { Field, Input, Select } from "@/components/ui/input";
 import { Switch } from "@/components/ui/switch";
+import type { OperationMode } from "@/lib/authz/modes";
 import type { OperationState } from "@/lib/authz/policy";
 import type { Risk } from "@/lib/realms/contract";
 import type { OperationView, RankedOperationsView, RealmDetailView } from "@/lib/views/realms";
 import { DescriptionMarkdown } from "./markdown";
-import { applyChanges, blocked, countsOf, groupedRows, previousOf, rankedOperations, valueOf, type Change, type Mode, type Row } from "./operation-changes";
+import { allowed, applyChanges, blocked, countsOf, groupedRows, previousOf, rankedOperations, shownOf, storedOf, type Change, type Row, type Whose } from "./operation-changes";
 import { RiskBadge, riskWords } from "./risk-badge";
 
-export type { Mode };
+export type { Whose };
 export { applyChanges, filterOperations } from "./operation-changes";
 
 /** Lists longer than this are virtualized, searched by rank and start with their groups collapsed. */
@@ -37,13 +41,19 @@ export const BIG_REALM = 60;
 const CHUNK = 2000;
 
 type Kind = "single" | "bulk" | "undo";
-type Save = { mode: Mode; changes: Change[]; kind: Kind; what: string };
+type Save = { whose: Whose; changes: Change[]; kind: Kind; what: string };
 type Status = { state: "pending" | "saved" | "failed"; save: Save };
-type Undo = { mode: Mode; changes: Change[]; what: string };
+type Undo = { whose: Whose; changes: Change[]; what: string };
 type Ask = { save: Save; question: string };
 
 const fmt = (n: number) => n.toLocaleString("en-US");
-const onOff = (v: boolean) => (v ? "on" : "off");
+const MODES: readonly OperationMode[] = ["off", "ask", "on"];
+/** A mode as the control's options name it. */
+const modeLabel: Record<OperationMode, string> = { off: "Off", ask: "Ask", on: "On" };
+/** A mode in a sentence: "“Send an email” set to ask each time for your agents". */
+const modeDone: Record<OperationMode, string> = { off: "turned off", ask: "set to ask each time", on: "turned on" };
+/** Where a rolled-back operation is: "is back on", "is back to ask each time". */
+const modeBack: Record<OperationMode, string> = { off: "back off", ask: "back to ask each time", on: "back on" };
 
 export function realmKey(namespace: string) {
   return ["realm", namespace];
@@ -57,8 +67,8 @@ export function OperationList({ namespace, initial, initialQuery = "" }: { names
   const big = data.operations.length > BIG_REALM;
   const canCeiling = data.can_change.ceiling;
   const canChoice = data.can_change.choice;
-  const [mode, setMode] = useState<Mode>(canChoice ? "choice" : "ceiling");
-  const readOnly = mode === "ceiling" ? !canCeiling : !canChoice;
+  const [whose, setWhose] = useState<Whose>(canChoice ? "choice" : "ceiling");
+  const readOnly = whose === "ceiling" ? !canCeiling : !canChoice;
   const [query, setQuery] = useState(initialQuery);
   const [risk, setRisk] = useState<Risk | "all">("all");
   const deferredQuery = useDeferredValue(query.trim());
@@ -97,7 +107,7 @@ export function OperationList({ namespace, initial, initialQuery = "" }: { names
     mutationFn: async (v: Save) => {
       let states: OperationState[] = [];
       for (let i = 0; i < v.changes.length; i += CHUNK) {
-        const res = await api<{ operations: OperationState[] }>(v.mode === "ceiling" ? "/api/v1/ceiling" : "/api/v1/choices", {
+        const res = await api<{ operations: OperationState[] }>(v.whose === "ceiling" ? "/api/v1/ceiling" : "/api/v1/choices", {
           method: "PATCH",
           body: { namespace, changes: v.changes.slice(i, i + CHUNK) },
         });
@@ -110,18 +120,22 @@ export function OperationList({ namespace, initial, initialQuery = "" }: { names
       if (v.kind !== "undo") setUndo(null);
       await qc.cancelQueries({ queryKey: key });
       const before = qc.getQueryData<RealmDetailView>(key);
-      // Each switched operation's previous value: a rollback or an undo restores just those, so a failure never
-      // undoes another switch that succeeded meanwhile.
-      const previous = previousOf(before?.operations ?? [], v.mode, v.changes);
-      qc.setQueryData<RealmDetailView>(key, (d) => (d ? withOperations(d, applyChanges(d.operations, v.mode, v.changes)) : d));
+      // Each changed operation's previous saved mode: a rollback or an undo restores just those, so a failure
+      // never undoes another change that succeeded meanwhile.
+      const previous = previousOf(before?.operations ?? [], v.whose, v.changes);
+      const first = before?.operations.find((o) => o.key === v.changes[0]?.operation);
+      qc.setQueryData<RealmDetailView>(key, (d) => (d ? withOperations(d, applyChanges(d.operations, v.whose, v.changes)) : d));
       mark(v.changes, { state: "pending", save: v });
       setAnnouncement(`Saving: ${v.what}…`);
-      return { previous };
+      return { previous, firstShown: first ? shownOf(first, v.whose) : null };
     },
     onError: (err, v, ctx) => {
-      if (ctx) qc.setQueryData<RealmDetailView>(key, (d) => (d ? withOperations(d, applyChanges(d.operations, v.mode, ctx.previous)) : d));
+      if (ctx) qc.setQueryData<RealmDetailView>(key, (d) => (d ? withOperations(d, applyChanges(d.operations, v.whose, ctx.previous)) : d));
       const why = err instanceof ApiError ? err.message : "The server could not be reached.";
-      const back = v.changes.length === 1 ? `“${labelOf(v.changes[0]!.operation)}” is back ${onOff(!v.changes[0]!.enabled)}` : `${fmt(v.changes.length)} operations are back as they were`;
+      const back =
+        v.changes.length === 1 && ctx?.firstShown
+          ? `“${labelOf(v.changes[0]!.operation)}” is ${modeBack[ctx.firstShown]}`
+          : `${fmt(v.changes.length)} operations are back as they were`;
       if (v.kind === "single") mark(v.changes, { state: "failed", save: v });
       else mark(v.changes, null);
       setBulkFailure({ message: `Not saved, so ${back}. ${why}`, save: v });
@@ -130,40 +144,58 @@ export function OperationList({ namespace, initial, initialQuery = "" }: { names
     onSuccess: (states, v, ctx) => {
       const byOp = new Map(states.map((s) => [s.operation as string, s]));
       qc.setQueryData<RealmDetailView>(key, (d) =>
-        d ? withOperations(d, d.operations.map((o) => { const s = byOp.get(o.key); return s ? { ...o, ceiling: s.ceiling, choice: s.choice, effective: s.effective } : o; })) : d,
+        d
+          ? withOperations(
+              d,
+              d.operations.map((o) => {
+                const s = byOp.get(o.key);
+                return s ? { ...o, ceiling: s.ceiling, choice: s.choice, effective: s.effective, ceiling_mode: s.ceiling_mode, choice_mode: s.choice_mode, mode: s.mode } : o;
+              }),
+            )
+          : d,
       );
       void qc.invalidateQueries({ queryKey: ["realms"] });
       mark(v.changes, { state: "saved", save: v });
       setBulkFailure((f) => (f && f.save.changes.every((c) => v.changes.some((x) => x.operation === c.operation)) ? null : f));
-      if (v.kind === "bulk") setUndo({ mode: v.mode, changes: ctx.previous, what: v.what });
+      if (v.kind === "bulk") setUndo({ whose: v.whose, changes: ctx.previous, what: v.what });
       if (v.kind === "undo") setUndo(null);
       setAnnouncement(v.kind === "undo" ? `Undone: ${fmt(v.changes.length)} operations are back as they were.` : `Saved: ${v.what}.`);
     },
   });
 
+  // What would really change: not what the owner turned off (in "my agents"), never ask for a read, and not what
+  // is saved that way already. A bulk "on" under the owner's ask saves "on" (no narrowing of one's own): the
+  // agents still ask, as the owner set.
   const realChanges = (changes: Change[]) =>
     changes.filter((c) => {
       const o = data.operations.find((x) => x.key === c.operation);
-      return o && !blocked(o, mode) && valueOf(o, mode) !== c.enabled;
+      return o && !blocked(o, whose) && !(o.risk === "read" && c.mode === "ask") && storedOf(o, whose) !== c.mode;
     });
-  const toggle = (o: OperationView, enabled: boolean) => {
-    const changes = realChanges([{ operation: o.key, enabled }]);
-    const whose = mode === "ceiling" ? "for the whole workspace" : "for your agents";
-    if (changes.length) save.mutate({ mode, changes, kind: "single", what: `“${o.label}” ${onOff(enabled)} ${whose}` });
+  const change = (o: OperationView, m: OperationMode) => {
+    if (!allowed(o, whose, m)) return;
+    const changes = realChanges([{ operation: o.key, mode: m }]);
+    const forWhom = whose === "ceiling" ? "for the whole workspace" : "for your agents";
+    if (changes.length) save.mutate({ whose, changes, kind: "single", what: `“${o.label}” ${modeDone[m]} ${forWhom}` });
   };
   /** Many at once: asks first, naming how many operations change. */
-  const bulk = (ops: OperationView[], enabled: boolean, which: string) => {
-    const changes = realChanges(ops.map((o) => ({ operation: o.key, enabled })));
-    const whose = mode === "ceiling" ? "for every agent in this workspace" : "for your agents";
+  const bulk = (ops: OperationView[], m: OperationMode, which: string) => {
+    const changes = realChanges(ops.map((o) => ({ operation: o.key, mode: m })));
+    const forWhom = whose === "ceiling" ? "for every agent in this workspace" : "for your agents";
     if (!changes.length) {
-      setAnnouncement(`Nothing to change: ${which ? `these ${which} operations are` : "they are"} already ${onOff(enabled)}.`);
+      const bounded = whose === "choice" && m === "on" && ops.some((o) => o.ceiling_mode === "ask" && o.risk !== "read");
+      setAnnouncement(
+        `Nothing to change: ${which ? `these ${which} operations are` : "they are"} already ${m === "ask" ? "asking each time" : m}${bounded ? " as far as the workspace owner allows" : ""}.`,
+      );
       return;
     }
     const n = `${fmt(changes.length)} ${which ? `${which} ` : ""}operation${changes.length === 1 ? "" : "s"}`;
-    setAsk({ question: `Turn ${onOff(enabled)} ${n} ${whose}?`, save: { mode, changes, kind: "bulk", what: `${n} turned ${onOff(enabled)} ${whose}` } });
+    const question = m === "ask" ? `Set ${n} to ask each time ${forWhom}?` : `Turn ${m} ${n} ${forWhom}?`;
+    setAsk({ question, save: { whose, changes, kind: "bulk", what: `${n} ${modeDone[m]} ${forWhom}` } });
   };
 
-  const on = data.operations.filter((o) => valueOf(o, mode) && !blocked(o, mode)).length;
+  const shownModes = data.operations.map((o) => (blocked(o, whose) ? "off" : shownOf(o, whose)));
+  const on = shownModes.filter((m) => m === "on").length;
+  const asking = shownModes.filter((m) => m === "ask").length;
   const risks: Risk[] = ["read", "write", "destructive"];
   const pendingAny = [...status.values()].some((s) => s.state === "pending");
 
@@ -177,18 +209,18 @@ export function OperationList({ namespace, initial, initialQuery = "" }: { names
               ["choice", "My agents"],
               ["ceiling", "Whole workspace (owner)"],
             ] as const
-          ).map(([m, label]) => (
+          ).map(([w, label]) => (
             <label
-              key={m}
-              className={`relative min-h-10 cursor-pointer rounded-md px-4 py-2 text-sm font-medium has-[:focus-visible]:outline-3 has-[:focus-visible]:outline-offset-2 has-[:focus-visible]:outline-brand-600 ${mode === m ? "bg-white text-slate-900 shadow" : "text-slate-700 hover:text-slate-900"}`}
+              key={w}
+              className={`relative min-h-10 cursor-pointer rounded-md px-4 py-2 text-sm font-medium has-[:focus-visible]:outline-3 has-[:focus-visible]:outline-offset-2 has-[:focus-visible]:outline-brand-600 ${whose === w ? "bg-white text-slate-900 shadow" : "text-slate-700 hover:text-slate-900"}`}
             >
               <input
                 type="radio"
                 name="settings-mode"
-                value={m}
-                checked={mode === m}
+                value={w}
+                checked={whose === w}
                 onChange={() => {
-                  setMode(m);
+                  setWhose(w);
                   setUndo(null);
                   setStatus(new Map());
                 }}
@@ -201,13 +233,13 @@ export function OperationList({ namespace, initial, initialQuery = "" }: { names
       ) : null}
 
       <p className="max-w-3xl text-sm text-slate-700">
-        {mode === "ceiling"
+        {whose === "ceiling"
           ? readOnly
             ? "What the workspace owner allows agents to use at all. You can review it here; only owners change it."
-            : "What any agent in this workspace may use at all. Turning an operation off here overrides everyone's own choices."
-          : "What agents acting for you may use. The workspace owner’s settings come first: what they turned off is shown, but cannot be turned on here."}{" "}
+            : "What any agent in this workspace may use at all. Off here overrides everyone’s own choices; Ask here means each call waits for the approval of the person the agent acts for, and nobody can turn it on for their own agents."
+          : "What agents acting for you may use. On: with your grant. Ask: each call waits for your approval of that one call. Off: never. The workspace owner’s settings come first: you can be stricter than the owner, not looser."}{" "}
         <span className="font-medium text-slate-900">
-          {fmt(on)} of {fmt(data.operations.length)} on.
+          {fmt(on)} of {fmt(data.operations.length)} on{asking ? `, ${fmt(asking)} ask each time` : ""}.
         </span>
       </p>
 
@@ -232,7 +264,7 @@ export function OperationList({ namespace, initial, initialQuery = "" }: { names
           <Button
             variant="secondary"
             disabled={save.isPending}
-            onClick={() => save.mutate({ mode: undo.mode, changes: undo.changes, kind: "undo", what: `undo: ${fmt(undo.changes.length)} operations back as they were` })}
+            onClick={() => save.mutate({ whose: undo.whose, changes: undo.changes, kind: "undo", what: `undo: ${fmt(undo.changes.length)} operations back as they were` })}
           >
             Undo
           </Button>
@@ -267,11 +299,16 @@ export function OperationList({ namespace, initial, initialQuery = "" }: { names
           </Field>
         </div>
         {!readOnly ? (
-          <div className="flex flex-wrap gap-2" role="group" aria-label="Switch many at once">
-            <Button variant="secondary" onClick={() => bulk(shown, true, "")} disabled={shown.length === 0 || pendingAny}>
+          <div className="flex flex-wrap gap-2" role="group" aria-label="Change many at once">
+            <Button variant="secondary" onClick={() => bulk(shown, "on", "")} disabled={shown.length === 0 || pendingAny}>
               Turn {shown.length === data.operations.length ? "all" : `these ${fmt(shown.length)}`} on
             </Button>
-            <Button variant="secondary" onClick={() => bulk(shown, false, "")} disabled={shown.length === 0 || pendingAny}>
+            {shown.some((o) => o.risk !== "read") ? (
+              <Button variant="secondary" onClick={() => bulk(shown, "ask", "")} disabled={pendingAny}>
+                Ask for {shown.length === data.operations.length ? "all" : `these ${fmt(shown.length)}`}
+              </Button>
+            ) : null}
+            <Button variant="secondary" onClick={() => bulk(shown, "off", "")} disabled={shown.length === 0 || pendingAny}>
               Turn {shown.length === data.operations.length ? "all" : `these ${fmt(shown.length)}`} off
             </Button>
           </div>
@@ -279,7 +316,7 @@ export function OperationList({ namespace, initial, initialQuery = "" }: { names
       </div>
 
       {!readOnly ? (
-        <div className="flex flex-wrap gap-x-6 gap-y-2 text-sm" role="group" aria-label="Switch by risk level">
+        <div className="flex flex-wrap gap-x-6 gap-y-2 text-sm" role="group" aria-label="Change by risk level">
           {risks.map((r) => {
             const ofRisk = data.operations.filter((o) => o.risk === r);
             if (ofRisk.length === 0) return null;
@@ -288,10 +325,15 @@ export function OperationList({ namespace, initial, initialQuery = "" }: { names
               <div key={r} className="flex items-center gap-2">
                 <RiskBadge risk={r} />
                 <span className="text-slate-700">{fmt(ofRisk.length)}</span>
-                <Button variant="ghost" className="min-h-8 px-2 py-1" disabled={pendingAny} onClick={() => bulk(ofRisk, true, word)} aria-label={`All on: ${word} operations`}>
+                <Button variant="ghost" className="min-h-8 px-2 py-1" disabled={pendingAny} onClick={() => bulk(ofRisk, "on", word)} aria-label={`All on: ${word} operations`}>
                   All on
                 </Button>
-                <Button variant="ghost" className="min-h-8 px-2 py-1" disabled={pendingAny} onClick={() => bulk(ofRisk, false, word)} aria-label={`All off: ${word} operations`}>
+                {r !== "read" ? (
+                  <Button variant="ghost" className="min-h-8 px-2 py-1" disabled={pendingAny} onClick={() => bulk(ofRisk, "ask", word)} aria-label={`Ask for all: ${word} operations`}>
+                    Ask for all
+                  </Button>
+                ) : null}
+                <Button variant="ghost" className="min-h-8 px-2 py-1" disabled={pendingAny} onClick={() => bulk(ofRisk, "off", word)} aria-label={`All off: ${word} operations`}>
                   All off
                 </Button>
               </div>
@@ -341,10 +383,11 @@ export function OperationList({ namespace, initial, initialQuery = "" }: { names
           key={searching ? `q:${deferredQuery}` : "areas"}
           rows={rows}
           big={big}
-          mode={mode}
+          whose={whose}
+          canCeiling={canCeiling}
           readOnly={readOnly}
           status={status}
-          onToggle={toggle}
+          onChange={change}
           onRetry={(s) => save.mutate(s.save)}
           onArea={(id) => setOpen((s) => (s.has(id) ? new Set([...s].filter((x) => x !== id)) : new Set([...s, id])))}
           jumpTo={jumpTo}
@@ -360,7 +403,7 @@ function withOperations(d: RealmDetailView, operations: OperationView[]): RealmD
   return { ...d, operations, card: { ...d.card, operations: countsOf(operations, d.card.operations) } };
 }
 
-/** A modal question before switching many operations at once: the dialog element traps focus and Escape cancels. */
+/** A modal question before changing many operations at once: the dialog element traps focus and Escape cancels. */
 function Confirm({ question, onConfirm, onCancel }: { question: string; onConfirm: () => void; onCancel: () => void }) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
@@ -388,7 +431,7 @@ function Confirm({ question, onConfirm, onCancel }: { question: string; onConfir
           Cancel
         </Button>
         <Button autoFocus onClick={onConfirm}>
-          Yes, {question.replace(/\?$/, "").replace(/^Turn/, "turn")}
+          Yes, {question.replace(/\?$/, "").replace(/^(Turn|Set)/, (w) => w.toLowerCase())}
         </Button>
       </div>
     </dialog>
@@ -398,17 +441,18 @@ function Confirm({ question, onConfirm, onCancel }: { question: string; onConfir
 type RowsProps = {
   rows: Row[];
   big: boolean;
-  mode: Mode;
+  whose: Whose;
+  canCeiling: boolean;
   readOnly: boolean;
   status: Map<string, Status>;
-  onToggle: (o: OperationView, v: boolean) => void;
+  onChange: (o: OperationView, m: OperationMode) => void;
   onRetry: (s: Status) => void;
   onArea: (id: string) => void;
   jumpTo: string | null;
   onJumped: () => void;
 };
 
-function Rows({ rows, big, mode, readOnly, status, onToggle, onRetry, onArea, jumpTo, onJumped }: RowsProps) {
+function Rows({ rows, big, whose, canCeiling, readOnly, status, onChange, onRetry, onArea, jumpTo, onJumped }: RowsProps) {
   const listId = useId();
   const scrollRef = useRef<HTMLDivElement>(null);
   const virtual = big || rows.length > BIG_REALM;
@@ -447,7 +491,7 @@ function Rows({ rows, big, mode, readOnly, status, onToggle, onRetry, onArea, ju
   }, [jumpTo, rows, virtual, virtualizer, onJumped]);
 
   const opIndexes = rows.flatMap((r, i) => (r.type === "op" ? [i] : []));
-  /** Arrow keys, Home and End move between the switches, scrolling virtual rows into existence first. */
+  /** Up and down arrows, Home and End move between the rows' controls, scrolling virtual rows into existence first. */
   const moveFocus = (from: number) => (e: KeyboardEvent<HTMLButtonElement>) => {
     const at = opIndexes.indexOf(from);
     const to = e.key === "ArrowDown" ? at + 1 : e.key === "ArrowUp" ? at - 1 : e.key === "Home" ? 0 : e.key === "End" ? opIndexes.length - 1 : null;
@@ -466,10 +510,11 @@ function Rows({ rows, big, mode, readOnly, status, onToggle, onRetry, onArea, ju
         op={r.op}
         index={i}
         idBase={listId}
-        mode={mode}
+        whose={whose}
+        canCeiling={canCeiling}
         readOnly={readOnly}
         status={status.get(r.op.key)}
-        onToggle={onToggle}
+        onChange={onChange}
         onRetry={onRetry}
         onKeyDown={moveFocus(i)}
       />
@@ -531,31 +576,41 @@ type RowProps = {
   op: OperationView;
   index: number;
   idBase: string;
-  mode: Mode;
+  whose: Whose;
+  canCeiling: boolean;
   readOnly: boolean;
   status: Status | undefined;
-  onToggle: (o: OperationView, v: boolean) => void;
+  onChange: (o: OperationView, m: OperationMode) => void;
   onRetry: (s: Status) => void;
   onKeyDown: (e: KeyboardEvent<HTMLButtonElement>) => void;
 };
 
 const statusWords = { pending: "Saving…", saved: "Saved", failed: "Not saved" } as const;
+const badgeTone = { off: "slate", ask: "amber", on: "green" } as const;
+const rankOf: Record<OperationMode, number> = { off: 0, ask: 1, on: 2 };
 
-function OperationBody({ op, index, idBase, mode, readOnly, status, onToggle, onRetry, onKeyDown }: RowProps) {
+/** Why the row's control is bounded or differs from the other side's, in words (null: nothing to say). */
+function noteOf(op: OperationView, whose: Whose, canCeiling: boolean): string | null {
+  if (blocked(op, whose)) return "Off for the whole workspace by its owner.";
+  if (whose === "choice") {
+    if (op.ceiling_mode === "ask" && op.risk !== "read")
+      return canCeiling ? "You set this to ask for the whole workspace: here you can turn it off, not on." : "The owner set this to ask: you can turn it off, not on.";
+    return op.mode === "off" ? "Off for your agents." : null;
+  }
+  if (op.ceiling_mode === "off" || rankOf[op.choice_mode] >= rankOf[op.ceiling_mode]) return null;
+  return op.choice_mode === "off" ? "You turned this off for your own agents." : "Your own agents ask you each time.";
+}
+
+function OperationBody({ op, index, idBase, whose, canCeiling, readOnly, status, onChange, onRetry, onKeyDown }: RowProps) {
   const labelId = `${idBase}-label-${index}`;
   const noteId = `${idBase}-note-${index}`;
   const statusId = `${idBase}-status-${index}`;
-  const isBlocked = blocked(op, mode);
+  const isBlocked = blocked(op, whose);
   // A blocked operation is off for the reader's agents whatever their own choice says: show it off.
-  const value = isBlocked ? false : valueOf(op, mode);
-  const note = isBlocked
-    ? "Off for the whole workspace by its owner."
-    : mode === "choice" && !value
-      ? "Off for your agents."
-      : mode === "ceiling" && value && !op.choice
-        ? "You turned this off for your own agents."
-        : null;
-  const shownStatus = status && status.save.mode === mode ? status : undefined;
+  const value: OperationMode = isBlocked ? "off" : shownOf(op, whose);
+  const note = noteOf(op, whose, canCeiling);
+  const shownStatus = status && status.save.whose === whose ? status : undefined;
+  const describedBy = [note ? noteId : null, shownStatus ? statusId : null].filter(Boolean).join(" ") || undefined;
   return (
     <div className="flex flex-col gap-3 px-4 py-3 sm:flex-row sm:items-center sm:justify-between">
       <div className="min-w-0 flex-1">
@@ -576,9 +631,9 @@ function OperationBody({ op, index, idBase, mode, readOnly, status, onToggle, on
           {op.kinds.length ? <> · on {op.kinds.join(", ")}</> : <> · whole realm</>}
         </p>
       </div>
-      <div className="flex flex-wrap items-center gap-3 sm:justify-end">
+      <div className="flex flex-wrap items-center gap-3 sm:max-w-[22rem] sm:justify-end">
         {note ? (
-          <span id={noteId} className={`text-xs ${isBlocked ? "font-medium text-red-800" : "text-slate-600"}`}>
+          <span id={noteId} className={`text-xs ${isBlocked ? "font-medium text-red-800" : "text-slate-600"} sm:text-right`}>
             {note}
           </span>
         ) : null}
@@ -597,20 +652,117 @@ function OperationBody({ op, index, idBase, mode, readOnly, status, onToggle, on
           </Button>
         ) : null}
         {readOnly ? (
-          <Badge tone={value ? "green" : "slate"}>{value ? "On" : "Off"}</Badge>
-        ) : (
+          <Badge tone={badgeTone[value]}>{value === "ask" ? "Ask each time" : modeLabel[value]}</Badge>
+        ) : op.risk === "read" ? (
           <Switch
             id={`${idBase}-switch-${index}`}
-            checked={value}
+            checked={value !== "off"}
             labelledBy={labelId}
-            describedBy={[note ? noteId : null, shownStatus ? statusId : null].filter(Boolean).join(" ") || undefined}
+            describedBy={describedBy}
             disabled={isBlocked}
             busy={shownStatus?.state === "pending"}
-            onChange={(v) => onToggle(op, v)}
+            onChange={(v) => onChange(op, v ? "on" : "off")}
             onKeyDown={onKeyDown}
+          />
+        ) : (
+          <ModePicker
+            focusId={`${idBase}-switch-${index}`}
+            value={value}
+            labelledBy={labelId}
+            describedBy={describedBy}
+            isAllowed={(m) => !isBlocked && allowed(op, whose, m)}
+            busy={shownStatus?.state === "pending"}
+            onChange={(m) => onChange(op, m)}
+            onRowKeyDown={onKeyDown}
           />
         )}
       </div>
+    </div>
+  );
+}
+
+const pickedStyle: Record<OperationMode, string> = {
+  off: "bg-slate-700 text-white shadow",
+  ask: "bg-amber-100 text-amber-950 shadow ring-1 ring-amber-400",
+  on: "bg-brand-600 text-white shadow",
+};
+
+/**
+ * Off / Ask / On for one operation: a radio group of three buttons, named by the operation's label. One tab stop
+ * (the picked mode); left and right arrows pick the next mode that may be picked, as in a radio group, while up
+ * and down (and Home, End) are left to the list, to move between operations. A mode that may not be picked stays
+ * in the group (aria-disabled) so a screen reader still hears that it exists and, from the note, why not.
+ */
+function ModePicker({
+  focusId,
+  value,
+  labelledBy,
+  describedBy,
+  isAllowed,
+  busy,
+  onChange,
+  onRowKeyDown,
+}: {
+  focusId: string;
+  value: OperationMode;
+  labelledBy: string;
+  describedBy?: string;
+  isAllowed: (m: OperationMode) => boolean;
+  busy: boolean;
+  onChange: (m: OperationMode) => void;
+  onRowKeyDown: (e: KeyboardEvent<HTMLButtonElement>) => void;
+}) {
+  const refs = useRef<Partial<Record<OperationMode, HTMLButtonElement | null>>>({});
+  const onKeyDown = (from: OperationMode) => (e: KeyboardEvent<HTMLButtonElement>) => {
+    const step = e.key === "ArrowRight" ? 1 : e.key === "ArrowLeft" ? -1 : 0;
+    if (!step) return onRowKeyDown(e);
+    e.preventDefault();
+    // The modes are a scale from strictest to loosest, so the arrows stop at its ends rather than wrap: a right
+    // arrow never lands on Off, and each pick is saved at once.
+    for (let i = MODES.indexOf(from) + step; i >= 0 && i < MODES.length; i += step) {
+      const m = MODES[i]!;
+      if (isAllowed(m)) {
+        refs.current[m]?.focus();
+        onChange(m);
+        return;
+      }
+    }
+  };
+  return (
+    <div
+      role="radiogroup"
+      aria-labelledby={labelledBy}
+      aria-describedby={describedBy}
+      aria-busy={busy || undefined}
+      className="inline-flex shrink-0 gap-1 rounded-lg bg-slate-100 p-1 ring-1 ring-inset ring-slate-300"
+    >
+      {MODES.map((m) => {
+        const picked = m === value;
+        const can = isAllowed(m);
+        return (
+          <button
+            key={m}
+            ref={(el) => {
+              refs.current[m] = el;
+            }}
+            id={picked ? focusId : undefined}
+            type="button"
+            role="radio"
+            aria-checked={picked}
+            aria-disabled={!can || undefined}
+            tabIndex={picked ? 0 : -1}
+            onKeyDown={onKeyDown(m)}
+            onClick={() => {
+              if (can && !picked) onChange(m);
+            }}
+            className={`min-h-8 min-w-12 rounded-md px-3 py-1 text-sm font-medium ${
+              picked ? pickedStyle[m] : can ? "text-slate-800 hover:bg-slate-200 hover:text-slate-900" : "cursor-not-allowed text-slate-500 line-through"
+            }`}
+          >
+            {modeLabel[m]}
+          </button>
+        );
+      })}
     </div>
   );
 }

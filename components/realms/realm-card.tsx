@@ -1,5 +1,5 @@
 // A realm's service card in the picker grid: what it does, what it works with and touches, its kinds, and
-// how many of its operations the reader's agents may use.
+// how many of its operations the reader's agents may use, which of them ask each time, and which are off.
 import Link from "next/link";
 import type { ReactNode } from "react";
 import { Badge } from "@/components/ui/badge";
@@ -29,6 +29,29 @@ function ConnectionLine({ card }: { card: RealmCardView }) {
       {w.text}
       {c.status === "connected" && c.accounts > 1 ? ` (${c.accounts})` : ""}
     </Badge>
+  );
+}
+
+/**
+ * What waits for a person's approval of each single call, by name: "3 ask each time: Send an email, Reply to an
+ * email, Delete a document", at most three names and then "and N more".
+ */
+export function askingWords(ops: Pick<RealmCardView["operations"], "ask_for_my_agents" | "asking">): string | null {
+  const n = ops.ask_for_my_agents;
+  if (!n) return null;
+  const named = ops.asking.slice(0, n);
+  const more = n - named.length;
+  const names = `${named.join(", ")}${more > 0 ? ` and ${fmt(more)} more` : ""}`;
+  return `${fmt(n)} ask${n === 1 ? "s" : ""} each time${names ? `: ${names}` : ""}`;
+}
+
+function AskingLine({ ops }: { ops: RealmCardView["operations"] }) {
+  const words = askingWords(ops);
+  if (!words) return null;
+  return (
+    <p className="mt-1 text-sm text-amber-900" data-testid="card-asking">
+      {words}.
+    </p>
   );
 }
 
@@ -115,6 +138,7 @@ export function RealmCard({
           {ops.off_by_owner ? <> · {fmt(ops.off_by_owner)} off by the workspace owner</> : null}
           {ops.off_by_me ? <> · {fmt(ops.off_by_me)} off by you</> : null}
         </p>
+        <AskingLine ops={ops} />
         {descriptionControl ?? (
           <p className="mt-1 text-sm text-slate-700">
             {card.open_description ? "Agents may read what it offers without asking." : "Agents ask before reading what it offers."}

@@ -73,7 +73,7 @@ describe("realm cards (the capability picker grid)", () => {
       realm_type: "native",
       connection: { needed: false },
       kinds: [{ name: "memory.item", label: "Memory item" }],
-      operations: { total: 9, by_risk: { read: 5, write: 2, destructive: 2 }, on_for_my_agents: 9, off_by_owner: 0, off_by_me: 0 },
+      operations: { total: 9, by_risk: { read: 5, write: 2, destructive: 2 }, on_for_my_agents: 9, ask_for_my_agents: 0, asking: [], off_by_owner: 0, off_by_me: 0 },
     });
     expect(memory.operation_labels).toContain("Forget an item for good, saying why");
     expect(cards.find((c) => c.namespace === "bigapi")?.operations.total).toBe(1204);
@@ -88,6 +88,44 @@ describe("realm cards (the capability picker grid)", () => {
     expect(bob.operations).toMatchObject({ on_for_my_agents: 7, off_by_owner: 1, off_by_me: 1 });
     const alice = (await realmCards(u.db, u.users.alice!)).find((c) => c.namespace === "memory")!;
     expect(alice.operations).toMatchObject({ on_for_my_agents: 8, off_by_owner: 1, off_by_me: 0 });
+  });
+
+  it("counts and names what asks each time: a new tenant's destructive operations ask until the owner says otherwise", async () => {
+    const u = await makeTenant(undefined, { destructiveDefault: "ask" });
+    const memory = async (who: "alice" | "bob") => (await realmCards(u.db, u.users[who]!)).find((c) => c.namespace === "memory")!.operations;
+    expect(await memory("bob")).toMatchObject({
+      on_for_my_agents: 7,
+      ask_for_my_agents: 2,
+      asking: ["Delete a remembered item for good", "Forget an item for good, saying why"],
+      off_by_owner: 0,
+      off_by_me: 0,
+    });
+
+    // The owner puts pin on ask and forget on; bob turns delete off for his own agents.
+    await changeCeiling(u.db, u.users.alice!, { namespace: "memory", changes: [{ operation: "object.action.pin", mode: "ask" }, { operation: "object.action.forget", mode: "on" }] });
+    await changeChoices(u.db, u.users.bob!, { namespace: "memory", changes: [{ operation: "object.delete", mode: "off" }] });
+    expect(await memory("bob")).toMatchObject({ on_for_my_agents: 7, ask_for_my_agents: 1, asking: ["Pin or unpin an item"], off_by_owner: 0, off_by_me: 1 });
+    expect(await memory("alice")).toMatchObject({ on_for_my_agents: 7, ask_for_my_agents: 2, asking: ["Delete a remembered item for good", "Pin or unpin an item"] });
+
+    // A person's "on" under the owner's ask still asks; their own "ask" under the owner's "on" asks too.
+    await changeChoices(u.db, u.users.bob!, { namespace: "memory", changes: [{ operation: "object.action.pin", mode: "on" }, { operation: "object.action.forget", mode: "ask" }] });
+    expect(await memory("bob")).toMatchObject({ ask_for_my_agents: 2, asking: ["Pin or unpin an item", "Forget an item for good, saying why"], off_by_me: 1 });
+    // The realm page's card counts the same as the grid's.
+    expect((await realmDetail(u.db, u.users.bob!, "memory")).card.operations).toEqual(await memory("bob"));
+  });
+
+  it("names at most three operations that ask, and counts them all", async () => {
+    const u = await makeTenant(undefined, { destructiveDefault: "ask" });
+    bigTenants.add(u.tenantId);
+    const card = (await realmCards(u.db, u.users.bob!)).find((c) => c.namespace === "bigapi")!;
+    // One in three of the 1,200 actions is destructive, so 400 ask; the card names the first three.
+    expect(card.operations.ask_for_my_agents).toBe(400);
+    expect(card.operations.asking).toEqual(["Operation number 2", "Operation number 5", "Operation number 8"]);
+  });
+
+  it("an old tenant (destructive operations start on) asks for nothing until someone sets ask", async () => {
+    const u = await makeTenant();
+    expect((await realmCards(u.db, u.users.bob!)).every((c) => c.operations.ask_for_my_agents === 0 && c.operations.asking.length === 0)).toBe(true);
   });
 
   it("says, for a realm that needs an account, whether the reader has one that works", async () => {
@@ -123,7 +161,7 @@ describe("realm cards (the capability picker grid)", () => {
   });
 });
 
-describe("realm detail (every operation with its toggle state)", () => {
+describe("realm detail (every operation with its modes)", () => {
   it("names each operation in human words with risk, kinds and claims", async () => {
     const d = await realmDetail(t.db, t.users.bob!, "memory");
     const byKey = new Map(d.operations.map((o) => [o.key, o]));
@@ -145,6 +183,21 @@ describe("realm detail (every operation with its toggle state)", () => {
     expect(bob.can_change).toEqual({ ceiling: false, choice: true });
     expect((await realmDetail(u.db, u.users.alice!, "memory")).can_change).toEqual({ ceiling: true, choice: true });
     expect((await realmDetail(u.db, u.users.sam!, "memory")).can_change).toEqual({ ceiling: false, choice: false });
+  });
+
+  it("carries the owner's mode, the viewer's own and what their agents get, per operation", async () => {
+    const u = await makeTenant(undefined, { destructiveDefault: "ask" });
+    await changeCeiling(u.db, u.users.alice!, { namespace: "memory", changes: [{ operation: "object.action.pin", mode: "ask" }] });
+    await changeChoices(u.db, u.users.bob!, { namespace: "memory", changes: [{ operation: "object.action.pin", mode: "on" }, { operation: "object.delete", mode: "off" }, { operation: "object.upsert", mode: "ask" }] });
+    const bob = new Map((await realmDetail(u.db, u.users.bob!, "memory")).operations.map((o) => [o.key, o]));
+    // The owner never set forget: a new tenant's destructive operation asks.
+    expect(bob.get("object.action.forget")).toMatchObject({ ceiling_mode: "ask", choice_mode: "on", mode: "ask", effective: true });
+    // Bob's "on" cannot loosen the owner's ask.
+    expect(bob.get("object.action.pin")).toMatchObject({ ceiling_mode: "ask", choice_mode: "on", mode: "ask" });
+    expect(bob.get("object.delete")).toMatchObject({ ceiling_mode: "ask", choice_mode: "off", mode: "off", effective: false });
+    expect(bob.get("object.upsert")).toMatchObject({ ceiling_mode: "on", choice_mode: "ask", mode: "ask" });
+    expect(bob.get("object.get")).toMatchObject({ ceiling_mode: "on", choice_mode: "on", mode: "on" });
+    await expect(changeChoices(u.db, u.users.bob!, { namespace: "memory", changes: [{ operation: "object.get", mode: "ask" }] })).rejects.toMatchObject({ code: "invalid_input" });
   });
 
   it("describes a 1,200-operation realm in as many queries as a small one (no query per operation)", async () => {

@@ -1,10 +1,12 @@
 // What the capability picker shows: each realm's service card with operation counts (the grid), and one
-// realm's every operation in human words with its risk, claims, kind and the caller's ceiling/choice state.
+// realm's every operation in human words with its risk, claims, kind and the caller's ceiling/choice modes
+// (off, ask, on; what the caller's agents get is the stricter of the two).
 import type { Executor } from "@/db/client";
 import type { Role } from "@/db/schema";
 import { rankCapabilities } from "@/lib/catalog/search";
 import { AppError } from "@/lib/errors";
-import { closedDescriptions, operationStates, readCeiling, readChoices, readOpenDescription } from "@/lib/authz/policy";
+import { defaultCeilingMode, effectiveMode, type OperationMode } from "@/lib/authz/modes";
+import { closedDescriptions, operationStates, readCeiling, readChoices, readDestructiveDefault, readOpenDescription } from "@/lib/authz/policy";
 import { listAccounts, type AccountView } from "@/lib/connections/accounts";
 import { operationKeysOf, riskOf, type CatalogNode, type OperationKey, type Realm, type RealmManifest, type Risk } from "@/lib/realms/contract";
 import { listRealms, requireRealm } from "@/lib/realms/registry";
@@ -39,12 +41,16 @@ export type RealmCardView = {
     /** Of those, the ones that let agents read what the realm is and offers (provider.about, object.schema). */
     describing: number;
     by_risk: RiskCounts;
-    /** On for the caller's agents (ceiling ∩ the caller's choice). */
+    /** On for the caller's agents (the stricter of the ceiling and the caller's choice is on). */
     on_for_my_agents: number;
+    /** In ask mode for the caller's agents: each call waits for a person's approval of that one call. */
+    ask_for_my_agents: number;
     /** Turned off by the workspace owner. */
     off_by_owner: number;
     /** Turned off by the caller's own choice (while the ceiling allows them). */
     off_by_me: number;
+    /** Labels of the first operations that ask (at most ASKING_NAMED, in operation order); the count is ask_for_my_agents. */
+    asking: string[];
   };
   /** Human labels of every operation: the picker's search matches them. */
   operation_labels: string[];
@@ -65,9 +71,16 @@ export type OperationView = {
   action: string | null;
   /** The catalog area the operation belongs to (a top-level catalog group; for imported APIs their tag). */
   area: string;
+  /** "Not off" at the ceiling, in the caller's choice, and for the caller's agents (the modes below, as booleans). */
   ceiling: boolean;
   choice: boolean;
   effective: boolean;
+  /** The owner's mode (the tenant's default where the owner never set one). */
+  ceiling_mode: OperationMode;
+  /** The caller's own mode ("on" where never set: no narrowing). */
+  choice_mode: OperationMode;
+  /** What the caller's agents get: the stricter of the two (a read is never ask). */
+  mode: OperationMode;
 };
 
 /** A catalog area of the realm, in catalog order, with how many operations it holds. */
@@ -112,23 +125,43 @@ export const DESCRIBING: readonly OperationKey[] = ["provider.about", "object.sc
 
 const emptyRisk = (): RiskCounts => ({ read: 0, write: 0, destructive: 0 });
 
-type Toggles = { ceiling: Map<string, boolean>; choice: Map<string, boolean> };
+/** How many asking operations a card names before "and N more". */
+export const ASKING_NAMED = 3;
 
-function cardOf(realm: Realm, toggles: Toggles, accounts: AccountView[], openDescription: boolean): RealmCardView {
-  const m = realm.manifest;
-  const ns = m.namespace;
-  const ops = operationKeysOf(m);
-  const counts = { total: ops.length, describing: ops.filter((o) => DESCRIBING.includes(o)).length, by_risk: emptyRisk(), on_for_my_agents: 0, off_by_owner: 0, off_by_me: 0 };
-  for (const op of ops) {
-    counts.by_risk[riskOf(m, op)]++;
-    const ceiling = toggles.ceiling.get(`${ns} ${op}`) ?? true;
-    const choice = toggles.choice.get(`${ns} ${op}`) ?? true;
-    if (!ceiling) counts.off_by_owner++;
-    else if (!choice) counts.off_by_me++;
-    else counts.on_for_my_agents++;
+/** One operation's modes for the caller: the owner's (default included), the caller's own, and the stricter. */
+type Modes = { ceiling: OperationMode; choice: OperationMode; mode: OperationMode };
+
+/**
+ * The card's counts: each operation counted once, by what decides it — off by the owner, else off by the caller,
+ * else on or ask for the caller's agents. The realm page recounts the same way as switches change
+ * (components/realms/operation-changes.ts countsOf).
+ */
+function countModes(ops: { label: string; modes: Modes }[]) {
+  const c = { on_for_my_agents: 0, ask_for_my_agents: 0, off_by_owner: 0, off_by_me: 0, asking: [] as string[] };
+  for (const { label, modes } of ops) {
+    if (modes.ceiling === "off") c.off_by_owner++;
+    else if (modes.mode === "off") c.off_by_me++;
+    else if (modes.mode === "ask") {
+      c.ask_for_my_agents++;
+      if (c.asking.length < ASKING_NAMED) c.asking.push(label);
+    } else c.on_for_my_agents++;
   }
+  return c;
+}
+
+function cardOf(realm: Realm, modesOf: (op: OperationKey) => Modes, accounts: AccountView[], openDescription: boolean): RealmCardView {
+  const m = realm.manifest;
+  const ops = operationKeysOf(m);
+  const by_risk = emptyRisk();
+  for (const op of ops) by_risk[riskOf(m, op)]++;
+  const counts = {
+    total: ops.length,
+    describing: ops.filter((o) => DESCRIBING.includes(o)).length,
+    by_risk,
+    ...countModes(ops.map((op) => ({ label: m.service_card.operation_labels[op] ?? op, modes: modesOf(op) }))),
+  };
   return {
-    namespace: ns,
+    namespace: m.namespace,
     realm_type: m.realm_type,
     title: m.service_card.title,
     purpose: m.service_card.purpose,
@@ -144,18 +177,29 @@ function cardOf(realm: Realm, toggles: Toggles, accounts: AccountView[], openDes
 
 /** The realms of the caller's workspace, as service cards, sorted by title. */
 export async function realmCards(db: Executor, who: Viewer): Promise<RealmCardView[]> {
-  const [realms, ceiling, choices, closed] = await Promise.all([
+  const [realms, ceiling, choices, closed, destructiveDefault] = await Promise.all([
     listRealms(db, who.tenantId),
     readCeiling(db, who.tenantId),
     readChoices(db, who.tenantId, who.userId),
     closedDescriptions(db, who.tenantId),
+    readDestructiveDefault(db, who.tenantId),
   ]);
-  const toggles: Toggles = {
-    ceiling: new Map(ceiling.map((r) => [`${r.namespace} ${r.operation}`, r.mode !== "off"])),
-    choice: new Map(choices.map((r) => [`${r.namespace} ${r.operation}`, r.mode !== "off"])),
-  };
+  const ceilingOf = new Map(ceiling.map((r) => [`${r.namespace} ${r.operation}`, r.mode]));
+  const choiceOf = new Map(choices.map((r) => [`${r.namespace} ${r.operation}`, r.mode]));
   const accounts = await accountsFor(db, who, realms);
-  return realms.map((r) => cardOf(r, toggles, accounts, !closed.has(r.manifest.namespace))).sort((a, b) => a.title.localeCompare(b.title));
+  return realms
+    .map((r) => {
+      const m = r.manifest;
+      // No owner row: the tenant's default (a destructive operation of a new tenant asks); no choice row: no narrowing.
+      const modesOf = (op: OperationKey): Modes => {
+        const risk = riskOf(m, op);
+        const c = ceilingOf.get(`${m.namespace} ${op}`) ?? null;
+        const u = choiceOf.get(`${m.namespace} ${op}`) ?? null;
+        return { ceiling: c ?? defaultCeilingMode(risk, destructiveDefault), choice: u ?? "on", mode: effectiveMode(c, u, risk, destructiveDefault) };
+      };
+      return cardOf(r, modesOf, accounts, !closed.has(m.namespace));
+    })
+    .sort((a, b) => a.title.localeCompare(b.title));
 }
 
 const ABOUT_AREA: AreaView = { id: "about", label: "About this realm", count: 0 };
@@ -190,7 +234,7 @@ export function areasOf(m: RealmManifest): { areas: AreaView[]; areaOf: (op: Ope
 }
 
 /** One operation of a manifest in human words (no toggle state, no area). */
-export function describeOperation(m: RealmManifest, op: OperationKey): Omit<OperationView, "ceiling" | "choice" | "effective" | "area"> {
+export function describeOperation(m: RealmManifest, op: OperationKey): Omit<OperationView, "ceiling" | "choice" | "effective" | "ceiling_mode" | "choice_mode" | "mode" | "area"> {
   const claimLabel = new Map(m.claims.map((c) => [c.name, c.label]));
   const kindLabel = new Map(m.kinds.map((k) => [k.name, k.label]));
   const label = m.service_card.operation_labels[op] ?? op;
@@ -218,19 +262,25 @@ export function describeOperation(m: RealmManifest, op: OperationKey): Omit<Oper
   };
 }
 
-/** One realm: its card and every operation with the caller's ceiling, choice and effective state. */
+/** One realm: its card and every operation with the caller's ceiling, choice and effective mode. */
 export async function realmDetail(db: Executor, who: Viewer, namespace: string): Promise<RealmDetailView> {
   const realm = await requireRealm(db, who.tenantId, namespace);
   const states = await operationStates(db, who.tenantId, who.userId, namespace);
-  const toggles: Toggles = { ceiling: new Map(), choice: new Map() };
-  for (const s of states) {
-    toggles.ceiling.set(`${namespace} ${s.operation}`, s.ceiling);
-    toggles.choice.set(`${namespace} ${s.operation}`, s.choice);
-  }
+  const byOp = new Map(states.map((s) => [s.operation as string, { ceiling: s.ceiling_mode, choice: s.choice_mode, mode: s.mode }]));
+  const modesOf = (op: OperationKey): Modes => byOp.get(op) ?? { ceiling: "on", choice: "on", mode: "on" };
   const { areas, areaOf } = areasOf(realm.manifest);
   return {
-    card: cardOf(realm, toggles, await accountsFor(db, who, [realm]), await readOpenDescription(db, who.tenantId, namespace)),
-    operations: states.map((s) => ({ ...describeOperation(realm.manifest, s.operation), area: areaOf(s.operation), ceiling: s.ceiling, choice: s.choice, effective: s.effective })),
+    card: cardOf(realm, modesOf, await accountsFor(db, who, [realm]), await readOpenDescription(db, who.tenantId, namespace)),
+    operations: states.map((s) => ({
+      ...describeOperation(realm.manifest, s.operation),
+      area: areaOf(s.operation),
+      ceiling: s.ceiling,
+      choice: s.choice,
+      effective: s.effective,
+      ceiling_mode: s.ceiling_mode,
+      choice_mode: s.choice_mode,
+      mode: s.mode,
+    })),
     areas,
     can_change: { ceiling: who.role === "owner", choice: who.role !== "support" },
   };

@@ -14,7 +14,7 @@ export default async function RealmsPage() {
     <>
       <PageHeader
         title="Realms"
-        description="The services agents can work in. Open one to see every operation in plain words, how risky it is, and to turn any of it off for your agents."
+        description="The services agents can work in. Open one to see every operation in plain words and how risky it is, and to choose for each whether your agents may use it, must ask you each time, or may not use it at all."
       />
       <RealmPicker initial={cards} />
     </>

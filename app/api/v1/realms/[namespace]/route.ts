@@ -1,4 +1,4 @@
-// GET /api/v1/realms/:namespace — one realm's service card and every operation with the caller's ceiling/choice state
+// GET /api/v1/realms/:namespace — one realm's service card and every operation with the caller's modes (ceiling_mode, choice_mode, mode: off, ask, on)
 import { getDb } from "@/db/client";
 import { param, withUser } from "@/lib/http/route";
 import { realmDetail } from "@/lib/views/realms";
