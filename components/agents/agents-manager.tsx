@@ -9,7 +9,7 @@ import { PendingRequests } from "@/components/consent/pending-requests";
 import { useOperationWords } from "@/components/realms/operation-words";
 import { RiskBadge } from "@/components/realms/risk-badge";
 import { realmTitle, wordsFor, type Words } from "@/components/realms/words";
-import { Alert } from "@/components/ui/alert";
+import { Alert, LiveNotice, type Notice } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { EmptyState } from "@/components/ui/empty-state";
@@ -220,7 +220,7 @@ function scopeText(g: GrantView, words: Words, names: Record<string, string>) {
 }
 
 function ExpiryText({ g }: { g: GrantView }) {
-  if (g.status === "revoked" && g.revoked_at) return <>Revoked <Time iso={g.revoked_at} /></>;
+  if (g.status === "revoked" && g.sayRevokedat) return <>Revoked <Time iso={g.sayRevokedat} /></>;
   if (!g.expires_at) return <>No expiry</>;
   return g.status === "expired" ? <>Expired <Time iso={g.expires_at} /></> : <>Expires <Time iso={g.expires_at} mode="both" /></>;
 }
@@ -256,7 +256,7 @@ function ActorCard({
   const qc = useQueryClient();
   const [issued, setIssued] = useState<string | null>(null);
   const [tokenExpiry, setTokenExpiry] = useState("90");
-  const revoked = actor.revoked_at !== null;
+  const revoked = actor.sayRevokedat !== null;
   const conn = extras.connections[actor.id] ?? null;
   const isClient = actor.kind === "mcp_client";
   const holdsFocus = extras.focusGrant !== null && grants.some((g) => g.id === extras.focusGrant);
@@ -264,9 +264,20 @@ function ActorCard({
   const [granting, setGranting] = useState(false);
   const [showMcp, setShowMcp] = useState(false);
   const refresh = () => Promise.all([qc.invalidateQueries({ queryKey: ["actors"] }), qc.invalidateQueries({ queryKey: ["grants"] })]);
+  // What the last revoke did, said once the lists show it. The card outlives the revoked grant's, agent's or
+  // token's own controls, so the confirmation lives here, and focus lands on it when the button is gone.
+  const [notice, setNotice] = useState<Notice | null>(null);
+  const noticeRef = useRef<HTMLDivElement>(null);
+  const sayRevoked = (n: Notice) => {
+    setNotice(n);
+    requestAnimationFrame(() => noticeRef.current?.focus());
+  };
   const revokeActor = useMutation({
     mutationFn: (reason: string) => api(`/api/v1/actors/${actor.id}/revoke`, { method: "POST", body: { reason } }),
-    onSuccess: refresh,
+    onSuccess: async () => {
+      await refresh();
+      sayRevoked({ tone: "success", title: `Revoked “${actor.name}”`, text: "Its tokens and grants stopped working; its history stays here." });
+    },
   });
   const issue = useMutation({
     mutationFn: () => api<IssuedToken>(`/api/v1/actors/${actor.id}/tokens`, { method: "POST", body: { expires_in_days: tokenExpiry === "never" ? null : Number(tokenExpiry) } }),
@@ -276,12 +287,15 @@ function ActorCard({
     },
   });
   const revokeToken = useMutation({
-    mutationFn: (tokenId: string) => api(`/api/v1/actors/${actor.id}/tokens/${tokenId}`, { method: "DELETE" }),
-    onSuccess: refresh,
+    mutationFn: (token: TokenItem) => api(`/api/v1/actors/${actor.id}/tokens/${token.id}`, { method: "DELETE" }),
+    onSuccess: async (_r, token) => {
+      await refresh();
+      sayRevoked({ tone: "success", title: `Revoked “${actor.name}”'s token ${token.display_prefix}…`, text: "A call sent with it is refused from now on." });
+    },
   });
   const live = grants.filter((g) => g.status === "live");
   const ended = grants.filter((g) => g.status !== "live");
-  const liveTokens = actor.tokens.filter((t) => !t.revoked_at);
+  const liveTokens = actor.tokens.filter((t) => !t.sayRevokedat);
   const headingId = `actor-${actor.id}`;
   const liveOps = live.reduce((n, g) => n + g.operations.length + (g.all_actions ? 1 : 0), 0);
   const status = revoked ? { label: "Revoked", tone: "red" as const } : isClient && conn ? connectionWords[conn.tokens] : { label: "Active", tone: "green" as const };
@@ -326,7 +340,7 @@ function ActorCard({
           ) : null}
           {revoked ? (
             <p className="mt-1 text-sm text-red-800">
-              Revoked <Time iso={actor.revoked_at!} />
+              Revoked <Time iso={actor.sayRevokedat!} />
               {actor.revoke_reason ? `: “${actor.revoke_reason}”` : ""}
             </p>
           ) : null}
@@ -342,6 +356,9 @@ function ActorCard({
           ) : null}
         </div>
       </div>
+      <div className={notice ? "mt-3" : ""}>
+        <LiveNotice ref={noticeRef} notice={notice} />
+      </div>
 
       {open ? (
         <div id={`${headingId}-details`}>
@@ -354,7 +371,7 @@ function ActorCard({
             <ul className="mt-2 space-y-3">
               {live.map((g) => (
                 <li key={g.id}>
-                  <GrantItem grant={g} words={words} me={me} extras={extras} actorName={actor.name} canGrant={canGrant && !revoked} />
+                  <GrantItem grant={g} words={words} me={me} extras={extras} actorName={actor.name} canGrant={canGrant && !revoked} onRevoked={sayRevoked} />
                 </li>
               ))}
             </ul>
@@ -365,7 +382,7 @@ function ActorCard({
               <ul className="mt-2 space-y-3">
                 {ended.map((g) => (
                   <li key={g.id}>
-                    <GrantItem grant={g} words={words} me={me} extras={extras} actorName={actor.name} canGrant={canGrant && !revoked} />
+                    <GrantItem grant={g} words={words} me={me} extras={extras} actorName={actor.name} canGrant={canGrant && !revoked} onRevoked={sayRevoked} />
                   </li>
                 ))}
               </ul>
@@ -402,7 +419,7 @@ function ActorCard({
           <li key={t.id} className="flex flex-col gap-2 py-2 text-sm sm:flex-row sm:items-center sm:justify-between">
             <span>
               <code>{t.display_prefix}…</code> · created <Time iso={t.created_at} /> ·{" "}
-              {t.revoked_at ? (
+              {t.sayRevokedat ? (
                 <span className="text-red-800">revoked</span>
               ) : t.expires_at ? (
                 <>
@@ -418,8 +435,8 @@ function ActorCard({
                 </>
               ) : null}
             </span>
-            {!t.revoked_at && !revoked ? (
-              <Button variant="danger" onClick={() => revokeToken.mutate(t.id)} disabled={revokeToken.isPending} aria-label={`Revoke token ${t.display_prefix} of ${actor.name}`}>
+            {!t.sayRevokedat && !revoked ? (
+              <Button variant="danger" onClick={() => revokeToken.mutate(t)} disabled={revokeToken.isPending} aria-label={`Revoke token ${t.display_prefix} of ${actor.name}`}>
                 Revoke token
               </Button>
             ) : null}
@@ -471,6 +488,7 @@ function GrantItem({
   extras,
   actorName,
   canGrant,
+  onRevoked,
 }: {
   grant: GrantView;
   words: Words;
@@ -478,6 +496,8 @@ function GrantItem({
   extras: AgentsExtras;
   actorName: string;
   canGrant: boolean;
+  /** Said by the agent's card: this item moves to "Ended grants" once the list refreshes. */
+  onRevoked: (n: Notice) => void;
 }) {
   const qc = useQueryClient();
   const [showHistory, setShowHistory] = useState(false);
@@ -491,7 +511,10 @@ function GrantItem({
   }, [focused]);
   const revoke = useMutation({
     mutationFn: (reason: string) => api<GrantView>(`/api/v1/grants/${grant.id}`, { method: "DELETE", body: { reason } }),
-    onSuccess: () => Promise.all([qc.invalidateQueries({ queryKey: ["grants"] }), qc.invalidateQueries({ queryKey: ["timeline", grant.id] })]),
+    onSuccess: async () => {
+      await Promise.all([qc.invalidateQueries({ queryKey: ["grants"] }), qc.invalidateQueries({ queryKey: ["timeline", grant.id] })]);
+      onRevoked({ tone: "success", title: `Revoked “${actorName}”'s grant for ${realmTitle(words, grant.namespace)}`, text: `It can no longer use those operations; the grant is under “Ended grants”${canGrant ? ", where you can grant it again" : ""}.` });
+    },
   });
   const regrant = useMutation({
     mutationFn: () =>
@@ -507,7 +530,7 @@ function GrantItem({
     const r = wordsFor(words, grant.namespace, op).risk;
     if (r) risks[r]++;
   }
-  const by = grant.revoked_by === me.id ? "you" : grant.revoked_by === grant.actor_id ? actorName : grant.revoked_by;
+  const by = grant.sayRevokedby === me.id ? "you" : grant.sayRevokedby === grant.actor_id ? actorName : grant.sayRevokedby;
   return (
     <div
       ref={ref}
