@@ -220,7 +220,7 @@ function scopeText(g: GrantView, words: Words, names: Record<string, string>) {
 }
 
 function ExpiryText({ g }: { g: GrantView }) {
-  if (g.status === "revoked" && g.sayRevokedat) return <>Revoked <Time iso={g.sayRevokedat} /></>;
+  if (g.status === "revoked" && g.revoked_at) return <>Revoked <Time iso={g.revoked_at} /></>;
   if (!g.expires_at) return <>No expiry</>;
   return g.status === "expired" ? <>Expired <Time iso={g.expires_at} /></> : <>Expires <Time iso={g.expires_at} mode="both" /></>;
 }
@@ -256,7 +256,7 @@ function ActorCard({
   const qc = useQueryClient();
   const [issued, setIssued] = useState<string | null>(null);
   const [tokenExpiry, setTokenExpiry] = useState("90");
-  const revoked = actor.sayRevokedat !== null;
+  const revoked = actor.revoked_at !== null;
   const conn = extras.connections[actor.id] ?? null;
   const isClient = actor.kind === "mcp_client";
   const holdsFocus = extras.focusGrant !== null && grants.some((g) => g.id === extras.focusGrant);
@@ -295,7 +295,7 @@ function ActorCard({
   });
   const live = grants.filter((g) => g.status === "live");
   const ended = grants.filter((g) => g.status !== "live");
-  const liveTokens = actor.tokens.filter((t) => !t.sayRevokedat);
+  const liveTokens = actor.tokens.filter((t) => !t.revoked_at);
   const headingId = `actor-${actor.id}`;
   const liveOps = live.reduce((n, g) => n + g.operations.length + (g.all_actions ? 1 : 0), 0);
   const status = revoked ? { label: "Revoked", tone: "red" as const } : isClient && conn ? connectionWords[conn.tokens] : { label: "Active", tone: "green" as const };
@@ -340,7 +340,7 @@ function ActorCard({
           ) : null}
           {revoked ? (
             <p className="mt-1 text-sm text-red-800">
-              Revoked <Time iso={actor.sayRevokedat!} />
+              Revoked <Time iso={actor.revoked_at!} />
               {actor.revoke_reason ? `: “${actor.revoke_reason}”` : ""}
             </p>
           ) : null}
@@ -419,7 +419,7 @@ function ActorCard({
           <li key={t.id} className="flex flex-col gap-2 py-2 text-sm sm:flex-row sm:items-center sm:justify-between">
             <span>
               <code>{t.display_prefix}…</code> · created <Time iso={t.created_at} /> ·{" "}
-              {t.sayRevokedat ? (
+              {t.revoked_at ? (
                 <span className="text-red-800">revoked</span>
               ) : t.expires_at ? (
                 <>
@@ -435,7 +435,7 @@ function ActorCard({
                 </>
               ) : null}
             </span>
-            {!t.sayRevokedat && !revoked ? (
+            {!t.revoked_at && !revoked ? (
               <Button variant="danger" onClick={() => revokeToken.mutate(t)} disabled={revokeToken.isPending} aria-label={`Revoke token ${t.display_prefix} of ${actor.name}`}>
                 Revoke token
               </Button>
@@ -530,7 +530,7 @@ function GrantItem({
     const r = wordsFor(words, grant.namespace, op).risk;
     if (r) risks[r]++;
   }
-  const by = grant.sayRevokedby === me.id ? "you" : grant.sayRevokedby === grant.actor_id ? actorName : grant.sayRevokedby;
+  const by = grant.revoked_by === me.id ? "you" : grant.revoked_by === grant.actor_id ? actorName : grant.revoked_by;
   return (
     <div
       ref={ref}
