@@ -3,9 +3,9 @@
 // change them — connect another, add a permission (only the missing one is asked for), remove one (asking only
 // for the rest), reconnect, disconnect. Each account says when it was connected, last used, and by which agents.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { api } from "@/components/api-client";
-import { Alert } from "@/components/ui/alert";
+import { Alert, LiveNotice, type Notice } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
@@ -19,15 +19,20 @@ import { currentPath, useStartConnection } from "./use-start-connection";
 import { errorText, NARROW_KEPT, resultWords, statusWords } from "./words";
 
 type Listing = { accounts: AccountView[]; providers: ProviderChoice[] };
-type Notice = { tone: "success" | "warning"; title: string; text: string };
 
 export function ConnectionsManager({ result, error }: { result: string | null; error: string | null }) {
   const accounts = useQuery({ queryKey: ["accounts"], queryFn: () => api<Listing>("/api/v1/accounts") });
   const start = useStartConnection();
   const [notice, setNotice] = useState<Notice | null>(null);
+  // A disconnected account's row (and the button used) goes away: the outcome is said here, and focus lands on it.
+  const noticeRef = useRef<HTMLDivElement>(null);
+  const say = (n: Notice) => {
+    setNotice(n);
+    requestAnimationFrame(() => noticeRef.current?.focus());
+  };
   return (
     <div className="space-y-6">
-      {notice ? <Alert tone={notice.tone} title={notice.title}>{notice.text}</Alert> : null}
+      <LiveNotice ref={noticeRef} notice={notice} />
       {result === NARROW_KEPT ? (
         <Alert tone="warning" title="The permission was not removed">The provider gave the account back every permission it held before. Disconnect the account to take them all back.</Alert>
       ) : result === "narrow" ? (
@@ -52,7 +57,7 @@ export function ConnectionsManager({ result, error }: { result: string | null; e
           {accounts.data && accounts.data.accounts.length > 0 ? (
             <ul className="divide-y divide-slate-200" aria-label="Connected accounts">
               {accounts.data.accounts.map((a) => (
-                <AccountRow key={a.id} account={a} onStart={start.mutate} starting={start.isPending} onNotice={setNotice} />
+                <AccountRow key={a.id} account={a} onStart={start.mutate} starting={start.isPending} onNotice={say} />
               ))}
             </ul>
           ) : null}
@@ -64,7 +69,7 @@ export function ConnectionsManager({ result, error }: { result: string | null; e
   );
 }
 
-type RowProps = { account: AccountView; onStart: ReturnType<typeof useStartConnection>["mutate"]; starting: boolean; onNotice: (n: Notice | null) => void };
+type RowProps = { account: AccountView; onStart: ReturnType<typeof useStartConnection>["mutate"]; starting: boolean; onNotice: (n: Notice) => void };
 
 function AccountRow({ account: a, onStart, starting, onNotice }: RowProps) {
   const qc = useQueryClient();
@@ -72,7 +77,9 @@ function AccountRow({ account: a, onStart, starting, onNotice }: RowProps) {
   const [removing, setRemoving] = useState<{ name: string; label: string } | null>(null);
   const disconnect = useMutation({
     mutationFn: () => api<AccountView & { provider_revocation: string }>(`/api/v1/accounts/${a.id}`, { method: "DELETE" }),
-    onSuccess: (gone) => {
+    onSuccess: async (gone) => {
+      // The list first (this row leaves it), then the words, so what is said matches what is shown.
+      await qc.invalidateQueries({ queryKey: ["accounts"] });
       // Realmgate forgot the tokens either way; say so when the provider could not be told to revoke them.
       const who = gone.email ?? gone.label;
       onNotice(
@@ -86,7 +93,6 @@ function AccountRow({ account: a, onStart, starting, onNotice }: RowProps) {
                 text: `${who} is disconnected from Realmgate, but ${gone.provider_label} could not be asked to revoke its access. Remove Realmgate from that account's security settings at ${gone.provider_label} to be sure.`,
               },
       );
-      void qc.invalidateQueries({ queryKey: ["accounts"] });
     },
   });
   const status = statusWords[a.status] ?? { label: a.status, tone: "slate" as const };
