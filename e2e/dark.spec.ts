@@ -1,0 +1,89 @@
+// The dark theme beyond the support journey: the demo owner's main pages (home, realms, a realm, agents,
+// connections, a consent screen, imported services and a curate view) in the dark scheme — and the light one
+// beside it — at 1280 and 360 px, each axe clean and none wider than a phone's screen.
+import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
+import { demo, expectAccessible, screenshot, signInAs } from "./support/helpers";
+
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+// Letters only: a realm's namespace takes no digits.
+const ns = `dark${Date.now().toString(36).slice(-5).replace(/[0-9]/g, (d) => "abcdefghij"[Number(d)]!)}`;
+
+const spec = {
+  openapi: "3.0.3",
+  info: { title: "Night shelter", version: "1.0.0" },
+  servers: [{ url: "https://night.example.test" }],
+  paths: {
+    "/beds": {
+      get: { operationId: "listBeds", summary: "List free beds", responses: { "200": { description: "The beds" } } },
+      post: { operationId: "bookBed", summary: "Book a bed for tonight", responses: { "201": { description: "Booked" } } },
+    },
+    "/beds/{bed_id}": {
+      delete: {
+        operationId: "releaseBed",
+        summary: "Release a booked bed",
+        parameters: [{ name: "bed_id", in: "path", required: true, schema: { type: "string" } }],
+        responses: { "204": { description: "Released" } },
+      },
+    },
+  },
+};
+
+/** A consent screen, made the cheap way: a new agent asks for something it was never granted. */
+async function consentPath(request: APIRequestContext, apiKey: string): Promise<string> {
+  const made = await request.post("/api/v1/actors", { headers: bearer(apiKey), data: { name: "Night reader", kind: "hosted_agent" } });
+  expect(made.status()).toBe(201);
+  const token = ((await made.json()) as { token: { token: string } }).token.token;
+  const asked = await request.post("/api/v1/tools/list_objects", { headers: bearer(token), data: { namespace: "memory", kind: "memory.item" } });
+  expect(asked.status()).toBe(403);
+  const body = (await asked.json()) as { error: { code: string; details: { connection_hub_url: string } } };
+  expect(body.error.code).toBe("consent_required");
+  return new URL(body.error.details.connection_hub_url).pathname;
+}
+
+async function everyWay(page: Page, name: string) {
+  for (const scheme of ["dark", "light"] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    for (const width of [1280, 360]) {
+      await page.setViewportSize({ width, height: 900 });
+      await expectAccessible(page);
+      if (width === 360) {
+        // Nothing pushes the page sideways on a phone.
+        const wide = await page.evaluate(() => ({ scroll: document.scrollingElement!.scrollWidth, inner: window.innerWidth }));
+        expect(wide.scroll, `${name} at 360 px (${scheme})`).toBeLessThanOrEqual(wide.inner);
+      }
+      await screenshot(page, `dark-${name}-${scheme}-${width}`);
+    }
+  }
+}
+
+test("the owner's main pages are axe clean in dark and light, at 1280 and 360 px", async ({ page, request }) => {
+  test.setTimeout(180_000);
+  const alice = demo().users.alice!;
+  const imported = await request.post("/api/v1/realms/import", { headers: bearer(alice.api_key), data: { namespace: ns, spec: JSON.stringify(spec) } });
+  expect(imported.status(), await imported.text()).toBe(201);
+  const consent = await consentPath(request, alice.api_key);
+
+  await page.emulateMedia({ colorScheme: "dark" });
+  await signInAs(page, "alice", "/");
+  const pages: { name: string; path: string; heading: RegExp | string }[] = [
+    { name: "home", path: "/", heading: /Welcome/ },
+    { name: "realms", path: "/realms", heading: "Realms" },
+    { name: "realm", path: "/realms/memory", heading: /Memory/ },
+    { name: "agents", path: "/agents", heading: "Agents" },
+    { name: "connections", path: "/connections", heading: "Connections" },
+    { name: "consent", path: consent, heading: /Night reader wants to use Memory/ },
+    { name: "imports", path: "/admin/imports", heading: "Imported services" },
+    { name: "curate", path: `/admin/imports/${ns}`, heading: `Curate ${ns}` },
+  ];
+  for (const p of pages) {
+    await page.emulateMedia({ colorScheme: "dark" });
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto(p.path);
+    await expect(page.getByRole("heading", { level: 1, name: p.heading })).toBeVisible();
+    // Client lists finish loading before the scan (a spinner is not the page).
+    await page.waitForLoadState("networkidle");
+    if (p.name === "curate") await expect(page.getByText(/of 3 operations match/)).toBeVisible();
+    if (p.name === "connections") await expect(page.getByText(/Loading your connected accounts/)).toHaveCount(0);
+    await everyWay(page, p.name);
+  }
+});
