@@ -48,8 +48,16 @@ async function everyWay(page: Page, name: string) {
       await expectAccessible(page);
       if (width === 360) {
         // Nothing pushes the page sideways on a phone.
-        const wide = await page.evaluate(() => ({ scroll: document.scrollingElement!.scrollWidth, inner: window.innerWidth }));
-        expect(wide.scroll, `${name} at 360 px (${scheme})`).toBeLessThanOrEqual(wide.inner);
+        const wide = await page.evaluate(() => ({
+          scroll: document.scrollingElement!.scrollWidth,
+          inner: window.innerWidth,
+          // The failure names what sticks out.
+          culprits: [...document.querySelectorAll("body *")]
+            .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1)
+            .slice(-3)
+            .map((e) => `${e.tagName.toLowerCase()}.${String(e.className).slice(0, 60)} “${(e.textContent ?? "").slice(0, 40)}”`),
+        }));
+        expect(wide.scroll, `${name} at 360 px (${scheme}): ${wide.culprits.join("; ")}`).toBeLessThanOrEqual(wide.inner);
       }
       await screenshot(page, `dark-${name}-${scheme}-${width}`);
     }
