@@ -107,6 +107,8 @@ test("connect, upgrade and disconnect a mail account from an agent's consent dem
   const said = page.getByRole("status").filter({ hasText: "alice@acme.test is disconnected" });
   await expect(said).toBeVisible();
   await expect(said).toBeFocused();
+  await expectAccessible(page);
+  await screenshot(page, "connections-disconnected");
 
   await expectWall(await search(), "connect_required");
 });

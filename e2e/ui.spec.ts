@@ -81,6 +81,8 @@ test.describe.serial("people using Realmgate's pages", () => {
     await expect(said).toBeVisible();
     await expect(said).toBeFocused();
     await expect(card.getByText("Nothing yet.")).toBeVisible();
+    await expectAccessible(page);
+    await screenshot(page, "agents-grant-revoked");
     await expect(card.getByText("Ended grants (1)")).toBeVisible();
 
     const after = await callTool(request, agent.token, "list_objects", listMemory);
