@@ -31,8 +31,10 @@ export function ConnectionsManager({ result, error }: { result: string | null; e
     requestAnimationFrame(() => noticeRef.current?.focus());
   };
   return (
-    <div className="space-y-6">
-      <LiveNotice ref={noticeRef} notice={notice} />
+    <div>
+      {/* Outside the spaced stack: empty, it takes no room. */}
+      <LiveNotice ref={noticeRef} notice={notice} className="mb-6" />
+      <div className="space-y-6">
       {result === NARROW_KEPT ? (
         <Alert tone="warning" title="The permission was not removed">The provider gave the account back every permission it held before. Disconnect the account to take them all back.</Alert>
       ) : result === "narrow" ? (
@@ -65,6 +67,7 @@ export function ConnectionsManager({ result, error }: { result: string | null; e
       </Card>
 
       {accounts.data ? <ConnectForm providers={accounts.data.providers} onStart={start.mutate} starting={start.isPending} /> : null}
+      </div>
     </div>
   );
 }

@@ -25,11 +25,11 @@ export type Notice = { tone: "success" | "warning"; title: string; text?: string
  * It can take focus (tabIndex -1) so the keyboard has somewhere to land when the control it used is gone. Kept
  * in the page while empty (it has no height then): hiding it would make it a new region again.
  */
-export function LiveNotice({ notice, ref }: { notice: Notice | null; ref?: Ref<HTMLDivElement> }) {
+export function LiveNotice({ notice, ref, className = "" }: { notice: Notice | null; ref?: Ref<HTMLDivElement>; className?: string }) {
   return (
     <div ref={ref} role="status" aria-live="polite" tabIndex={-1} className="rounded-md">
       {notice ? (
-        <div className={`rounded-md border px-4 py-3 text-sm ${tones[notice.tone]}`}>
+        <div className={`rounded-md border px-4 py-3 text-sm ${tones[notice.tone]} ${className}`}>
           <p className="font-semibold">{notice.title}</p>
           {notice.text ? <p className="mt-1">{notice.text}</p> : null}
         </div>
