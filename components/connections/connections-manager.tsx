@@ -35,38 +35,38 @@ export function ConnectionsManager({ result, error }: { result: string | null; e
       {/* Outside the spaced stack: empty, it takes no room. */}
       <LiveNotice ref={noticeRef} notice={notice} className="mb-6" />
       <div className="space-y-6">
-      {result === NARROW_KEPT ? (
-        <Alert tone="warning" title="The permission was not removed">The provider gave the account back every permission it held before. Disconnect the account to take them all back.</Alert>
-      ) : result === "narrow" ? (
-        <Alert tone="success" title={resultWords.narrow!}>Agents can no longer use that permission through this account.</Alert>
-      ) : result ? (
-        <Alert tone="success" title={resultWords[result] ?? "Done."}>Agents acting for you can retry what they asked for now.</Alert>
-      ) : null}
-      {error ? <Alert tone="error" title="The connection did not complete">{errorText(error)}</Alert> : null}
-      {start.isError ? <Alert tone="error" title="Could not start the connection">{start.error.message}</Alert> : null}
+        {result === NARROW_KEPT ? (
+          <Alert tone="warning" title="The permission was not removed">The provider gave the account back every permission it held before. Disconnect the account to take them all back.</Alert>
+        ) : result === "narrow" ? (
+          <Alert tone="success" title={resultWords.narrow!}>Agents can no longer use that permission through this account.</Alert>
+        ) : result ? (
+          <Alert tone="success" title={resultWords[result] ?? "Done."}>Agents acting for you can retry what they asked for now.</Alert>
+        ) : null}
+        {error ? <Alert tone="error" title="The connection did not complete">{errorText(error)}</Alert> : null}
+        {start.isError ? <Alert tone="error" title="Could not start the connection">{start.error.message}</Alert> : null}
 
-      <Card>
-        <h2 className="font-semibold">Your connected accounts</h2>
-        <p className="mt-1 text-sm text-slate-600">
-          Connecting an account lets Realmgate reach it for you. It never lets an agent in by itself: each agent still needs your grant for each operation.
-        </p>
-        <div className="mt-4">
-          {accounts.isPending ? <Spinner label="Loading your connected accounts…" /> : null}
-          {accounts.isError ? <Alert tone="error" title="Your accounts could not be loaded">{accounts.error.message}</Alert> : null}
-          {accounts.data && accounts.data.accounts.length === 0 ? (
-            <EmptyState title="No accounts connected yet">Connect a mail account below; you can connect several and tell agents which one to use by its label.</EmptyState>
-          ) : null}
-          {accounts.data && accounts.data.accounts.length > 0 ? (
-            <ul className="divide-y divide-slate-200" aria-label="Connected accounts">
-              {accounts.data.accounts.map((a) => (
-                <AccountRow key={a.id} account={a} onStart={start.mutate} starting={start.isPending} onNotice={say} />
-              ))}
-            </ul>
-          ) : null}
-        </div>
-      </Card>
+        <Card>
+          <h2 className="font-semibold">Your connected accounts</h2>
+          <p className="mt-1 text-sm text-slate-600">
+            Connecting an account lets Realmgate reach it for you. It never lets an agent in by itself: each agent still needs your grant for each operation.
+          </p>
+          <div className="mt-4">
+            {accounts.isPending ? <Spinner label="Loading your connected accounts…" /> : null}
+            {accounts.isError ? <Alert tone="error" title="Your accounts could not be loaded">{accounts.error.message}</Alert> : null}
+            {accounts.data && accounts.data.accounts.length === 0 ? (
+              <EmptyState title="No accounts connected yet">Connect a mail account below; you can connect several and tell agents which one to use by its label.</EmptyState>
+            ) : null}
+            {accounts.data && accounts.data.accounts.length > 0 ? (
+              <ul className="divide-y divide-slate-200" aria-label="Connected accounts">
+                {accounts.data.accounts.map((a) => (
+                  <AccountRow key={a.id} account={a} onStart={start.mutate} starting={start.isPending} onNotice={say} />
+                ))}
+              </ul>
+            ) : null}
+          </div>
+        </Card>
 
-      {accounts.data ? <ConnectForm providers={accounts.data.providers} onStart={start.mutate} starting={start.isPending} /> : null}
+        {accounts.data ? <ConnectForm providers={accounts.data.providers} onStart={start.mutate} starting={start.isPending} /> : null}
       </div>
     </div>
   );
