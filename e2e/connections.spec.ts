@@ -113,6 +113,12 @@ test("connect, upgrade and disconnect a mail account from an agent's consent dem
   await page.getByRole("button", { name: "Disconnect alice@acme.test" }).click();
   await page.getByRole("button", { name: "Yes, disconnect" }).click();
   await expect(page.getByText("No accounts connected yet")).toBeVisible();
+  // Said in a live region that was already there, and focus lands on it: the row and its button are gone.
+  const said = page.getByRole("status").filter({ hasText: "alice@acme.test is disconnected" });
+  await expect(said).toBeVisible();
+  await expect(said).toBeFocused();
+  await expectAccessible(page);
+  await screenshot(page, "connections-disconnected");
 
   await expectWall(await search(), "connect_required");
 });

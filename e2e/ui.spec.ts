@@ -76,7 +76,13 @@ test.describe.serial("people using Realmgate's pages", () => {
     await card.getByRole("button", { name: "Revoke the Memory grant" }).click();
     await card.getByLabel("Why revoke the Memory grant?").fill("Trip is over");
     await card.getByRole("button", { name: "Confirm: revoke" }).click();
+    // Said in words once the list shows it, and the keyboard lands there (the button used is gone).
+    const said = card.getByRole("status").filter({ hasText: "Revoked “Trip planner”'s grant for Memory" });
+    await expect(said).toBeVisible();
+    await expect(said).toBeFocused();
     await expect(card.getByText("Nothing yet.")).toBeVisible();
+    await expectAccessible(page);
+    await screenshot(page, "agents-grant-revoked");
     await expect(card.getByText("Ended grants (1)")).toBeVisible();
 
     const after = await callTool(request, agent.token, "list_objects", listMemory);
@@ -92,10 +98,12 @@ test.describe.serial("people using Realmgate's pages", () => {
     const revokeSecond = card.getByRole("button", { name: new RegExp(`^Revoke token ${second.slice(0, 10)}`) });
     await revokeSecond.click();
     await expect(revokeSecond).toHaveCount(0);
+    await expect(card.getByRole("status").filter({ hasText: `Revoked “Trip planner”'s token ${second.slice(0, 10)}` })).toBeVisible();
     expect((await callTool(request, second, "list_objects", listMemory)).status).toBe(401);
     await card.getByRole("button", { name: "Revoke agent Trip planner" }).click();
     await card.getByLabel("Why revoke Trip planner?").fill("Replaced by a new planner");
     await card.getByRole("button", { name: "Confirm: revoke agent" }).click();
+    await expect(card.getByRole("status").filter({ hasText: "Revoked “Trip planner”" })).toContainText("Its tokens and grants stopped working");
     await expect(card.getByText("Revoked", { exact: true }).first()).toBeVisible();
     await expect(card.getByText(/Replaced by a new planner/)).toBeVisible();
     expect((await callTool(request, agent.token, "list_objects", listMemory)).status).toBe(401);

@@ -9,7 +9,7 @@ import { PendingRequests } from "@/components/consent/pending-requests";
 import { useOperationWords } from "@/components/realms/operation-words";
 import { RiskBadge } from "@/components/realms/risk-badge";
 import { realmTitle, wordsFor, type Words } from "@/components/realms/words";
-import { Alert } from "@/components/ui/alert";
+import { Alert, LiveNotice, type Notice } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { EmptyState } from "@/components/ui/empty-state";
@@ -264,9 +264,20 @@ function ActorCard({
   const [granting, setGranting] = useState(false);
   const [showMcp, setShowMcp] = useState(false);
   const refresh = () => Promise.all([qc.invalidateQueries({ queryKey: ["actors"] }), qc.invalidateQueries({ queryKey: ["grants"] })]);
+  // What the last revoke did, said once the lists show it. The card outlives the revoked grant's, agent's or
+  // token's own controls, so the confirmation lives here, and focus lands on it when the button is gone.
+  const [notice, setNotice] = useState<Notice | null>(null);
+  const noticeRef = useRef<HTMLDivElement>(null);
+  const sayRevoked = (n: Notice) => {
+    setNotice(n);
+    requestAnimationFrame(() => noticeRef.current?.focus());
+  };
   const revokeActor = useMutation({
     mutationFn: (reason: string) => api(`/api/v1/actors/${actor.id}/revoke`, { method: "POST", body: { reason } }),
-    onSuccess: refresh,
+    onSuccess: async () => {
+      await refresh();
+      sayRevoked({ tone: "success", title: `Revoked “${actor.name}”`, text: "Its tokens and grants stopped working; its history stays here." });
+    },
   });
   const issue = useMutation({
     mutationFn: () => api<IssuedToken>(`/api/v1/actors/${actor.id}/tokens`, { method: "POST", body: { expires_in_days: tokenExpiry === "never" ? null : Number(tokenExpiry) } }),
@@ -276,8 +287,11 @@ function ActorCard({
     },
   });
   const revokeToken = useMutation({
-    mutationFn: (tokenId: string) => api(`/api/v1/actors/${actor.id}/tokens/${tokenId}`, { method: "DELETE" }),
-    onSuccess: refresh,
+    mutationFn: (token: TokenItem) => api(`/api/v1/actors/${actor.id}/tokens/${token.id}`, { method: "DELETE" }),
+    onSuccess: async (_r, token) => {
+      await refresh();
+      sayRevoked({ tone: "success", title: `Revoked “${actor.name}”'s token ${token.display_prefix}…`, text: "A call sent with it is refused from now on." });
+    },
   });
   const live = grants.filter((g) => g.status === "live");
   const ended = grants.filter((g) => g.status !== "live");
@@ -342,6 +356,9 @@ function ActorCard({
           ) : null}
         </div>
       </div>
+      <div className={notice ? "mt-3" : ""}>
+        <LiveNotice ref={noticeRef} notice={notice} />
+      </div>
 
       {open ? (
         <div id={`${headingId}-details`}>
@@ -354,7 +371,7 @@ function ActorCard({
             <ul className="mt-2 space-y-3">
               {live.map((g) => (
                 <li key={g.id}>
-                  <GrantItem grant={g} words={words} me={me} extras={extras} actorName={actor.name} canGrant={canGrant && !revoked} />
+                  <GrantItem grant={g} words={words} me={me} extras={extras} actorName={actor.name} canGrant={canGrant && !revoked} onRevoked={sayRevoked} />
                 </li>
               ))}
             </ul>
@@ -365,7 +382,7 @@ function ActorCard({
               <ul className="mt-2 space-y-3">
                 {ended.map((g) => (
                   <li key={g.id}>
-                    <GrantItem grant={g} words={words} me={me} extras={extras} actorName={actor.name} canGrant={canGrant && !revoked} />
+                    <GrantItem grant={g} words={words} me={me} extras={extras} actorName={actor.name} canGrant={canGrant && !revoked} onRevoked={sayRevoked} />
                   </li>
                 ))}
               </ul>
@@ -419,7 +436,7 @@ function ActorCard({
               ) : null}
             </span>
             {!t.revoked_at && !revoked ? (
-              <Button variant="danger" onClick={() => revokeToken.mutate(t.id)} disabled={revokeToken.isPending} aria-label={`Revoke token ${t.display_prefix} of ${actor.name}`}>
+              <Button variant="danger" onClick={() => revokeToken.mutate(t)} disabled={revokeToken.isPending} aria-label={`Revoke token ${t.display_prefix} of ${actor.name}`}>
                 Revoke token
               </Button>
             ) : null}
@@ -471,6 +488,7 @@ function GrantItem({
   extras,
   actorName,
   canGrant,
+  onRevoked,
 }: {
   grant: GrantView;
   words: Words;
@@ -478,6 +496,8 @@ function GrantItem({
   extras: AgentsExtras;
   actorName: string;
   canGrant: boolean;
+  /** Said by the agent's card: this item moves to "Ended grants" once the list refreshes. */
+  onRevoked: (n: Notice) => void;
 }) {
   const qc = useQueryClient();
   const [showHistory, setShowHistory] = useState(false);
@@ -491,7 +511,10 @@ function GrantItem({
   }, [focused]);
   const revoke = useMutation({
     mutationFn: (reason: string) => api<GrantView>(`/api/v1/grants/${grant.id}`, { method: "DELETE", body: { reason } }),
-    onSuccess: () => Promise.all([qc.invalidateQueries({ queryKey: ["grants"] }), qc.invalidateQueries({ queryKey: ["timeline", grant.id] })]),
+    onSuccess: async () => {
+      await Promise.all([qc.invalidateQueries({ queryKey: ["grants"] }), qc.invalidateQueries({ queryKey: ["timeline", grant.id] })]);
+      onRevoked({ tone: "success", title: `Revoked “${actorName}”'s grant for ${realmTitle(words, grant.namespace)}`, text: `It can no longer use those operations; the grant is under “Ended grants”${canGrant ? ", where you can grant it again" : ""}.` });
+    },
   });
   const regrant = useMutation({
     mutationFn: () =>

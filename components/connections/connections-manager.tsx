@@ -3,9 +3,9 @@
 // change them — connect another, add a permission (only the missing one is asked for), remove one (asking only
 // for the rest), reconnect, disconnect. Each account says when it was connected, last used, and by which agents.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { api } from "@/components/api-client";
-import { Alert } from "@/components/ui/alert";
+import { Alert, LiveNotice, type Notice } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
@@ -19,52 +19,60 @@ import { currentPath, useStartConnection } from "./use-start-connection";
 import { errorText, NARROW_KEPT, resultWords, statusWords } from "./words";
 
 type Listing = { accounts: AccountView[]; providers: ProviderChoice[] };
-type Notice = { tone: "success" | "warning"; title: string; text: string };
 
 export function ConnectionsManager({ result, error }: { result: string | null; error: string | null }) {
   const accounts = useQuery({ queryKey: ["accounts"], queryFn: () => api<Listing>("/api/v1/accounts") });
   const start = useStartConnection();
   const [notice, setNotice] = useState<Notice | null>(null);
+  // A disconnected account's row (and the button used) goes away: the outcome is said here, and focus lands on it.
+  const noticeRef = useRef<HTMLDivElement>(null);
+  const say = (n: Notice) => {
+    setNotice(n);
+    requestAnimationFrame(() => noticeRef.current?.focus());
+  };
   return (
-    <div className="space-y-6">
-      {notice ? <Alert tone={notice.tone} title={notice.title}>{notice.text}</Alert> : null}
-      {result === NARROW_KEPT ? (
-        <Alert tone="warning" title="The permission was not removed">The provider gave the account back every permission it held before. Disconnect the account to take them all back.</Alert>
-      ) : result === "narrow" ? (
-        <Alert tone="success" title={resultWords.narrow!}>Agents can no longer use that permission through this account.</Alert>
-      ) : result ? (
-        <Alert tone="success" title={resultWords[result] ?? "Done."}>Agents acting for you can retry what they asked for now.</Alert>
-      ) : null}
-      {error ? <Alert tone="error" title="The connection did not complete">{errorText(error)}</Alert> : null}
-      {start.isError ? <Alert tone="error" title="Could not start the connection">{start.error.message}</Alert> : null}
+    <div>
+      {/* Outside the spaced stack: empty, it takes no room. */}
+      <LiveNotice ref={noticeRef} notice={notice} className="mb-6" />
+      <div className="space-y-6">
+        {result === NARROW_KEPT ? (
+          <Alert tone="warning" title="The permission was not removed">The provider gave the account back every permission it held before. Disconnect the account to take them all back.</Alert>
+        ) : result === "narrow" ? (
+          <Alert tone="success" title={resultWords.narrow!}>Agents can no longer use that permission through this account.</Alert>
+        ) : result ? (
+          <Alert tone="success" title={resultWords[result] ?? "Done."}>Agents acting for you can retry what they asked for now.</Alert>
+        ) : null}
+        {error ? <Alert tone="error" title="The connection did not complete">{errorText(error)}</Alert> : null}
+        {start.isError ? <Alert tone="error" title="Could not start the connection">{start.error.message}</Alert> : null}
 
-      <Card>
-        <h2 className="font-semibold">Your connected accounts</h2>
-        <p className="mt-1 text-sm text-slate-600">
-          Connecting an account lets Realmgate reach it for you. It never lets an agent in by itself: each agent still needs your grant for each operation.
-        </p>
-        <div className="mt-4">
-          {accounts.isPending ? <Spinner label="Loading your connected accounts…" /> : null}
-          {accounts.isError ? <Alert tone="error" title="Your accounts could not be loaded">{accounts.error.message}</Alert> : null}
-          {accounts.data && accounts.data.accounts.length === 0 ? (
-            <EmptyState title="No accounts connected yet">Connect a mail account below; you can connect several and tell agents which one to use by its label.</EmptyState>
-          ) : null}
-          {accounts.data && accounts.data.accounts.length > 0 ? (
-            <ul className="divide-y divide-slate-200" aria-label="Connected accounts">
-              {accounts.data.accounts.map((a) => (
-                <AccountRow key={a.id} account={a} onStart={start.mutate} starting={start.isPending} onNotice={setNotice} />
-              ))}
-            </ul>
-          ) : null}
-        </div>
-      </Card>
+        <Card>
+          <h2 className="font-semibold">Your connected accounts</h2>
+          <p className="mt-1 text-sm text-slate-600">
+            Connecting an account lets Realmgate reach it for you. It never lets an agent in by itself: each agent still needs your grant for each operation.
+          </p>
+          <div className="mt-4">
+            {accounts.isPending ? <Spinner label="Loading your connected accounts…" /> : null}
+            {accounts.isError ? <Alert tone="error" title="Your accounts could not be loaded">{accounts.error.message}</Alert> : null}
+            {accounts.data && accounts.data.accounts.length === 0 ? (
+              <EmptyState title="No accounts connected yet">Connect a mail account below; you can connect several and tell agents which one to use by its label.</EmptyState>
+            ) : null}
+            {accounts.data && accounts.data.accounts.length > 0 ? (
+              <ul className="divide-y divide-slate-200" aria-label="Connected accounts">
+                {accounts.data.accounts.map((a) => (
+                  <AccountRow key={a.id} account={a} onStart={start.mutate} starting={start.isPending} onNotice={say} />
+                ))}
+              </ul>
+            ) : null}
+          </div>
+        </Card>
 
-      {accounts.data ? <ConnectForm providers={accounts.data.providers} onStart={start.mutate} starting={start.isPending} /> : null}
+        {accounts.data ? <ConnectForm providers={accounts.data.providers} onStart={start.mutate} starting={start.isPending} /> : null}
+      </div>
     </div>
   );
 }
 
-type RowProps = { account: AccountView; onStart: ReturnType<typeof useStartConnection>["mutate"]; starting: boolean; onNotice: (n: Notice | null) => void };
+type RowProps = { account: AccountView; onStart: ReturnType<typeof useStartConnection>["mutate"]; starting: boolean; onNotice: (n: Notice) => void };
 
 function AccountRow({ account: a, onStart, starting, onNotice }: RowProps) {
   const qc = useQueryClient();
@@ -72,7 +80,9 @@ function AccountRow({ account: a, onStart, starting, onNotice }: RowProps) {
   const [removing, setRemoving] = useState<{ name: string; label: string } | null>(null);
   const disconnect = useMutation({
     mutationFn: () => api<AccountView & { provider_revocation: string }>(`/api/v1/accounts/${a.id}`, { method: "DELETE" }),
-    onSuccess: (gone) => {
+    onSuccess: async (gone) => {
+      // The list first (this row leaves it), then the words, so what is said matches what is shown.
+      await qc.invalidateQueries({ queryKey: ["accounts"] });
       // Realmgate forgot the tokens either way; say so when the provider could not be told to revoke them.
       const who = gone.email ?? gone.label;
       onNotice(
@@ -86,7 +96,6 @@ function AccountRow({ account: a, onStart, starting, onNotice }: RowProps) {
                 text: `${who} is disconnected from Realmgate, but ${gone.provider_label} could not be asked to revoke its access. Remove Realmgate from that account's security settings at ${gone.provider_label} to be sure.`,
               },
       );
-      void qc.invalidateQueries({ queryKey: ["accounts"] });
     },
   });
   const status = statusWords[a.status] ?? { label: a.status, tone: "slate" as const };

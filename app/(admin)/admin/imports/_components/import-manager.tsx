@@ -369,32 +369,43 @@ export function ImportManager() {
         ) : null}
       </Card>
 
-      <Card>
+      <Card className="relative">
         <h2 className="font-semibold">Services imported in your tenant</h2>
         {imported.isPending ? <p className="mt-3 text-sm text-slate-600" role="status">Loading…</p> : null}
         {imported.isError ? <div className="mt-3"><Alert tone="error" title="Could not load imported services">{imported.error.message}</Alert></div> : null}
         {imported.data && imported.data.realms.length === 0 ? <p className="mt-3 text-sm text-slate-600">No service imported yet.</p> : null}
         {imported.data && imported.data.realms.length ? (
-          <table className="mt-3 w-full text-left text-sm">
-            <thead>
-              <tr className="border-b border-slate-200">
-                <th scope="col" className="py-2 pr-3">Service</th>
-                <th scope="col" className="py-2 pr-3">Base URL</th>
-                <th scope="col" className="py-2 pr-3">Operations</th>
-                <th scope="col" className="py-2 pr-3">Credential</th>
-                <th scope="col" className="py-2">Curate</th>
+          // Below md each service is a card (its cells stacked, each with its column's name on the screen); the
+          // explicit roles keep the table's semantics while CSS changes the elements' display.
+          <table role="table" className="mt-3 block w-full text-left text-sm md:table">
+            <thead role="rowgroup" className="sr-only md:not-sr-only md:table-header-group">
+              <tr role="row" className="border-b border-slate-200">
+                <th role="columnheader" scope="col" className="py-2 pr-3">Service</th>
+                <th role="columnheader" scope="col" className="py-2 pr-3">Base URL</th>
+                <th role="columnheader" scope="col" className="py-2 pr-3">Operations</th>
+                <th role="columnheader" scope="col" className="py-2 pr-3">Credential</th>
+                <th role="columnheader" scope="col" className="py-2">Curate</th>
               </tr>
             </thead>
-            <tbody>
+            <tbody role="rowgroup" className="block space-y-3 md:table-row-group md:space-y-0">
               {imported.data.realms.map((r) => (
-                <tr key={r.namespace} className="border-b border-slate-100">
-                  <td className="py-2 pr-3">
+                <tr key={r.namespace} role="row" className="block rounded-md border border-slate-200 p-3 md:table-row md:rounded-none md:border-0 md:border-b md:border-slate-100 md:p-0">
+                  <td role="cell" className="block font-medium md:table-cell md:py-2 md:pr-3 md:font-normal">
                     {r.title} <code className="text-xs">{r.namespace}</code>
                   </td>
-                  <td className="py-2 pr-3 break-all">{r.base_url}</td>
-                  <td className="py-2 pr-3">{r.operations}</td>
-                  <td className="py-2 pr-3">{r.credential.configured ? r.credential.type : "none"}</td>
-                  <td className="py-2">
+                  <td role="cell" className="block break-all md:table-cell md:py-2 md:pr-3">
+                    <span aria-hidden="true" className="text-slate-600 md:hidden">Base URL: </span>
+                    {r.base_url}
+                  </td>
+                  <td role="cell" className="block md:table-cell md:py-2 md:pr-3">
+                    <span aria-hidden="true" className="text-slate-600 md:hidden">Operations: </span>
+                    {r.operations}
+                  </td>
+                  <td role="cell" className="block md:table-cell md:py-2 md:pr-3">
+                    <span aria-hidden="true" className="text-slate-600 md:hidden">Credential: </span>
+                    {r.credential.configured ? r.credential.type : "none"}
+                  </td>
+                  <td role="cell" className="mt-1 block md:mt-0 md:table-cell md:py-2">
                     <Link className="underline" href={`/admin/imports/${r.namespace}`}>
                       Curate {r.title}
                     </Link>

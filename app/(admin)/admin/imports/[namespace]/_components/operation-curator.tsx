@@ -57,10 +57,15 @@ function LabelEditor({ op, onSave }: { op: Operation; onSave: (c: Change) => voi
         });
       }}
     >
-      <label htmlFor={`${id}-label`} className="sr-only">Label for {op.action}</label>
-      <input id={`${id}-label`} className="w-full rounded border border-slate-300 px-2 py-1" value={label} onChange={(e) => setLabel(e.target.value)} maxLength={120} />
-      <label htmlFor={`${id}-kw`} className="sr-only">Keywords for {op.action}</label>
-      <input id={`${id}-kw`} className="w-full rounded border border-slate-300 px-2 py-1 text-xs" value={keywords} onChange={(e) => setKeywords(e.target.value)} placeholder="keywords, comma-separated" />
+      {/* Visible words on the narrow card; at table width the column header says it, and the name stays the same. */}
+      <label htmlFor={`${id}-label`} className="text-xs font-medium text-slate-700 lg:sr-only">
+        Label<span className="sr-only"> for {op.action}</span>
+      </label>
+      <input id={`${id}-label`} className="w-full rounded border border-slate-300 bg-white px-2 py-1" value={label} onChange={(e) => setLabel(e.target.value)} maxLength={120} />
+      <label htmlFor={`${id}-kw`} className="mt-1 text-xs font-medium text-slate-700 lg:sr-only">
+        Keywords<span className="sr-only"> for {op.action}</span>
+      </label>
+      <input id={`${id}-kw`} className="w-full rounded border border-slate-300 bg-white px-2 py-1 text-xs" value={keywords} onChange={(e) => setKeywords(e.target.value)} placeholder="keywords, comma-separated" />
       <Button type="submit" variant="secondary" className="self-start !min-h-8 !px-2 !py-1 text-xs" aria-label={`Save label and keywords of ${op.action}`}>
         Save
       </Button>
@@ -208,43 +213,50 @@ export function OperationCurator({ namespace }: { namespace: string }) {
       {page.isPending ? <p role="status" className="text-sm text-slate-600">Loading operations…</p> : null}
 
       {data ? (
-        <Card className="min-w-0">
-          <p className="mb-2 text-xs text-slate-600 lg:hidden" id="ops-scroll-hint">
-            The table is wider than your screen: scroll it sideways (or focus it and use the arrow keys) to see every column.
-          </p>
-          {/* relative: the table's visually hidden labels are positioned inside the region, so they scroll with it instead of widening the page. */}
-          <div role="region" aria-label={`Operations of ${namespace}`} aria-describedby="ops-scroll-hint" tabIndex={0} className="relative overflow-x-auto rounded focus-visible:outline-3 focus-visible:outline-brand-600" data-testid="curation-scroller">
-          <table className="w-full min-w-[44rem] text-left text-sm">
+        <Card className="relative min-w-0">
+          {/*
+            One tree for both widths: below lg each row is a card (its cells stacked, each control with visible
+            words), from lg the ordinary table. The explicit roles keep the table's semantics while CSS changes the
+            elements' display; the controls' accessible names are the same at every width.
+          */}
+          <table role="table" className="block w-full text-left text-sm lg:table">
             <caption className="sr-only">Operations of {namespace}</caption>
-            <thead>
-              <tr className="border-b border-slate-200">
-                <th scope="col" className="py-2 pr-3">Operation</th>
-                <th scope="col" className="py-2 pr-3">Label and keywords</th>
-                <th scope="col" className="py-2 pr-3">Risk</th>
-                <th scope="col" className="py-2 pr-3">Hidden</th>
-                <th scope="col" className="py-2">Exact grant only</th>
+            <thead role="rowgroup" className="sr-only lg:not-sr-only lg:table-header-group">
+              <tr role="row" className="border-b border-slate-200">
+                <th role="columnheader" scope="col" className="py-2 pr-3">Operation</th>
+                <th role="columnheader" scope="col" className="py-2 pr-3">Label and keywords</th>
+                <th role="columnheader" scope="col" className="py-2 pr-3">Risk</th>
+                <th role="columnheader" scope="col" className="py-2 pr-3">Hidden</th>
+                <th role="columnheader" scope="col" className="py-2">Exact grant only</th>
               </tr>
             </thead>
-            <tbody>
+            <tbody role="rowgroup" className="grid gap-3 sm:grid-cols-2 lg:table-row-group">
               {data.operations.map((op) => (
-                <tr key={op.action} className={`border-b border-slate-100 align-top ${op.hidden ? "text-slate-500" : ""}`}>
-                  <td className="py-2 pr-3">
-                    <code className="break-all">{op.action}</code>
-                    <div className="text-xs text-slate-600">
+                <tr
+                  key={op.action}
+                  role="row"
+                  data-testid="curation-row"
+                  className={`flex min-w-0 flex-col gap-3 rounded-md border border-slate-200 p-3 align-top lg:table-row lg:rounded-none lg:border-0 lg:border-b lg:border-slate-100 lg:p-0 ${op.hidden ? "text-slate-500" : ""}`}
+                >
+                  <td role="cell" className="min-w-0 lg:py-2 lg:pr-3">
+                    <code className="break-all font-medium">{op.action}</code>
+                    <div className="break-all text-xs text-slate-600">
                       {op.method} {op.path}
                       {op.deprecated ? " · deprecated" : ""}
                     </div>
-                    <div className="text-xs text-slate-600">{op.input_digest || "no input"}</div>
+                    <div className="break-words text-xs text-slate-600">{op.input_digest || "no input"}</div>
                     <RowStatus st={states.get(op.action)} onRetry={(c) => save.mutate(c)} />
                   </td>
-                  <td className="py-2 pr-3 min-w-56">
+                  <td role="cell" className="min-w-0 lg:min-w-56 lg:py-2 lg:pr-3">
                     <LabelEditor key={`${op.action}:${op.label}:${op.keywords.join(",")}`} op={op} onSave={(c) => save.mutate(c)} />
                   </td>
-                  <td className="py-2 pr-3">
-                    <label htmlFor={`risk-${op.action}`} className="sr-only">Risk of {op.action}</label>
+                  <td role="cell" className="lg:py-2 lg:pr-3">
+                    <label htmlFor={`risk-${op.action}`} className="mr-2 text-xs font-medium text-slate-700 lg:sr-only">
+                      Risk<span className="sr-only"> of {op.action}</span>
+                    </label>
                     <select
                       id={`risk-${op.action}`}
-                      className="rounded border border-slate-300 px-2 py-1"
+                      className="rounded border border-slate-300 bg-white px-2 py-1"
                       value={op.risk}
                       onChange={(e) => save.mutate({ action: op.action, risk: e.target.value === op.default_risk ? null : (e.target.value as Risk) })}
                     >
@@ -253,23 +265,30 @@ export function OperationCurator({ namespace }: { namespace: string }) {
                       <option value="destructive">destructive</option>
                     </select>
                   </td>
-                  <td className="py-2 pr-3">
-                    <input type="checkbox" aria-label={`Hide ${op.action}`} checked={op.hidden} onChange={(e) => save.mutate({ action: op.action, hidden: e.target.checked })} />
+                  <td role="cell" className="lg:py-2 lg:pr-3">
+                    {/* The words beside the box are for the card; the box's name (aria-label) is the same at both widths. */}
+                    <label className="inline-flex items-center gap-2">
+                      <input type="checkbox" className="h-4 w-4" aria-label={`Hide ${op.action}`} checked={op.hidden} onChange={(e) => save.mutate({ action: op.action, hidden: e.target.checked })} />
+                      <span className="lg:hidden">Hide from agents</span>
+                    </label>
                   </td>
-                  <td className="py-2">
-                    <input
-                      type="checkbox"
-                      aria-label={`${op.action} only an exact grant covers it`}
-                      checked={op.exact_grant_only}
-                      onChange={(e) => save.mutate({ action: op.action, exact_grant_only: e.target.checked })}
-                    />
+                  <td role="cell" className="lg:py-2">
+                    <label className="inline-flex items-center gap-2">
+                      <input
+                        type="checkbox"
+                        className="h-4 w-4"
+                        aria-label={`${op.action} only an exact grant covers it`}
+                        checked={op.exact_grant_only}
+                        onChange={(e) => save.mutate({ action: op.action, exact_grant_only: e.target.checked })}
+                      />
+                      <span className="lg:hidden">Only an exact grant covers it</span>
+                    </label>
                   </td>
                 </tr>
               ))}
             </tbody>
           </table>
-          </div>
-          <nav aria-label="Pages" className="mt-3 flex items-center gap-3 text-sm">
+          <nav aria-label="Pages" className="mt-3 flex flex-wrap items-center gap-3 text-sm">
             <Button variant="secondary" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE))}>
               Previous
             </Button>
