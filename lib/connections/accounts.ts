@@ -125,7 +125,7 @@ export async function accountAgents(db: Executor, who: Pick<Who, "tenantId" | "u
         ),
       ),
     db
-      .select({ ref: auditEvents.ref, actorId: actors.id, name: actors.name, at: sql<string>`max(${auditEvents.at})` })
+      .select({ ref: auditEvents.ref, account: sql<string | null>`${auditEvents.details}->'account_ids'->>0`, actorId: actors.id, name: actors.name, at: sql<string>`max(${auditEvents.at})` })
       .from(auditEvents)
       .innerJoin(actors, eq(actors.id, auditEvents.actorId))
       .where(
@@ -134,11 +134,14 @@ export async function accountAgents(db: Executor, who: Pick<Who, "tenantId" | "u
           eq(auditEvents.userId, who.userId),
           eq(auditEvents.event, "tool.call"),
           eq(auditEvents.outcome, "allow"),
-          isNotNull(auditEvents.ref),
-          or(...accountIds.map((id) => sql`strpos(${auditEvents.ref}, ${`:${id}`}) > 0`)),
+          // The account the call says it used (details.account_ids), or one its ref names.
+          or(
+            sql`${auditEvents.details}->'account_ids' ?| ${sql`array[${sql.join(accountIds.map((id) => sql`${id}`), sql`, `)}]::text[]`}`,
+            and(isNotNull(auditEvents.ref), or(...accountIds.map((id) => sql`strpos(${auditEvents.ref}, ${`:${id}`}) > 0`))),
+          ),
         ),
       )
-      .groupBy(auditEvents.ref, actors.id, actors.name)
+      .groupBy(auditEvents.ref, sql`${auditEvents.details}->'account_ids'->>0`, actors.id, actors.name)
       .orderBy(desc(sql`max(${auditEvents.at})`))
       .limit(500),
   ]);
@@ -147,7 +150,7 @@ export async function accountAgents(db: Executor, who: Pick<Who, "tenantId" | "u
     if (m) m.set(g.actorId, { id: g.actorId, name: g.name, scoped: true, used_at: m.get(g.actorId)?.used_at ?? null });
   }
   for (const u of used) {
-    const id = accountIds.find((a) => u.ref !== null && (u.ref.includes(`:${a}:`) || u.ref.endsWith(`:${a}`)));
+    const id = accountIds.find((a) => u.account === a || (u.ref !== null && (u.ref.includes(`:${a}:`) || u.ref.endsWith(`:${a}`))));
     const m = id ? out.get(id) : undefined;
     if (!m) continue;
     const at = new Date(u.at).toISOString();

@@ -83,9 +83,17 @@ describe("what the Connection Hub shows of an account", () => {
     expect(view!.last_used_at).toBeNull();
     expect(view!.agents).toEqual([{ id: scoped.actorId, name: "Inbox helper", scoped: true, used_at: null }]);
 
-    // An unscoped agent that reads a message by its ref has used the account too.
+    // An unscoped agent that searches the mailbox (no ref named) has used the account: its audit record says which.
     const found = (await dispatch(call(idle), "search_objects", { namespace: "mail", query: "subject:lunch" })) as { items: { ref: string }[] };
     expect(found.items.length).toBeGreaterThan(0);
+    [view] = await listAccounts(t.db, alice, { usage: true });
+    expect(view!.agents!.find((a) => a.name === "Idle bot")).toMatchObject({ scoped: false, used_at: expect.any(String) });
+    const [searched] = await t.db
+      .select({ details: auditEvents.details })
+      .from(auditEvents)
+      .where(and(eq(auditEvents.tenantId, t.tenantId), eq(auditEvents.actorId, idle.actorId), eq(auditEvents.event, "tool.call")));
+    expect(searched!.details).toMatchObject({ tool: "search_objects", account_ids: [account.id] });
+    // Reading a message by its ref uses it too.
     await grant(t, alice, idle.actorId, "mail", ["object.get"]);
     await dispatch(call(idle), "get_object", { ref: found.items[0]!.ref });
 

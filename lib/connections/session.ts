@@ -120,6 +120,7 @@ class Session implements AccountSession {
     if (this.used) return;
     this.used = true;
     const { id, tenantId } = this.row;
+    this.ctx.usedAccount?.(id);
     this.ctx.settled(async (tx) => {
       await tx.update(connectedAccounts).set({ lastUsedAt: new Date() }).where(and(eq(connectedAccounts.id, id), eq(connectedAccounts.tenantId, tenantId)));
     });

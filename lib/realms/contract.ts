@@ -321,6 +321,8 @@ export type RealmContext = {
    * one never undoes a newer change.
    */
   settled(write: (tx: Tx) => Promise<void>): void;
+  /** A connected realm says which of the person's accounts the call used: its audit record names it. */
+  usedAccount?(accountId: string): void;
 };
 
 export type LeanItem = { ref: string; kind: string; label: string; summary?: string; updated_at?: string };

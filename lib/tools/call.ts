@@ -34,7 +34,8 @@ export type GateAsk = {
   approval?: { id: string; digest: string; tool: string; link?: true };
 };
 
-export type OpenCall = { ctx: RealmContext; caller: DeliveryCaller; decision: GateOneReadDecision; settled: SettledWrites };
+/** `accounts`: the connected accounts the call used (the audit record names them). */
+export type OpenCall = { ctx: RealmContext; caller: DeliveryCaller; decision: GateOneReadDecision; settled: SettledWrites; accounts: Set<string> };
 
 /** Thrown by ctx.gateRef when a ref reached by name is outside every grant still in the running. */
 export class OutsideScope extends Error {
@@ -65,6 +66,7 @@ export async function openCall(tx: Tx, party: CallParty, ask: GateAsk): Promise<
   // Writes the effect must leave whatever its outcome: run on the call's transaction after the effect's
   // savepoint, before the audit record (settled.run).
   const settled = settledWrites();
+  const accounts = new Set<string>();
   const ctx: RealmContext = {
     tx,
     tenantId: party.tenantId,
@@ -76,6 +78,7 @@ export async function openCall(tx: Tx, party: CallParty, ask: GateAsk): Promise<
     delivery: deliveryPort(tx, caller),
     gateRef: async () => {},
     settled: settled.add,
+    usedAccount: (id) => void accounts.add(id),
   };
   const realm = ask.realm;
   const lineage = realm?.adapter.lineage ? (rs: string[]) => realm.adapter.lineage!(ctx, { refs: rs }) : undefined;
@@ -93,7 +96,7 @@ export async function openCall(tx: Tx, party: CallParty, ask: GateAsk): Promise<
     lineage,
     ...(ask.grantId ? { grantId: ask.grantId } : {}),
   });
-  if (!decision.allow) return { ctx, caller, decision, settled };
+  if (!decision.allow) return { ctx, caller, decision, settled, accounts };
 
   ctx.grantScope = decision.scope ?? null;
   // Links minted by an approved call carry its approval: they stay good while it is the approval that ran.
@@ -119,7 +122,7 @@ export async function openCall(tx: Tx, party: CallParty, ask: GateAsk): Promise<
       caller.grantId = still[0]!.grantId;
     };
   }
-  return { ctx, caller, decision, settled };
+  return { ctx, caller, decision, settled, accounts };
 }
 
 const DEFAULT_PAGE = 20;

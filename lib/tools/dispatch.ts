@@ -91,7 +91,7 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
     const party = { tenantId: auth.tenantId, principal: principalOf(auth), requestId: auth.requestId, now };
     // A call naming an approval (an actor's retry after approval_required) is decided by it: this exact input, once.
     const approval = auth.kind === "actor" && typeof input.approval_id === "string" ? { id: input.approval_id, digest: payloadDigest(input), tool } : undefined;
-    const { ctx, caller, decision, settled } = await openCall(tx, party, { realm, namespace: target.namespace, operation, refs, parsed: call.parsed, exactOnly, approval });
+    const { ctx, caller, decision, settled, accounts } = await openCall(tx, party, { realm, namespace: target.namespace, operation, refs, parsed: call.parsed, exactOnly, approval });
     const refusal = { auth, tool, target, operation, audit, now, realm, parsed: call.parsed, input };
     if (!decision.allow) return isApprovalDenial(decision) ? refuseApproval(tx, refusal, decision) : refuse(tx, refusal, decision, namedRefs, decision.grantId);
     // The approved call already ran: its result, and nothing runs again.
@@ -145,7 +145,9 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
       // The audit append comes last: the tenant's chain head is locked from here to COMMIT.
       // Let in without a grant (a realm's open description, a person's approval): the record says so.
       const via = decision.open ? { via: "open_description" } : decision.approvalId ? { via: "approval", approval_id: decision.approvalId } : {};
-      await recordAudit(tx, { ...audit, outcome: "allow", gate: null, subjectId: caller.grantId ?? decision.grantId ?? decision.approvalId ?? null, details: { tool, ...via } });
+      // The connected account the call used, so the Connection Hub can say which agents use which account.
+      const used = accounts.size ? { account_ids: [...accounts].sort() } : {};
+      await recordAudit(tx, { ...audit, outcome: "allow", gate: null, subjectId: caller.grantId ?? decision.grantId ?? decision.approvalId ?? null, details: { tool, ...via, ...used } });
       return { result };
     } catch (err) {
       if (read) throw new RolledBack(err, async (fresh) => {
