@@ -216,7 +216,8 @@ function firstDecision(a: Approval, byName: string | null) {
  */
 export async function decideApproval(db: Db, who: Who, id: string, body: z.infer<typeof decideApprovalBody>): Promise<ApprovalView> {
   if (who.role === "support") throw new AppError("forbidden", "Support staff cannot approve or deny an agent's calls.");
-  const note = body.note ? body.note : null;
+  // Trimmed here too: a caller in lib/ need not have parsed the body.
+  const note = body.note?.trim() || null;
   const outcome = await db.transaction(async (tx) => {
     const row = await mineOrNotFound(tx, who, id, true);
     const now = new Date();
