@@ -107,6 +107,15 @@ function riskOf(realm: Realm, operation: string): ApprovalView["risk"] {
   return "read";
 }
 
+/**
+ * One approval's view by id in the tenant, whoever may read it: no check of who asks (the support console's
+ * timeline checks grantor, owner or support itself); null when there is none.
+ */
+export async function approvalForReview(db: Executor, tenantId: string, id: string): Promise<ApprovalView | null> {
+  const [row] = await db.select().from(approvals).where(and(eq(approvals.id, id), eq(approvals.tenantId, tenantId)));
+  return row ? ((await views(db, tenantId, [row]))[0] ?? null) : null;
+}
+
 export const listApprovalsQuery = z.strictObject({ status: z.enum(["pending", "all"]).default("pending") });
 
 /**
@@ -126,6 +135,17 @@ export async function listApprovals(db: Executor, who: Reader, q: z.infer<typeof
           .orderBy(sql`case when ${approvals.status} = 'pending' and ${approvals.expiresAt} > ${now} then 0 else 1 end`, sql`case when ${approvals.status} = 'pending' and ${approvals.expiresAt} > ${now} then ${approvals.expiresAt} end asc`, desc(approvals.createdAt))
           .limit(200);
   return views(db, who.tenantId, rows, now);
+}
+
+/** Approvals with their targets by the names the grantor reads them by (one describeRefs per realm): the home list. */
+export async function withTargets(db: Executor, who: Reader, list: ApprovalView[]): Promise<(ApprovalView & { target: NamedRef | null })[]> {
+  const byNamespace = new Map<string, string[]>();
+  for (const a of list) if (a.ref) byNamespace.set(a.namespace, [...(byNamespace.get(a.namespace) ?? []), a.ref]);
+  const named = new Map<string, NamedRef>();
+  for (const [namespace, refs] of byNamespace) {
+    for (const n of await namedRefsOf(db, who, { namespace, ref: null, named_refs: [...new Set(refs)] })) named.set(`${namespace} ${n.ref}`, n);
+  }
+  return list.map((a) => ({ ...a, target: a.ref ? (named.get(`${a.namespace} ${a.ref}`) ?? null) : null }));
 }
 
 const notFound = (id: string) => new AppError("not_found", "No such approval.", { details: { approval_id: id } });
