@@ -29,9 +29,10 @@ export function ApprovalForm({ approval }: { approval: ApprovalDetail }) {
     onSuccess: setDecided,
   });
   const current: ApprovalView = decided ?? approval;
+  // Decided: the focus goes to what happened (the form is gone). A failure announces itself (role="alert").
   useEffect(() => {
-    if (decided || decide.isError) outcomeRef.current?.focus();
-  }, [decided, decide.isError]);
+    if (decided) outcomeRef.current?.focus();
+  }, [decided]);
 
   const kind = actorKindWords[approval.actor.kind];
   const tooLong = note.trim().length > NOTE_MAX;
