@@ -104,6 +104,16 @@ test("an ask-mode delete waits for alice, runs once when she approves, and repla
   await accessibleBothWays(page, "consumed-1280");
   await page.setViewportSize({ width: 360, height: 800 });
   await accessibleBothWays(page, "consumed-360");
+
+  // The support console (alice is an owner) shows the approval's life from the audit trail, with who and when.
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.goto(`/support?approval=${approvalId}`);
+  const timeline = page.getByRole("list", { name: `History of approval ${approvalId}` });
+  await expect(timeline.getByText("Demo Agent asked to run one call of")).toBeVisible();
+  await expect(timeline.getByText(/Alice Owner approved this one call: “A duplicate of the new agenda”/)).toBeVisible();
+  await expect(timeline.getByText("Demo Agent ran the approved call, once.")).toBeVisible();
+  await expectAccessible(page);
+  await shoot(page, "support-timeline-1280");
 });
 
 test("an approval of someone else is not found, on the page and over REST", async ({ page, request }) => {

@@ -4,6 +4,16 @@
 import { RiskBadge, riskWords } from "@/components/realms/risk-badge";
 import type { ApprovalDetail } from "@/lib/approvals/decide";
 
+/** What the section is, by where the approval stands: a call still to run, one that ran, one that never will. */
+const heading: Record<ApprovalDetail["status"], string> = {
+  pending: "What it will do",
+  approved: "What it will do",
+  consumed: "What it did",
+  denied: "The call it asked to make",
+  expired: "The call it asked to make",
+  void: "The call it asked to make",
+};
+
 /** A label in quotes, unless the realm already quoted it (a thread's label is its quote). */
 const quoted = (label: string) => (label.startsWith("“") ? label : `“${label}”`);
 
@@ -15,16 +25,18 @@ export function ApprovalCallSection({ approval }: { approval: ApprovalDetail }) 
   return (
     <section aria-labelledby="call-heading" className="rounded-lg border border-slate-200 bg-white p-5">
       <h2 id="call-heading" className="font-semibold">
-        What it will do
+        {heading[approval.status]}
       </h2>
       <p className="mt-1 flex flex-wrap items-center gap-2 text-sm text-slate-800">
-        <span className="font-medium">{approval.operation_label}</span> in {approval.realm_title}
+        <span>
+          <span className="font-medium">{approval.operation_label}</span> in {approval.realm_title}
+        </span>
         {approval.risk ? <RiskBadge risk={approval.risk} /> : null}
       </p>
       {approval.risk && approval.risk !== "read" ? <p className="mt-0.5 text-xs text-slate-600">{riskWords[approval.risk].explain}</p> : null}
       {target ? (
         <div className="mt-3 text-sm">
-          <span className={destroys ? "font-medium text-red-700" : "text-slate-700"}>{destroys ? "Destroys " : "On "}</span>
+          <span className={destroys ? "font-medium text-red-700" : "text-slate-700"}>{destroys ? (approval.status === "consumed" ? "Destroyed " : "Destroys ") : "On "}</span>
           {target.visible ? (
             <>
               <span className="font-medium text-slate-900">{quoted(target.label ?? "")}</span>

@@ -3,7 +3,7 @@
 // exactly this request run once, when the agent sends it again; nothing else. The decision goes to the REST API,
 // whose cookie-authenticated writes are refused unless they come from Realmgate's own origin (CSRF). After a
 // decision the focus moves to what happened, so a keyboard or screen reader user hears it.
-import { useMutation } from "@tanstack/react-query";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
@@ -21,12 +21,19 @@ type Decision = "approve" | "deny";
 
 export function ApprovalForm({ approval }: { approval: ApprovalDetail }) {
   const router = useRouter();
+  const client = useQueryClient();
   const [note, setNote] = useState("");
   const [decided, setDecided] = useState<ApprovalView | null>(null);
   const outcomeRef = useRef<HTMLDivElement>(null);
   const decide = useMutation({
     mutationFn: (decision: Decision) => api<ApprovalView>(`/api/v1/approvals/${encodeURIComponent(approval.id)}`, { method: "POST", body: note.trim() ? { decision, note: note.trim() } : { decision } }),
-    onSuccess: setDecided,
+    onSuccess: (v) => {
+      setDecided(v);
+      // One fewer waiting: the navigation badge reads its count again.
+      void client.invalidateQueries({ queryKey: ["pending-requests-count"] });
+      // The page's own heading follows where it stands now (this form keeps what it just said).
+      router.refresh();
+    },
   });
   const current: ApprovalView = decided ?? approval;
   // Decided: the focus goes to what happened (the form is gone). A failure announces itself (role="alert").

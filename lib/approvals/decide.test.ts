@@ -103,7 +103,8 @@ describe("decideApproval", () => {
     const again = await dispatch(call(agent), "delete_object", { ref, approval_id: id });
     expect(again).toEqual(ran);
     expect((await auditOf(id)).filter((e) => e.event === "approval.consumed")).toHaveLength(1);
-    expect((await getApproval(t.db, t.users.alice!, id)).status).toBe("consumed");
+    // What it destroyed can no longer be described; the page names it as alice read it when she approved.
+    expect(await getApproval(t.db, t.users.alice!, id)).toMatchObject({ status: "consumed", target: { ref, label: "Old draft", visible: true } });
   });
 
   it("a second decision is a conflict naming the first: what, by whom and when", async () => {

@@ -5,7 +5,7 @@
 import { and, asc, desc, eq, gt, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, Executor } from "@/db/client";
-import { actors, approvals, users, type Approval } from "@/db/schema";
+import { actors, approvals, auditEvents, users, type Approval } from "@/db/schema";
 import { recordAudit, recordChange } from "@/lib/audit/record";
 import type { NamedRef } from "@/lib/authz/consent";
 import { namedRefsOf } from "@/lib/authz/consent";
@@ -15,7 +15,7 @@ import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 import type { Realm } from "@/lib/realms/contract";
 import { presentCallAs } from "@/lib/realms/present-call";
-import { cut, MAX_LINES, nameLine, UNSEEN, type PresentedLine, type PresentedRequest } from "@/lib/realms/presenters";
+import { MAX_LINES, nameLine, UNSEEN, type PresentedLine, type PresentedRequest } from "@/lib/realms/presenters";
 import { findRealm } from "@/lib/realms/registry";
 import { approvalUrl } from "./record";
 
@@ -194,7 +194,6 @@ async function presentApproval(db: Executor, who: Reader, a: Approval, target: N
   if (a.operation === "object.delete") {
     const what = target ? (target.visible ? nameLine({ label: target.label ?? target.ref, summary: target.summary ?? undefined }, UNSEEN) : UNSEEN) : "(no object named)";
     const lines: PresentedLine[] = [{ label: "Destroys", value: what }];
-    if (target?.visible && target.kind) lines.push({ label: "Kind", value: cut(realm?.manifest.kinds.find((k) => k.name === target.kind)?.label ?? target.kind) });
     return { kind: "presented", title: label, lines };
   }
   const kept = a.input;
@@ -208,12 +207,29 @@ async function presentApproval(db: Executor, who: Reader, a: Approval, target: N
   return { kind: "presented", ...shown };
 }
 
+/**
+ * The target by the name the person read when they decided (kept with the decision's audit record): what a
+ * delete destroyed can no longer be described, but the page still says what it was.
+ */
+async function seenWhenDecided(db: Executor, who: Reader, a: Approval): Promise<NamedRef | null> {
+  if (!a.ref || !a.decidedAt) return null;
+  const [decided] = await db
+    .select({ details: auditEvents.details })
+    .from(auditEvents)
+    .where(and(eq(auditEvents.tenantId, who.tenantId), eq(auditEvents.subjectId, a.id), inArray(auditEvents.event, ["approval.approved", "approval.denied"])))
+    .limit(1);
+  const items = Array.isArray(decided?.details.items) ? (decided.details.items as { ref?: unknown; label?: unknown; visible?: unknown }[]) : [];
+  const item = items.find((i) => i.ref === a.ref && i.visible === true && typeof i.label === "string");
+  return item ? { ref: a.ref, label: item.label as string, summary: null, kind: null, visible: true } : null;
+}
+
 /** One approval with what its page shows, for its grantor only (anyone else: not_found). */
 export async function getApproval(db: Executor, who: Reader, id: string): Promise<ApprovalDetail> {
   const row = await mineOrNotFound(db, who, id);
   const [view] = await views(db, who.tenantId, [row]);
   const realm = await findRealm(db, who.tenantId, row.namespace);
-  const target = await targetOf(db, who, row);
+  const now = await targetOf(db, who, row);
+  const target = now && !now.visible ? ((await seenWhenDecided(db, who, row)) ?? now) : now;
   return { ...view!, target, call: await presentApproval(db, who, row, target, realm) };
 }
 

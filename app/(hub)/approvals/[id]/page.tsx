@@ -38,8 +38,12 @@ export default async function ApprovalPage({ params }: Props) {
   return (
     <>
       <PageHeader
-        title={`Approve one call from ${approval.actor.name}?`}
-        description={`One call in ${approval.realm_title}, waiting for you. Approving lets exactly this call run once — nothing else, and nothing later.`}
+        title={approval.status === "pending" ? `Approve one call from ${approval.actor.name}?` : `One call from ${approval.actor.name}`}
+        description={
+          approval.status === "pending"
+            ? `One call in ${approval.realm_title}, waiting for you. Approving lets exactly this call run once — nothing else, and nothing later.`
+            : `One call in ${approval.realm_title} that ${approval.actor.name} asked you to approve. Where it stands is below.`
+        }
       />
       <div className="max-w-3xl">
         <ApprovalForm approval={approval} />
