@@ -2,7 +2,9 @@
 // answered approval_required, then the grantor reading and deciding it.
 import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { approvals, auditEvents } from "@/db/schema";
+import { approvals, auditEvents, connectedAccounts } from "@/db/schema";
+import { changeCeiling } from "@/lib/authz/policy";
+import { newId } from "@/lib/ids";
 import { call, errorOf, makeActor, makeTenant, roundTrips, type TestTenant } from "@/test-support";
 import { dispatch } from "@/lib/tools/dispatch";
 import { decideApproval, decideApprovalBody, getApproval, listApprovals } from "./decide";
@@ -38,6 +40,29 @@ describe("getApproval", () => {
     const destroys = a.call?.kind === "presented" ? a.call.lines.find((l) => l.label === "Destroys") : undefined;
     expect(destroys?.value).toContain("Launch checklist");
     expect(a.payload_digest).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it("presents mail and a patch as the consent page does: recipients and body; before → after", async () => {
+    const alice = t.users.alice!;
+    await changeCeiling(t.db, call(alice), { namespace: "mail", changes: [{ operation: "object.action.send", mode: "ask" }] });
+    await changeCeiling(t.db, call(alice), { namespace: "docs", changes: [{ operation: "object.upsert", mode: "ask" }] });
+    const accountId = newId("acc");
+    await t.db.insert(connectedAccounts).values({ id: accountId, tenantId: t.tenantId, userId: alice.userId, provider: "devmail", api: "gmail", externalId: accountId, email: "alice@mail.test", label: "Work", claims: ["gmail:read", "gmail:send"], scopes: [], status: "active" });
+    const agent = await makeActor(t, alice, "Mailer");
+    const send = { namespace: "mail", action: "send", payload: { to: ["dana@client.test"], subject: "Offsite", body: "See you Thursday.", account: "Work" } };
+    const mail = await errorOf(dispatch(call(agent), "object_action", send));
+    expect(mail.code, JSON.stringify([mail.message, mail.details])).toBe("approval_required");
+    const shown = await getApproval(t.db, alice, mail.details.approval_id as string);
+    expect(shown.call).toMatchObject({ kind: "presented", title: "Send an email" });
+    const lines = shown.call?.kind === "presented" ? Object.fromEntries(shown.call.lines.map((l) => [l.label, l.value])) : {};
+    expect(lines).toMatchObject({ To: expect.stringContaining("dana@client.test"), Subject: "Offsite", Message: "See you Thursday." });
+
+    const doc = (await dispatch(call(alice), "upsert_object", { namespace: "docs", kind: "docs.document", fields: { title: "Draft plan" } })) as Json;
+    const patch = await errorOf(dispatch(call(agent), "upsert_object", { namespace: "docs", kind: "docs.document", ref: doc.ref, fields: { title: "Final plan" } }));
+    expect(patch.code, patch.message).toBe("approval_required");
+    const change = await getApproval(t.db, alice, patch.details.approval_id as string);
+    expect(change.target).toMatchObject({ label: "Draft plan" });
+    expect(JSON.stringify(change.call)).toContain("Draft plan → Final plan");
   });
 
   it("is not found for another member, another tenant's people and support staff", async () => {
