@@ -15,6 +15,12 @@ async function tool(request: APIRequestContext, token: string, name: string, inp
   return { status: res.status(), body: (await res.json()) as Json };
 }
 
+/** The owner asks each time for deleting documents (the demo may already; setting it again changes nothing). */
+async function askForDeletes(request: APIRequestContext, ownerKey: string) {
+  const res = await request.patch("/api/v1/ceiling", { headers: { authorization: `Bearer ${ownerKey}` }, data: { namespace: "docs", changes: [{ operation: "object.delete", mode: "ask" }] } });
+  expect(res.status(), await res.text()).toBe(200);
+}
+
 async function shoot(page: Page, name: string) {
   fs.mkdirSync(SHOTS, { recursive: true });
   await page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true });
@@ -33,9 +39,7 @@ async function accessibleBothWays(page: Page, name: string) {
 test("an ask-mode delete waits for alice, runs once when she approves, and replays after", async ({ page, request }) => {
   const { agent, users } = demo();
   const alice = { authorization: `Bearer ${users.alice!.api_key}` };
-  // The owner asks each time for deleting documents (the demo may already; setting it again changes nothing).
-  const ceiling = await request.patch("/api/v1/ceiling", { headers: alice, data: { namespace: "docs", changes: [{ operation: "object.delete", mode: "ask" }] } });
-  expect(ceiling.status(), await ceiling.text()).toBe(200);
+  await askForDeletes(request, users.alice!.api_key);
   const made = await tool(request, users.alice!.api_key, "upsert_object", { namespace: "docs", kind: "docs.document", fields: { title: "Old offsite agenda" } });
   expect(made.status, JSON.stringify(made.body)).toBe(200);
   const ref = made.body.ref as string;
@@ -114,6 +118,34 @@ test("an ask-mode delete waits for alice, runs once when she approves, and repla
   await expect(timeline.getByText("Demo Agent ran the approved call, once.")).toBeVisible();
   await expectAccessible(page);
   await shoot(page, "support-timeline-1280");
+});
+
+test("a denial with a note: too long is said before sending, the agent is told the note", async ({ page, request }) => {
+  const { agent, users } = demo();
+  await askForDeletes(request, users.alice!.api_key);
+  const made = await tool(request, users.alice!.api_key, "upsert_object", { namespace: "docs", kind: "docs.document", fields: { title: "Board minutes" } });
+  const ref = made.body.ref as string;
+  const asked = await tool(request, agent.token, "delete_object", { ref });
+  expect(asked.status).toBe(403);
+  const approvalId = ((asked.body.error as { details: Json }).details.approval_id as string);
+
+  await page.setViewportSize({ width: 360, height: 800 });
+  await signInAs(page, "alice", `/approvals/${approvalId}`);
+  const note = page.getByLabel(/Note/);
+  await note.fill("x".repeat(501));
+  await expect(page.getByText(/too long, shorten it to send/)).toBeVisible();
+  await expect(page.getByRole("button", { name: "Deny" })).toBeDisabled();
+  await note.fill("We keep minutes for seven years.");
+  await page.getByRole("button", { name: "Deny" }).click();
+  await expect(page.getByText(/Nothing ran\. Demo Agent is told you said no, with your note/)).toBeVisible();
+  await page.emulateMedia({ colorScheme: "dark" });
+  await expectAccessible(page);
+  await shoot(page, "denied-360-dark");
+  await page.emulateMedia({ colorScheme: "light" });
+
+  const retry = await tool(request, agent.token, "delete_object", { ref, approval_id: approvalId });
+  expect(retry.status).toBe(403);
+  expect(retry.body.error).toMatchObject({ code: "approval_denied", details: { note: "We keep minutes for seven years." } });
 });
 
 test("an approval of someone else is not found, on the page and over REST", async ({ page, request }) => {

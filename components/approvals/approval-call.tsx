@@ -14,6 +14,16 @@ const heading: Record<ApprovalDetail["status"], string> = {
   void: "The call it asked to make",
 };
 
+/** What a delete does to its object, by where the approval stands. */
+const destroyWords: Record<ApprovalDetail["status"], string> = {
+  pending: "Destroys ",
+  approved: "Destroys ",
+  consumed: "Destroyed ",
+  denied: "Would have destroyed ",
+  expired: "Would have destroyed ",
+  void: "Would have destroyed ",
+};
+
 /** A label in quotes, unless the realm already quoted it (a thread's label is its quote). */
 const quoted = (label: string) => (label.startsWith("“") ? label : `“${label}”`);
 
@@ -36,7 +46,7 @@ export function ApprovalCallSection({ approval }: { approval: ApprovalDetail }) 
       {approval.risk && approval.risk !== "read" ? <p className="mt-0.5 text-xs text-slate-600">{riskWords[approval.risk].explain}</p> : null}
       {target ? (
         <div className="mt-3 text-sm">
-          <span className={destroys ? "font-medium text-red-700" : "text-slate-700"}>{destroys ? (approval.status === "consumed" ? "Destroyed " : "Destroys ") : "On "}</span>
+          <span className={destroys ? "font-medium text-red-700" : "text-slate-700"}>{destroys ? destroyWords[approval.status] : "On "}</span>
           {target.visible ? (
             <>
               <span className="font-medium text-slate-900">{quoted(target.label ?? "")}</span>
