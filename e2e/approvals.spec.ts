@@ -120,7 +120,7 @@ test("an ask-mode delete waits for alice, runs once when she approves, and repla
   await shoot(page, "support-timeline-1280");
 });
 
-test("a denial with a note: too long is said before sending, the agent is told the note", async ({ page, request }) => {
+test("never framed, no cross-site decision; a denial with a note: too long is said before sending, the agent is told the note", async ({ page, request }) => {
   const { agent, users } = demo();
   await askForDeletes(request, users.alice!.api_key);
   const made = await tool(request, users.alice!.api_key, "upsert_object", { namespace: "docs", kind: "docs.document", fields: { title: "Board minutes" } });
@@ -131,6 +131,15 @@ test("a denial with a note: too long is said before sending, the agent is told t
 
   await page.setViewportSize({ width: 360, height: 800 });
   await signInAs(page, "alice", `/approvals/${approvalId}`);
+  // Never framed, and a cross-site write with her session cookie is refused (the approval stays pending).
+  const res = await page.request.get(`/approvals/${approvalId}`);
+  expect(res.headers()["content-security-policy"]).toContain("frame-ancestors 'none'");
+  const csrf = await page.request.post(`/api/v1/approvals/${approvalId}`, { data: { decision: "approve" }, headers: { origin: "https://evil.example" } });
+  expect(csrf.status()).toBe(403);
+  expect((await csrf.json()).error.code).toBe("forbidden");
+  const still = await request.get(`/api/v1/approvals/${approvalId}`, { headers: { authorization: `Bearer ${users.alice!.api_key}` } });
+  expect((await still.json()).status).toBe("pending");
+
   const note = page.getByLabel(/Note/);
   await note.fill("x".repeat(501));
   await expect(page.getByText(/too long, shorten it to send/)).toBeVisible();
