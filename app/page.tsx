@@ -1,10 +1,12 @@
 import Link from "next/link";
 import { getDb } from "@/db/client";
 import { SupportHome } from "@/components/audit/support-home";
+import { PendingApprovals } from "@/components/approvals/pending-approvals";
 import { PendingRequests } from "@/components/consent/pending-requests";
 import { Card, PageHeader } from "@/components/ui/card";
 import { requirePageUser } from "@/lib/auth/page-session";
 import { auditDirectory } from "@/lib/audit/directory";
+import { listApprovals, withTargets } from "@/lib/approvals/decide";
 import { listActors } from "@/lib/authz/actors";
 import { listConsentRequests } from "@/lib/authz/consent";
 import { listGrants } from "@/lib/authz/grants";
@@ -19,12 +21,15 @@ export default async function HomePage() {
   if (user.role === "support") {
     return <SupportHome name={user.name} tenantName={user.tenantName} email={user.email} directory={await auditDirectory(db, user)} />;
   }
-  const [requests, actors, grants, realms] = await Promise.all([
+  const [calls, requests, actors, grants, realms] = await Promise.all([
+    listApprovals(db, user, { status: "pending" }),
     listConsentRequests(db, user, { status: "pending" }),
     listActors(db, user),
     listGrants(db, user, { status: "live", scope: "mine" }),
     realmCards(db, user),
   ]);
+  // The calls waiting soonest to lapse, their objects by the names this person reads them by.
+  const waitingCalls = await withTargets(db, user, calls.slice(0, 20));
   const words = await operationWords(db, user.tenantId, requests.map((r) => r.namespace));
   const liveActors = actors.filter((a) => !a.revoked_at);
   const offByOwner = realms.reduce((n, r) => n + r.operations.off_by_owner, 0);
@@ -35,6 +40,13 @@ export default async function HomePage() {
         title={`Welcome, ${user.name ?? user.email}`}
         description="Realmgate lets AI agents work across your tools, while you decide what each agent may do."
       />
+      <section aria-labelledby="home-approvals" className="mb-6">
+        <h2 id="home-approvals" className="mb-3 text-lg font-semibold">
+          Calls waiting for your approval{calls.length ? ` (${calls.length})` : ""}
+        </h2>
+        <PendingApprovals approvals={waitingCalls} />
+        {calls.length > 20 ? <p className="mt-3 text-sm text-slate-700">{calls.length - 20} more wait; those soonest to lapse are shown first.</p> : null}
+      </section>
       <section aria-labelledby="home-requests" className="mb-6">
         <h2 id="home-requests" className="mb-3 text-lg font-semibold">
           Requests waiting for you{requests.length ? ` (${requests.length})` : ""}

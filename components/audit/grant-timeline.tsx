@@ -1,5 +1,6 @@
 "use client";
-// One grant's life, oldest first: asked → created → approved → used → denied → revoked (or expired).
+// One grant's life, oldest first: asked → created → approved → used → denied → revoked (or expired); and one
+// single-call approval's: asked → approved or denied → ran, expired or voided, each with who and when.
 import { useQuery } from "@tanstack/react-query";
 import { api } from "@/components/api-client";
 import { realmTitle, wordsFor, type Words } from "@/components/realms/words";
@@ -7,7 +8,7 @@ import { Alert } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
 import { Spinner } from "@/components/ui/spinner";
 import { Time } from "@/components/ui/time";
-import type { GrantTimeline as Timeline, TimelineEntry } from "@/lib/views/timeline";
+import type { ApprovalTimeline, GrantTimeline as Timeline, TimelineEntry } from "@/lib/views/timeline";
 import { stageWords } from "./words";
 
 const expiryWords: Record<string, string> = { "1h": " for 1 hour", "1d": " for 1 day", "30d": " for 30 days", never: " with no expiry" };
@@ -40,6 +41,10 @@ function sentence(e: TimelineEntry, words: Words): string {
       return `${user} revoked it${ev?.reason ? `: “${ev.reason}”` : ""}.`;
     case "expired":
       return "The grant expired.";
+    case "ran":
+      return `${actor} used it.`;
+    case "voided":
+      return `It stopped counting${typeof ev?.details.reason === "string" ? `: ${ev.details.reason}` : ""}.`;
     default:
       return ev?.event ?? "";
   }
@@ -80,3 +85,69 @@ export function GrantTimelineView({ grantId, words }: { grantId: string; words: 
     </div>
   );
 }
+
+/** What one approval entry says, in words: who asked for which call on what, who decided (their note), how it ended. */
+function approvalSentence(e: TimelineEntry, t: ApprovalTimeline, on: string): string {
+  const ev = e.event;
+  const actor = e.who.actor ?? t.approval.actor.name;
+  const user = e.who.user ?? "someone";
+  const note = typeof ev?.details.note === "string" && ev.details.note ? `: “${ev.details.note}”` : "";
+  switch (e.stage) {
+    case "requested":
+      return `${actor} asked to run one call of “${t.approval.operation_label}”${on}.`;
+    case "approved":
+      return `${user} approved this one call${note}.`;
+    case "refused":
+      return `${user} denied it${note}.`;
+    case "ran":
+      return `${actor} ran the approved call, once.`;
+    case "expired":
+      return ev && ev.details.was === "approved" ? "It expired approved but unused." : "It expired before anyone decided.";
+    case "voided":
+      return `It stopped counting${typeof ev?.details.reason === "string" ? `: ${ev.details.reason}` : ""}.`;
+    default:
+      return ev?.event ?? "";
+  }
+}
+
+export function ApprovalTimelineView({ approvalId, words }: { approvalId: string; words: Words }) {
+  const q = useQuery({ queryKey: ["approval-timeline", approvalId], queryFn: () => api<ApprovalTimeline>(`/api/v1/approvals/${approvalId}/timeline`) });
+  if (q.isPending) return <Spinner label="Loading the approval's history…" />;
+  if (q.isError) return <Alert tone="error" title="Could not load the history">{q.error.message}</Alert>;
+  const t = q.data;
+  const a = t.approval;
+  // The object by the name the person saw when deciding (kept with the decision), else its ref.
+  const items = t.entries.flatMap((e) => (Array.isArray(e.event?.details.items) ? (e.event.details.items as { ref: string; label: string | null; visible: boolean }[]) : []));
+  const seen = items.find((i) => i.ref === a.ref);
+  const on = a.ref ? (seen?.visible && seen.label ? ` on “${seen.label.replace(/^“|”$/g, "")}”` : ` on ${a.ref}`) : "";
+  return (
+    <div className="space-y-3">
+      <p className="text-sm text-slate-700">
+        {a.actor.name} · {realmTitle(words, a.namespace)} · asked {a.grantor.name} to approve one call of “{wordsFor(words, a.namespace, a.operation).label}”. Now:{" "}
+        <strong>{approvalStatusWords[a.status]}</strong>.
+      </p>
+      <ol className="relative space-y-3 border-l-2 border-slate-200 pl-4" aria-label={`History of approval ${a.id}`}>
+        {t.entries.map((e, i) => (
+          <li key={e.event?.id ?? `synthetic-${i}`} className="text-sm">
+            <div className="flex flex-wrap items-center gap-2">
+              <Badge tone={stageWords[e.stage].tone}>{stageWords[e.stage].label}</Badge>
+              <span className="text-xs text-slate-600">
+                <Time iso={e.at} />
+              </span>
+            </div>
+            <p className="mt-0.5 text-slate-800">{approvalSentence(e, t, on)}</p>
+          </li>
+        ))}
+      </ol>
+    </div>
+  );
+}
+
+const approvalStatusWords: Record<ApprovalTimeline["approval"]["status"], string> = {
+  pending: "waiting for a decision",
+  approved: "approved, not run yet",
+  denied: "denied",
+  expired: "expired",
+  consumed: "ran once",
+  void: "no longer counts",
+};

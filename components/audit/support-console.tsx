@@ -1,6 +1,6 @@
 "use client";
 // The support console: search the audit trail by person, agent, realm, operation, outcome and time; open a
-// grant's timeline; review revocations with their reason and who; see whether the hash chain is intact;
+// grant's or a single-call approval's timeline; review revocations with their reason and who; see whether the hash chain is intact;
 // export what the search found as CSV. Read-only. Every view a support person opens is audited by the API.
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
@@ -18,7 +18,7 @@ import type { AuditEventView } from "@/lib/audit/query";
 import type { Directory } from "@/lib/audit/directory";
 import type { VerifyResult } from "@/lib/audit/verify";
 import { queryString, sameFilters, type Filters } from "./filters";
-import { GrantTimelineView } from "./grant-timeline";
+import { ApprovalTimelineView, GrantTimelineView } from "./grant-timeline";
 import { eventSummary, reasonText, type Names } from "./event-words";
 import { eventWords, outcomeWords } from "./words";
 
@@ -39,6 +39,7 @@ const toLocal = (iso: string | undefined) => {
 
 type Props = {
   initialFilters: Filters;
+  /** The timeline open on arrival: a grant's (`grt_…`) or an approval's (`apr_…`). */
   initialGrant: string | null;
   initialEvents: AuditPage;
   initialRevocations: AuditEventView[];
@@ -58,7 +59,7 @@ export function SupportConsole(props: Props) {
 
   // The URL mirrors the search, so a support person can share or reload exactly what they are looking at.
   useEffect(() => {
-    const qs = queryString(filters, grant ? { grant } : {});
+    const qs = queryString(filters, grant ? { [isApproval(grant) ? "approval" : "grant"]: grant } : {});
     window.history.replaceState(null, "", qs ? `/support?${qs}` : "/support");
   }, [filters, grant]);
 
@@ -76,14 +77,14 @@ export function SupportConsole(props: Props) {
         <section aria-labelledby="timeline-heading" className="rounded-lg border border-brand-600 bg-white p-5 shadow-sm">
           <div className="flex flex-wrap items-center justify-between gap-2">
             <h2 id="timeline-heading" tabIndex={-1} className="text-lg font-semibold">
-              Grant timeline <code className="text-sm font-normal text-slate-600">{grant}</code>
+              {isApproval(grant) ? "Approval timeline" : "Grant timeline"} <code className="text-sm font-normal text-slate-600">{grant}</code>
             </h2>
             <Button variant="ghost" onClick={() => setGrant(null)}>
               Close timeline
             </Button>
           </div>
           <div className="mt-3">
-            <GrantTimelineView grantId={grant} words={words} />
+            {isApproval(grant) ? <ApprovalTimelineView approvalId={grant} words={words} /> : <GrantTimelineView grantId={grant} words={words} />}
           </div>
         </section>
       ) : null}
@@ -263,11 +264,15 @@ function Search({ filters, onSearch, directory, words }: { filters: Filters; onS
 }
 
 /** Who did what, in a sentence: see ./event-words.ts. */
+const isApproval = (id: string) => id.startsWith("apr_");
+/** The single-call approval an event is about: its subject, or the one its details name. */
+const approvalOf = (e: AuditEventView) => (e.subject_id?.startsWith("apr_") ? e.subject_id : typeof e.details.approval_id === "string" ? e.details.approval_id : null);
 const grantOf = (e: AuditEventView) => (e.subject_id?.startsWith("grt_") ? e.subject_id : typeof e.details.grant_id === "string" ? e.details.grant_id : null);
 
 function EventRow({ e, names, words, onTimeline }: { e: AuditEventView; names: Names; words: Words; onTimeline: (id: string) => void }) {
   const outcome = outcomeWords[e.outcome] ?? { label: e.outcome, tone: "slate" as const };
   const g = grantOf(e);
+  const ap = g ? null : approvalOf(e);
   const summary = eventSummary(e, words, names);
   const reason = reasonText(e.reason);
   return (
@@ -305,6 +310,10 @@ function EventRow({ e, names, words, onTimeline }: { e: AuditEventView; names: N
         {g ? (
           <Button variant="secondary" className="min-h-9 px-3 py-1" onClick={() => onTimeline(g)} aria-label={`Grant timeline for ${g} (event #${e.seq})`}>
             Grant timeline
+          </Button>
+        ) : ap ? (
+          <Button variant="secondary" className="min-h-9 px-3 py-1" onClick={() => onTimeline(ap)} aria-label={`Approval timeline for ${ap} (event #${e.seq})`}>
+            Approval timeline
           </Button>
         ) : null}
       </div>

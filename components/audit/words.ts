@@ -25,5 +25,7 @@ export const stageWords: Record<TimelineStage, { label: string; tone: BadgeTone 
   failed: { label: "Failed", tone: "amber" },
   revoked: { label: "Revoked", tone: "red" },
   expired: { label: "Expired", tone: "amber" },
+  ran: { label: "Ran", tone: "blue" },
+  voided: { label: "Voided", tone: "amber" },
   other: { label: "Other", tone: "slate" },
 };

@@ -13,7 +13,7 @@ const nav: { href: string; label: string; roles?: readonly string[] }[] = [
   { href: "/settings/account", label: "Account" },
 ];
 
-/** `pending`: the signed-in person's pending consent requests (null for support, who decides none). */
+/** `pending`: how many consent requests and single-call approvals wait for the signed-in person (null for support, who decides none). */
 export function AppHeader({ user, pending = null }: { user: PageUser | null; pending?: number | null }) {
   return (
     <header className="border-b border-slate-200 bg-white">

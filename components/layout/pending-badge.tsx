@@ -1,5 +1,6 @@
 "use client";
-// The count of consent requests waiting for the signed-in person, beside "Agents" in the navigation. The server
+// The count of decisions waiting for the signed-in person (consent requests and single-call approvals), beside
+// "Agents" in the navigation. The server
 // gives the first count; it is read again on navigation and once a minute while the tab is open (no faster).
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { usePathname } from "next/navigation";
@@ -8,7 +9,7 @@ import { api } from "@/components/api-client";
 
 export const PENDING_REFETCH_MS = 60_000;
 
-export const pendingLabel = (n: number) => `${n} pending ${n === 1 ? "request" : "requests"}`;
+export const pendingLabel = (n: number) => `${n} ${n === 1 ? "request" : "requests"} waiting for you`;
 
 export function PendingBadge({ initial }: { initial: number }) {
   const client = useQueryClient();
@@ -16,7 +17,10 @@ export function PendingBadge({ initial }: { initial: number }) {
   const first = useRef(true);
   const q = useQuery({
     queryKey: ["pending-requests-count"],
-    queryFn: async () => (await api<{ consent_requests: unknown[] }>("/api/v1/consent-requests?status=pending")).consent_requests.length,
+    queryFn: async () => {
+      const [requests, calls] = await Promise.all([api<{ consent_requests: unknown[] }>("/api/v1/consent-requests?status=pending"), api<{ approvals: unknown[] }>("/api/v1/approvals?status=pending")]);
+      return requests.consent_requests.length + calls.approvals.length;
+    },
     initialData: initial,
     refetchInterval: PENDING_REFETCH_MS,
     refetchOnMount: false,

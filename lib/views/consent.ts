@@ -3,17 +3,16 @@
 // load, so the page says "everything is done" as soon as it is); the call that asked, as its realm presents it;
 // and the decision that continues into them.
 import { z } from "zod";
-import type { Db, Executor, Tx } from "@/db/client";
+import type { Db, Executor } from "@/db/client";
 import type { UserContext } from "@/lib/authz/context";
 import { decideConsentBody, decideConsentRequest, offeredCompanions, type ConsentRequestView, type NamedRef } from "@/lib/authz/consent";
 import type { GrantView } from "@/lib/authz/grants";
 import { wallsAhead, type WallView } from "@/lib/connections/walls";
 import { env } from "@/lib/env";
-import { AppError, isAppError } from "@/lib/errors";
-import type { DeliveryPort, ParsedRef, RealmContext } from "@/lib/realms/contract";
-import { genericPresentation, MAX_LINES, UNSEEN, type PresentedRequest } from "@/lib/realms/presenters";
+import type { ParsedRef } from "@/lib/realms/contract";
+import { presentCallAs } from "@/lib/realms/present-call";
+import { UNSEEN, type PresentedRequest } from "@/lib/realms/presenters";
 import { findRealm } from "@/lib/realms/registry";
-import { settledWrites } from "@/lib/realms/settled";
 
 type Who = Pick<UserContext, "tenantId" | "userId">;
 
@@ -76,12 +75,6 @@ export async function decideAndContinue(db: Db, who: UserContext, id: string, bo
 /** "The request that asked for this": the call as its realm presents it, or a note that its input was too large to keep. */
 export type PresentedCall = ({ kind: "presented" } & PresentedRequest) | { kind: "too_large"; bytes: number };
 
-const noDelivery: DeliveryPort = {
-  storeFile: () => Promise.reject(new AppError("forbidden", "presenting a request never stores files")),
-  fileUrl: () => Promise.reject(new AppError("forbidden", "presenting a request never signs URLs")),
-  deleteFile: () => Promise.reject(new AppError("forbidden", "presenting a request never deletes files")),
-};
-
 /**
  * The call that made the request, as the deciding person reads it: the realm's presenter with their own authority
  * (names they can see; nothing they cannot), else the generic lines of its fields or payload. Null when no input
@@ -91,37 +84,9 @@ export async function presentedCall(db: Executor, who: Who & { requestId?: strin
   const kept = request.input;
   if (!kept) return null;
   if ("too_large" in kept) return { kind: "too_large", bytes: kept.bytes };
-  const input = kept.value;
-  const operation = request.operations[0] ?? "";
   const realm = await findRealm(db, who.tenantId, request.namespace);
-  const title = realm?.manifest.service_card.operation_labels[operation] ?? operation;
   // Items by the names the grantor reads them by; one they cannot see is said to be so, never shown as a bare ref.
   const names = Object.fromEntries(items.map((i) => [i.ref, i.visible && i.label ? i.label : UNSEEN]));
-  const generic = (): PresentedCall => ({ kind: "presented", ...genericPresentation(title, input, names) });
-  if (!realm?.presentRequest) return generic();
-  const present = realm.presentRequest;
-  const settled = settledWrites();
-  const ctx = (tx: Tx): RealmContext => ({
-    tx,
-    tenantId: who.tenantId,
-    principal: { type: "user", userId: who.userId },
-    requestId: who.requestId ?? "present",
-    now: new Date(),
-    delivery: noDelivery,
-    appUrl: env().appUrl,
-    grantScope: null,
-    gateRef: async () => {},
-    settled: settled.add,
-  });
-  try {
-    // In a savepoint of its own: a presenter's failed query must not abort the page's reads.
-    const shown = await db.transaction((tx) => present(ctx(tx), { operation, ref: request.ref, input }));
-    return shown ? { kind: "presented", title: shown.title, lines: shown.lines.slice(0, MAX_LINES + 1) } : generic();
-  } catch (err) {
-    // A realm that cannot say (a provider down): the generic lines still show what the call carries.
-    if (!isAppError(err)) throw err;
-    return generic();
-  } finally {
-    await settled.run(db);
-  }
+  const shown = await presentCallAs(db, { ...who, appUrl: env().appUrl }, { realm, operation: request.operations[0] ?? "", ref: request.ref, input: kept.value, names });
+  return { kind: "presented", ...shown };
 }

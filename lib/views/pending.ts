@@ -1,11 +1,11 @@
-// The navigation's pending-request badge: how many consent requests wait for the signed-in person to decide
-// (pending and not expired, as the consent list counts them). One count, no rows.
+// The navigation's pending badge: how many decisions wait for the signed-in person — consent requests and
+// single-call approvals, pending and not past their time (as their lists count them). One statement, no rows.
 import { and, eq, gt, isNull, or, sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
-import { consentRequests } from "@/db/schema";
+import { approvals, consentRequests } from "@/db/schema";
 
 export async function pendingRequestCount(db: Executor, who: { tenantId: string; userId: string }, now = new Date()): Promise<number> {
-  const [row] = await db
+  const requests = db
     .select({ n: sql<number>`count(*)::int` })
     .from(consentRequests)
     .where(
@@ -16,5 +16,10 @@ export async function pendingRequestCount(db: Executor, who: { tenantId: string;
         or(isNull(consentRequests.expiresAt), gt(consentRequests.expiresAt, now)),
       ),
     );
-  return row?.n ?? 0;
+  const calls = db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(approvals)
+    .where(and(eq(approvals.tenantId, who.tenantId), eq(approvals.grantorId, who.userId), eq(approvals.status, "pending"), gt(approvals.expiresAt, now)));
+  const [row] = await db.select({ n: sql<number>`(${requests}) + (${calls})` }).from(sql`(select 1) as one`);
+  return Number(row?.n ?? 0);
 }

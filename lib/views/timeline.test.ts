@@ -1,6 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { auditEvents } from "@/db/schema";
+import { approvals, auditEvents } from "@/db/schema";
 import { makeTenant, type TestTenant } from "@/test-support";
 import { createActor } from "@/lib/authz/actors";
 import { decideConsentRequest, listConsentRequests } from "@/lib/authz/consent";
@@ -9,7 +9,9 @@ import { createGrant, createGrantTx, revokeGrant } from "@/lib/authz/grants";
 import { newId } from "@/lib/ids";
 import { dispatch } from "@/lib/tools/dispatch";
 import { auditDirectory, verifyAuditChainAs } from "@/lib/audit/directory";
-import { grantTimeline, stageOf } from "./timeline";
+import { call, errorOf, makeActor } from "@/test-support";
+import { decideApproval } from "@/lib/approvals/decide";
+import { approvalTimeline, grantTimeline, stageOf } from "./timeline";
 
 async function bobsAgent(t: TestTenant) {
   const { actor } = await createActor(t.db, t.users.bob!, { name: "Helper bot", kind: "hosted_agent", issue_token: false, token_expires_in_days: null });
@@ -148,5 +150,41 @@ describe("directory and chain verification", () => {
     expect(rec).toMatchObject({ userId: t.users.sam!.userId, details: { ok: true, checked: 1, viewer_role: "support" } });
     expect(await verifyAuditChainAs(t.db, t.users.alice!)).toMatchObject({ ok: true, checked: 2 });
     await expect(verifyAuditChainAs(t.db, t.users.bob!)).rejects.toMatchObject({ code: "forbidden" });
+  });
+});
+
+describe("an approval's timeline", () => {
+  it("reads asked → approved (who, the note) → ran, for the grantor, owners and support (recorded), and no one else", async () => {
+    const t = await makeTenant({ alice: "owner", bob: "member", carol: "member", sam: "support" }, { destructiveDefault: "ask" });
+    const bob = t.users.bob!;
+    const doc = (await dispatch(call(bob), "upsert_object", { namespace: "docs", kind: "docs.document", fields: { title: "Retro notes" } })) as { ref: string };
+    const agent = await makeActor(t, bob, "Sweeper");
+    const id = (await errorOf(dispatch(call(agent), "delete_object", { ref: doc.ref }))).details.approval_id as string;
+    await decideApproval(t.db, bob, id, { decision: "approve", note: "old copy" });
+    await dispatch(call(agent), "delete_object", { ref: doc.ref, approval_id: id });
+
+    const tl = await approvalTimeline(t.db, t.users.sam!, id);
+    expect(tl.approval).toMatchObject({ id, status: "consumed", actor: { name: "Sweeper" } });
+    expect(tl.entries.map((e) => [e.stage, e.who.actor ?? e.who.user])).toEqual([
+      ["requested", "Sweeper"],
+      ["approved", "bob"],
+      ["ran", "Sweeper"],
+    ]);
+    expect(tl.entries[1]!.event?.details).toMatchObject({ note: "old copy", items: [{ ref: doc.ref, label: "Retro notes", visible: true }] });
+    expect(await supportViews(t, "approval.timeline")).toHaveLength(1);
+    for (const who of ["bob", "alice"]) expect((await approvalTimeline(t.db, t.users[who]!, id)).approval.id).toBe(id);
+    await expect(approvalTimeline(t.db, t.users.carol!, id)).rejects.toMatchObject({ code: "not_found" });
+    const other = await makeTenant();
+    await expect(approvalTimeline(other.db, other.users.alice!, id)).rejects.toMatchObject({ code: "not_found" });
+  });
+
+  it("an approval nobody decided in time reads asked → expired", async () => {
+    const t = await makeTenant(undefined, { destructiveDefault: "ask" });
+    const bob = t.users.bob!;
+    const doc = (await dispatch(call(bob), "upsert_object", { namespace: "docs", kind: "docs.document", fields: { title: "Scratch" } })) as { ref: string };
+    const agent = await makeActor(t, bob, "Sweeper");
+    const id = (await errorOf(dispatch(call(agent), "delete_object", { ref: doc.ref }))).details.approval_id as string;
+    await t.db.update(approvals).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(approvals.id, id));
+    expect((await approvalTimeline(t.db, bob, id)).entries.map((e) => e.stage)).toEqual(["requested", "expired"]);
   });
 });

@@ -1,9 +1,10 @@
 // One grant's life as the support console shows it: a timeline (requested → approved → created → used → denied →
-// revoked), read from the audit trail and the grant itself. The names behind the ids and the chain check are in
-// lib/audit/directory.ts.
+// revoked), read from the audit trail and the grant itself; and one single-call approval's (requested → approved
+// or denied → ran, expired or voided). The names behind the ids and the chain check are in lib/audit/directory.ts.
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
-import type { Db } from "@/db/client";
+import type { Db, Executor } from "@/db/client";
 import { actors, auditEvents, grants, users, type Role } from "@/db/schema";
+import { approvalForReview, type ApprovalView } from "@/lib/approvals/decide";
 import { grantView, type GrantView } from "@/lib/authz/grants";
 import { AppError } from "@/lib/errors";
 import { auditView, type AuditEventView } from "@/lib/audit/query";
@@ -11,7 +12,7 @@ import { recordSupportView } from "@/lib/audit/views";
 
 type Viewer = { tenantId: string; userId: string; role: Role; requestId: string };
 
-export type TimelineStage = "requested" | "approved" | "refused" | "created" | "used" | "denied" | "failed" | "revoked" | "expired" | "other";
+export type TimelineStage = "requested" | "approved" | "refused" | "created" | "used" | "denied" | "failed" | "revoked" | "expired" | "ran" | "voided" | "other";
 
 export type TimelineEntry = {
   stage: TimelineStage;
@@ -32,11 +33,20 @@ export type GrantTimeline = {
 export function stageOf(e: Pick<AuditEventView, "event" | "outcome">): TimelineStage {
   switch (e.event) {
     case "consent.requested":
+    case "approval.requested":
       return "requested";
     case "consent.approved":
+    case "approval.approved":
       return "approved";
     case "consent.denied":
+    case "approval.denied":
       return "refused";
+    case "approval.consumed":
+      return "ran";
+    case "approval.expired":
+      return "expired";
+    case "approval.voided":
+      return "voided";
     case "grant.created":
       return "created";
     case "grant.revoked":
@@ -129,5 +139,54 @@ export async function grantTimeline(db: Db, who: Viewer, grantId: string, opts: 
       entries,
       truncated: rows.length > limit,
     };
+  });
+}
+
+export type ApprovalTimeline = { approval: ApprovalView; entries: TimelineEntry[] };
+
+/** The names behind the user and actor ids of some events, in one read each. */
+async function whoOf(tx: Executor, tenantId: string, events: AuditEventView[]): Promise<(e: AuditEventView) => TimelineEntry["who"]> {
+  const userIds = [...new Set(events.flatMap((e) => (e.user_id ? [e.user_id] : [])))];
+  const actorIds = [...new Set(events.flatMap((e) => (e.actor_id ? [e.actor_id] : [])))];
+  const [people, agents] = await Promise.all([
+    userIds.length ? tx.select({ id: users.id, name: users.name }).from(users).where(inArray(users.id, userIds)) : [],
+    actorIds.length ? tx.select({ id: actors.id, name: actors.name }).from(actors).where(and(eq(actors.tenantId, tenantId), inArray(actors.id, actorIds))) : [],
+  ]);
+  const userName = new Map(people.map((u) => [u.id, u.name]));
+  const actorName = new Map(agents.map((a) => [a.id, a.name]));
+  return (e) => ({
+    type: e.principal_type,
+    user: e.user_id ? (userName.get(e.user_id) ?? e.user_id) : null,
+    actor: e.actor_id ? (actorName.get(e.actor_id) ?? e.actor_id) : null,
+  });
+}
+
+/**
+ * One single-call approval's timeline, oldest first, from its own audit records: asked, approved or denied (who,
+ * with their note), ran, expired or voided. The approval's grantor, tenant owners and support staff may read it;
+ * anyone else gets not_found. A support person's reading is itself recorded.
+ */
+export async function approvalTimeline(db: Db, who: Viewer, approvalId: string): Promise<ApprovalTimeline> {
+  return db.transaction(async (tx) => {
+    const approval = await approvalForReview(tx, who.tenantId, approvalId);
+    const mayRead = approval && (approval.grantor.id === who.userId || who.role === "owner" || who.role === "support");
+    if (!approval || !mayRead) throw new AppError("not_found", "No such approval.", { details: { approval_id: approvalId } });
+    const rows = await tx
+      .select()
+      .from(auditEvents)
+      .where(and(eq(auditEvents.tenantId, who.tenantId), eq(auditEvents.subjectId, approval.id), sql`${auditEvents.event} like 'approval.%'`))
+      .orderBy(auditEvents.seq)
+      .limit(50);
+    const events = rows.map(auditView);
+    const named = await whoOf(tx, who.tenantId, events);
+    const entries: TimelineEntry[] = events.map((e) => ({ stage: stageOf(e), at: e.at, event: e, who: named(e) }));
+    // Lapsing is a moment, not always an event: an approval nobody touched again after its time shows it where it falls.
+    if (approval.status === "expired" && !entries.some((e) => e.stage === "expired")) {
+      entries.push({ stage: "expired", at: approval.expires_at, event: null, who: { type: "system", user: null, actor: null } });
+    }
+    if (who.role === "support") {
+      await recordSupportView(tx, who, { view: "approval.timeline", approval_id: approval.id }, { namespace: approval.namespace, subjectId: approval.id });
+    }
+    return { approval, entries };
   });
 }

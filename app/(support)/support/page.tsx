@@ -37,6 +37,8 @@ export default async function SupportPage({ searchParams }: Props) {
   const filters: Filters = parsed.success ? given : {};
   const filterError = parsed.success ? null : parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
   const grant = typeof raw.grant === "string" && /^grt_[a-z0-9]{1,40}$/.test(raw.grant) ? raw.grant : null;
+  // Or a single-call approval's timeline, opened the same way.
+  const approval = typeof raw.approval === "string" && /^apr_[a-z0-9]{1,40}$/.test(raw.approval) ? raw.approval : null;
 
   const db = await getDb();
   // Each of these reads is audited for support staff (support.viewed / audit.verified). The chain is walked
@@ -58,7 +60,7 @@ export default async function SupportPage({ searchParams }: Props) {
       />
       <SupportConsole
         initialFilters={filters}
-        initialGrant={grant}
+        initialGrant={grant ?? approval}
         initialEvents={events}
         initialRevocations={revocations}
         verification={verification}
