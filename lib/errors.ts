@@ -62,7 +62,7 @@ export const errorTable = {
   bad_signature: { status: 403, retry: null, when: "A signed URL is incomplete, altered, or was not issued by Realmgate." },
   not_found: { status: 404, retry: null, when: "Nothing by that name, or something the caller may not know exists (missing, another tenant's, not shared, outside the grant)." },
   method_not_allowed: { status: 405, retry: null, when: "Declared for an HTTP method a route does not serve; nothing raises it today." },
-  conflict: { status: 409, retry: null, when: "Already decided or taken: a consent request already decided or expired, a revoked actor, a namespace in use, or a service answering 409." },
+  conflict: { status: 409, retry: null, when: "Already decided or taken: a consent request or an approval already decided or expired (details name the first decision), a revoked actor, a namespace in use, or a service answering 409." },
   ambiguous_selector: { status: 409, retry: null, when: "A selector, a name or the account to use matched several candidates; the choices are listed." },
   payload_too_large: { status: 413, retry: null, when: "A request body over 1 MiB, a file over 512 KiB, or an OpenAPI document over 50 MB." },
   unsupported_media_type: { status: 415, retry: null, when: "Declared for a body of the wrong content type; nothing raises it today." },

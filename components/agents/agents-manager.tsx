@@ -5,6 +5,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
 import { api } from "@/components/api-client";
 import { GrantTimelineView } from "@/components/audit/grant-timeline";
+import { PendingApprovals, type PendingApproval } from "@/components/approvals/pending-approvals";
 import { PendingRequests } from "@/components/consent/pending-requests";
 import { useOperationWords } from "@/components/realms/operation-words";
 import { RiskBadge } from "@/components/realms/risk-badge";
@@ -33,6 +34,9 @@ export type AgentsInitial = { actors: ActorItem[]; grants: GrantView[]; requests
 
 /** What the page knows besides the lists: OAuth clients' connections, names of scoped refs, what can be granted, MCP set-up, the grant a link points at. */
 export type AgentsExtras = {
+  /** Single calls waiting for the viewer's approval (the soonest to lapse first), and how many more wait. */
+  approvals: PendingApproval[];
+  moreApprovals: number;
   connections: Record<string, ClientConnection>;
   scopeNames: Record<string, string>;
   grantable: PickerRealm[];
@@ -55,6 +59,16 @@ export function AgentsManager({ initial, extras, me, canCreate }: { initial: Age
 
   return (
     <div className="space-y-8">
+      {extras.approvals.length ? (
+        <section aria-labelledby="approvals-heading">
+          <h2 id="approvals-heading" className="mb-3 text-lg font-semibold">
+            Calls waiting for your approval ({extras.approvals.length + extras.moreApprovals})
+          </h2>
+          <PendingApprovals approvals={extras.approvals} />
+          {extras.moreApprovals ? <p className="mt-3 text-sm text-slate-700">{extras.moreApprovals} more wait; those soonest to lapse are shown first.</p> : null}
+        </section>
+      ) : null}
+
       <section aria-labelledby="pending-heading">
         <h2 id="pending-heading" className="mb-3 text-lg font-semibold">
           Requests waiting for you{requests.data.consent_requests.length ? ` (${requests.data.consent_requests.length})` : ""}

@@ -5,6 +5,7 @@ import { createHash } from "node:crypto";
 import { and, eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { approvals, auditEvents } from "@/db/schema";
+import { decideApproval } from "@/lib/approvals/decide";
 import { payloadDigest } from "@/lib/approvals/record";
 import { revokeActor, revokeActorToken } from "@/lib/authz/actors";
 import { changeCeiling, changeChoices, operationStates } from "@/lib/authz/policy";
@@ -23,9 +24,11 @@ beforeAll(async () => {
 const newDoc = async (title: string) => ((await dispatch(call(t.users.alice!), "upsert_object", { namespace: "docs", kind: "docs.document", fields: { title } })) as Json).ref as string;
 const exists = async (ref: string) => (await codeOf(dispatch(call(t.users.alice!), "get_object", { ref }))) === "ok";
 
-/** The person approves (or denies) on the page: the stored decision, as lib/approvals/decide.ts writes it. */
+/** The person approves (or denies) this call, as the approval page does. */
 async function decide(id: string, status: "approved" | "denied", note: string | null = null) {
-  await t.db.update(approvals).set({ status, note, decidedAt: new Date(), decidedBy: t.users.alice!.userId }).where(eq(approvals.id, id));
+  const [row] = await t.db.select({ grantorId: approvals.grantorId }).from(approvals).where(eq(approvals.id, id));
+  const grantor = Object.values(t.users).find((u) => u.userId === row!.grantorId)!;
+  await decideApproval(t.db, call(grantor), id, { decision: status === "approved" ? "approve" : "deny", ...(note ? { note } : {}) });
 }
 
 const events = (event: string, subjectId: string) =>

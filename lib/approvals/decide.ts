@@ -6,7 +6,7 @@ import { and, asc, desc, eq, gt, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, Executor } from "@/db/client";
 import { actors, approvals, auditEvents, users, type Approval } from "@/db/schema";
-import { recordAudit, recordChange } from "@/lib/audit/record";
+import { recordChange } from "@/lib/audit/record";
 import type { NamedRef } from "@/lib/authz/consent";
 import { namedRefsOf } from "@/lib/authz/consent";
 import type { UserContext } from "@/lib/authz/context";
@@ -18,6 +18,7 @@ import { presentCallAs } from "@/lib/realms/present-call";
 import { MAX_LINES, nameLine, UNSEEN, type PresentedLine, type PresentedRequest } from "@/lib/realms/presenters";
 import { findRealm } from "@/lib/realms/registry";
 import { approvalUrl } from "./record";
+import { expireApproval } from "./record";
 
 type Who = Pick<UserContext, "tenantId" | "userId" | "role" | "requestId">;
 type Reader = Pick<UserContext, "tenantId" | "userId"> & { requestId?: string };
@@ -259,19 +260,7 @@ export async function decideApproval(db: Db, who: Who, id: string, body: z.infer
     const now = new Date();
     if (row.status === "pending" && !approvalLive(row, now)) {
       // Its time ran out before anyone decided: mark it (kept, so the agent's retry reads the same), then refuse.
-      await tx.update(approvals).set({ status: "expired" }).where(eq(approvals.id, row.id));
-      await recordAudit(tx, {
-        tenantId: who.tenantId,
-        event: "approval.expired",
-        principal: { type: "system" },
-        requestId: who.requestId ?? null,
-        namespace: row.namespace,
-        operation: row.operation,
-        ref: row.ref,
-        outcome: "ok",
-        subjectId: row.id,
-        details: { approval_id: row.id, was: row.status, expired_at: row.expiresAt.toISOString(), noticed_at: now.toISOString() },
-      });
+      await expireApproval(tx, row, who, now);
       return { kind: "expired" as const, row };
     }
     if (row.status === "expired") return { kind: "expired" as const, row };

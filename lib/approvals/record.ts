@@ -96,16 +96,22 @@ export async function requestApproval(tx: Executor, c: ApprovalAskCall): Promise
 }
 
 /** An approval whose time ran out while pending or approved: marked expired (once), audited. */
-export async function expireApproval(tx: Executor, a: ApprovalFacts, auth: ActorContext, now: Date): Promise<void> {
+export async function expireApproval(
+  tx: Executor,
+  a: Pick<ApprovalFacts, "id" | "status" | "namespace" | "operation" | "expiresAt"> & { ref?: string | null },
+  at: { tenantId: string; requestId?: string | null },
+  now: Date,
+): Promise<void> {
   if (a.status !== "pending" && a.status !== "approved") return;
   await tx.update(approvals).set({ status: "expired" }).where(and(eq(approvals.id, a.id), inArray(approvals.status, ["pending", "approved"])));
   await recordAudit(tx, {
-    tenantId: auth.tenantId,
+    tenantId: at.tenantId,
     event: "approval.expired",
     principal: { type: "system" },
-    requestId: auth.requestId,
+    requestId: at.requestId ?? null,
     namespace: a.namespace,
     operation: a.operation,
+    ref: a.ref ?? null,
     outcome: "ok",
     subjectId: a.id,
     details: { approval_id: a.id, was: a.status, expired_at: a.expiresAt.toISOString(), noticed_at: now.toISOString() },

@@ -4,6 +4,7 @@ import { AgentsManager } from "@/components/agents/agents-manager";
 import { Alert } from "@/components/ui/alert";
 import { PageHeader } from "@/components/ui/card";
 import { requirePageUser } from "@/lib/auth/page-session";
+import { listApprovals, withTargets } from "@/lib/approvals/decide";
 import { listActors } from "@/lib/authz/actors";
 import { listConsentRequests } from "@/lib/authz/consent";
 import { listGrants } from "@/lib/authz/grants";
@@ -18,13 +19,15 @@ export default async function AgentsPage({ searchParams }: { searchParams: Promi
   const focus = typeof sp.grant === "string" && /^[a-z]{3}_[A-Za-z0-9_-]{1,60}$/.test(sp.grant) ? sp.grant : null;
   const user = await requirePageUser(focus ? `/agents?grant=${focus}` : "/agents");
   const db = await getDb();
-  const [actors, grants, requests, connections] = await Promise.all([
+  const [calls, actors, grants, requests, connections] = await Promise.all([
+    user.role === "support" ? Promise.resolve([]) : listApprovals(db, user, { status: "pending" }),
     listActors(db, user),
     listGrants(db, user, { status: "all", scope: "mine" }),
     listConsentRequests(db, user, { status: "pending" }),
     clientConnections(db, user),
   ]);
-  const [words, names, grantable] = await Promise.all([
+  const [waitingCalls, words, names, grantable] = await Promise.all([
+    withTargets(db, user, calls.slice(0, 20)),
     operationWords(db, user.tenantId, [...grants.map((g) => g.namespace), ...requests.map((r) => r.namespace)]),
     scopeNames(db, user, grants),
     user.role === "support" ? Promise.resolve([]) : grantableRealms(db, user),
@@ -54,7 +57,7 @@ export default async function AgentsPage({ searchParams }: { searchParams: Promi
       ) : null}
       <AgentsManager
         initial={{ actors, grants, requests, words }}
-        extras={{ connections, scopeNames: names, grantable, mcp: { url, snippets: mcpSnippets(url), placeholder: TOKEN_PLACEHOLDER }, focusGrant: focused?.id ?? null }}
+        extras={{ approvals: waitingCalls, moreApprovals: Math.max(0, calls.length - 20), connections, scopeNames: names, grantable, mcp: { url, snippets: mcpSnippets(url), placeholder: TOKEN_PLACEHOLDER }, focusGrant: focused?.id ?? null }}
         me={{ id: user.userId, name: user.name ?? user.email ?? "you" }}
         canCreate={user.role !== "support"}
       />
