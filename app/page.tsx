@@ -34,6 +34,7 @@ export default async function HomePage() {
   const liveActors = actors.filter((a) => !a.revoked_at);
   const offByOwner = realms.reduce((n, r) => n + r.operations.off_by_owner, 0);
   const offByMe = realms.reduce((n, r) => n + r.operations.off_by_me, 0);
+  const asking = realms.reduce((n, r) => n + r.operations.ask_for_my_agents, 0);
   return (
     <>
       <PageHeader
@@ -76,6 +77,7 @@ export default async function HomePage() {
             {realms.length === 0 ? "No realms in this workspace yet." : `${realms.length} ${realms.length === 1 ? "realm" : "realms"} agents can work in.`}
             {offByOwner ? ` ${offByOwner} operations are off for the whole workspace.` : ""}
             {offByMe ? ` You turned ${offByMe} off for your agents.` : ""}
+            {asking ? ` ${asking} ${asking === 1 ? "asks" : "ask"} you before each call.` : ""}
           </p>
           <Link href="/realms" className={linkClass}>
             Choose what agents may do

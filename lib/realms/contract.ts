@@ -316,13 +316,11 @@ export type RealmContext = {
   gateRef(ref: string, where?: string): Promise<void>;
   /**
    * Writes that must happen whether the effect succeeds or fails (a rotated refresh token, an account found
-   * broken). They run after the effect — its savepoint committed or rolled back — on the enclosing transaction,
-   * before the call's audit record, and commit with it. A write checks the row version it expects, so a stale
-   * one never undoes a newer change.
+   * broken): run after the effect (its savepoint committed or rolled back) on the enclosing transaction, before
+   * the call's audit record. A write checks the row version it expects, so a stale one never undoes a newer one.
    */
   settled(write: (tx: Tx) => Promise<void>): void;
-  /** A connected realm says which of the person's accounts the call used: its audit record names it. */
-  usedAccount?(accountId: string): void;
+  usedAccount?(accountId: string): void; // a connected realm names the account it used (the call's audit keeps it)
 };
 
 export type LeanItem = { ref: string; kind: string; label: string; summary?: string; updated_at?: string };
