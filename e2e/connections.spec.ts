@@ -78,8 +78,10 @@ test("connect, upgrade and disconnect a mail account from an agent's consent dem
   // The demo asks each time before sending: a grant does not cover it; alice approves this one message.
   const asked = await send();
   expect(asked.status()).toBe(403);
-  const approval = ((await asked.json()) as { error: { code: string; details: { approval_id: string } } }).error;
+  const approval = ((await asked.json()) as { error: { code: string; details: { approval_id: string; also_needed: { reason: string; connection_hub_url: string }[] } } }).error;
   expect(approval.code).toBe("approval_required");
+  // The answer also names the account's wall ahead, so alice can open both at once.
+  expect(approval.details.also_needed.map((w) => w.reason)).toEqual(["claim_upgrade_required"]);
   approvalId = approval.details.approval_id;
   expect((await request.post(`/api/v1/approvals/${approvalId}`, { headers: alice, data: { decision: "approve" } })).status()).toBe(200);
   // Approved, the same call meets the account's wall; the approval waits for the call that runs.

@@ -126,6 +126,30 @@ describe("an operation in ask mode", () => {
     expect(await codeOf(dispatch(call(outsider), "delete_object", { ref, approval_id: fresh.approval_id as string }))).toBe("not_found");
   });
 
+  it("a call naming its object by a selector is approved for that object, never for whatever the title names later", async () => {
+    const agent = await makeActor(t, t.users.alice!);
+    const byTitle = { kind: "docs.document", selector: { title: "Offsite agenda (old)" } };
+    // Nothing matches: answered as the call would be, and no approval is asked for.
+    expect(await codeOf(dispatch(call(agent), "delete_object", byTitle))).toBe("not_found");
+    expect(await t.db.select().from(approvals).where(and(eq(approvals.tenantId, t.tenantId), eq(approvals.actorId, agent.actorId)))).toEqual([]);
+    const first = await newDoc("Offsite agenda (old)");
+    const asked = await errorOf(dispatch(call(agent), "delete_object", byTitle));
+    expect(asked).toMatchObject({ code: "approval_required", details: { ref: first } });
+    const id = asked.details.approval_id as string;
+    expect((await t.db.select().from(approvals).where(eq(approvals.id, id)))[0]!.ref).toBe(first);
+    await decide(id, "approved");
+    // Meanwhile the approved document goes and another takes its title: the approval does not reach it.
+    await dispatch(call(t.users.alice!), "delete_object", { ref: first });
+    const second = await newDoc("Offsite agenda (old)");
+    const e = await errorOf(dispatch(call(agent), "delete_object", { ...byTitle, approval_id: id }));
+    expect(e).toMatchObject({ code: "approval_mismatch", details: { approved_ref: first, ref: second } });
+    expect(await exists(second)).toBe(true);
+    // Asking again names the new document: a new approval, for it.
+    const again = await errorOf(dispatch(call(agent), "delete_object", byTitle));
+    expect(again.details.approval_id).not.toBe(id);
+    expect(again.details.ref).toBe(second);
+  });
+
   it("a grant never bypasses ask; people act as themselves", async () => {
     const agent = await makeActor(t, t.users.alice!);
     await grant(t, t.users.alice!, agent.actorId, "docs", ["object.delete", "object.get"]);

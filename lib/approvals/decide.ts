@@ -17,8 +17,7 @@ import type { Realm } from "@/lib/realms/contract";
 import { presentCallAs } from "@/lib/realms/present-call";
 import { MAX_LINES, nameLine, UNSEEN, type PresentedLine, type PresentedRequest } from "@/lib/realms/presenters";
 import { findRealm } from "@/lib/realms/registry";
-import { approvalUrl } from "./record";
-import { expireApproval } from "./record";
+import { approvalUrl, expireApproval } from "./record";
 
 type Who = Pick<UserContext, "tenantId" | "userId" | "role" | "requestId">;
 type Reader = Pick<UserContext, "tenantId" | "userId"> & { requestId?: string };

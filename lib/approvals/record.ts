@@ -3,7 +3,7 @@
 // naming it runs once (consumed in the effect's transaction, with its result kept) and later retries replay the
 // result. What the person sees and decides is in ./decide.ts.
 import { createHash } from "node:crypto";
-import { and, eq, gt, inArray } from "drizzle-orm";
+import { and, eq, gt, inArray, isNull } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import { approvals, type Approval } from "@/db/schema";
 import { recordAudit } from "@/lib/audit/record";
@@ -56,6 +56,8 @@ export async function requestApproval(tx: Executor, c: ApprovalAskCall): Promise
         eq(approvals.operation, c.operation),
         eq(approvals.namespace, c.namespace),
         eq(approvals.payloadDigest, digest),
+        // A selector may name another object by now: that is another approval.
+        c.ref === null ? isNull(approvals.ref) : eq(approvals.ref, c.ref),
         eq(approvals.status, "pending"),
         gt(approvals.expiresAt, c.now),
       ),

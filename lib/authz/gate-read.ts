@@ -58,6 +58,7 @@ type ApprovalJson = {
   tool: string;
   namespace: string;
   operation: string;
+  ref: string | null;
   status: ApprovalStatus;
   payload_digest: string;
   expires_at: string;
@@ -72,6 +73,7 @@ const approvalFacts = (a: ApprovalJson): ApprovalFacts => ({
   tool: a.tool,
   namespace: a.namespace,
   operation: a.operation,
+  ref: a.ref,
   status: a.status,
   payloadDigest: a.payload_digest,
   expiresAt: new Date(a.expires_at),
@@ -92,7 +94,7 @@ export async function readAndDecideGateOne(tx: Executor, input: GateOneRead): Pr
   if (principal.type === "user") return gateOne({ ...input, approval: undefined, lineage: {}, ceilingMode: null, choiceMode: null, grants: [] });
   const { tenantId, namespace, operation } = input;
   const approvalCte = input.approval
-    ? sql`with a as (select id, actor_id, tool, namespace, operation, status, payload_digest, expires_at, note, result, void_reason from approvals where id = ${input.approval.id} and tenant_id = ${tenantId} for update) `
+    ? sql`with a as (select id, actor_id, tool, namespace, operation, ref, status, payload_digest, expires_at, note, result, void_reason from approvals where id = ${input.approval.id} and tenant_id = ${tenantId} for update) `
     : sql``;
   const result = await tx.execute(sql`
     ${approvalCte}select

@@ -108,6 +108,7 @@ describe("gate one: modes and single-call approvals", () => {
     tool: "object_action",
     namespace: "docs",
     operation: "object.action.send",
+    ref: null,
     status: "approved",
     payloadDigest: "d1",
     expiresAt: new Date(now.getTime() + 60_000),

@@ -63,6 +63,8 @@ export type ApprovalFacts = {
   tool: string;
   namespace: string;
   operation: string;
+  /** The object the person approved the call for (a selector resolved when it was asked), or null. */
+  ref: string | null;
   status: ApprovalStatus;
   payloadDigest: string;
   expiresAt: Date;
@@ -92,6 +94,8 @@ export type GateOneDecision =
       open?: true;
       /** Let in by a person's approval of this exact call: consumed with the effect, in its transaction. */
       approvalId?: string;
+      /** The object that approval was given for: a selector the call names must still resolve to it. */
+      approvalRef?: string | null;
       /** The approval was consumed by an earlier call: answer with its result, run nothing. */
       replay?: { approvalId: string; result: unknown };
     }
@@ -180,7 +184,7 @@ function byApproval(a: ApprovalAsk, actorId: string, namespace: string, operatio
   if (row.status === "denied") return no("approval_denied");
   if (!approvalLive(row, now)) return no("approval_expired");
   if (row.status === "pending") return no("approval_required");
-  return { allow: true, grantId: null, scope: null, candidates: [], approvalId: row.id };
+  return { allow: true, grantId: null, scope: null, candidates: [], approvalId: row.id, approvalRef: row.ref };
 }
 
 export function gateOne(input: GateOneInput): GateOneDecision {

@@ -13,7 +13,7 @@ import { assertCleanText } from "@/lib/input/text";
 import { actionOperationKey, riskOf, type OperationKey } from "@/lib/realms/contract";
 import { listRealms } from "@/lib/realms/registry";
 import { openCall, OutsideScope, runContext } from "./call";
-import type { ToolDef } from "./define";
+import type { RunCtx, ToolDef } from "./define";
 import { idempotencyOf, idempotentReplay, storeIdempotent } from "./idempotency";
 import { APPROVAL_ID } from "./inputs";
 import { resolveOperation } from "./operation";
@@ -92,7 +92,10 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
     // A call naming an approval (an actor's retry after approval_required) is decided by it: this exact input, once.
     const approval = auth.kind === "actor" && typeof input.approval_id === "string" ? { id: input.approval_id, digest: payloadDigest(input), tool } : undefined;
     const { ctx, caller, decision, settled, accounts } = await openCall(tx, party, { realm, namespace: target.namespace, operation, refs, parsed: call.parsed, exactOnly, approval });
-    const refusal = { auth, tool, target, operation, audit, now, realm, parsed: call.parsed, input };
+    // A call naming its object by a selector is approved for the object the selector names when it asks.
+    const bySelector = !target.ref && typeof input.kind === "string" && input.selector !== undefined;
+    const resolveTarget = bySelector ? () => runContext(realm, ctx, auth, operation, call.prepared).resolveTarget(input) : undefined;
+    const refusal = { auth, tool, target, operation, audit, now, realm, parsed: call.parsed, input, resolveTarget };
     if (!decision.allow) return isApprovalDenial(decision) ? refuseApproval(tx, refusal, decision) : refuse(tx, refusal, decision, namedRefs, decision.grantId);
     // The approved call already ran: its result, and nothing runs again.
     if (decision.replay) {
@@ -117,7 +120,8 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
     };
     const effect = async (on: Tx) => {
       const onCtx = { ...ctx, tx: on };
-      const r = await def.run(runContext(realm, onCtx, auth, operation, call.prepared), input);
+      const rc = runContext(realm, onCtx, auth, operation, call.prepared);
+      const r = await def.run(decision.approvalId ? boundToApproved(rc, decision.approvalId, decision.approvalRef ?? null) : rc, input);
       const shaped = await shapeResult(r, onCtx, target.namespace);
       if (idem) await storeIdempotent(on, keyed, idem, shaped);
       return shaped;
@@ -163,6 +167,23 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
   });
   if ("error" in outcome) throw outcome.error;
   return outcome.result;
+}
+
+/**
+ * Let in by an approval, a selector must name the very object the person approved (it may name another one by
+ * now: that one was deleted and another has the same title). Otherwise the effect stops before it acts.
+ */
+function boundToApproved<P>(rc: RunCtx<P>, approvalId: string, approved: string | null): RunCtx<P> {
+  return {
+    ...rc,
+    resolveTarget: async (input) => {
+      const ref = await rc.resolveTarget(input);
+      if (input.ref || approved === null || ref === approved) return ref;
+      throw new AppError("approval_mismatch", `Approval ${approvalId} was given for another object than the one this selector names now; ask again.`, {
+        details: { approval_id: approvalId, approved_ref: approved, ref, retry_hint: "do_not_retry", instructions: "Send the call again without approval_id to ask for an approval of the object it names now." },
+      });
+    },
+  };
 }
 
 const truncateRef = (ref: string) => (ref.length > 80 ? `${ref.slice(0, 79)}…` : ref);

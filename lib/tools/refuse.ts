@@ -13,7 +13,7 @@ import { approvalRefusal, approvalRequiredError, expireApproval, requestApproval
 import type { ApprovalDenial, GrantDenial } from "@/lib/authz/gate";
 import { accountSelectorOf, wallAhead, wallPhrase, wallsAhead, type WallView } from "@/lib/connections/walls";
 import { env } from "@/lib/env";
-import { AppError } from "@/lib/errors";
+import { AppError, isAppError } from "@/lib/errors";
 import type { OperationKey, ParsedRef, Realm } from "@/lib/realms/contract";
 import type { NamedRef } from "./prepare";
 
@@ -36,6 +36,8 @@ export type Refusal = {
   realm?: Realm;
   parsed?: Record<string, ParsedRef>;
   input?: Record<string, unknown>;
+  /** A call naming its object by a selector: which object that is now (an approval is asked for that one). */
+  resolveTarget?: () => Promise<string>;
 };
 
 export async function refuse(tx: Tx, r: Refusal, d: Denied & { grantorName?: string }, named: NamedRef[], subjectId: string | null): Promise<{ error: AppError }> {
@@ -101,9 +103,21 @@ export async function refuseApproval(tx: Tx, r: Refusal, d: ApprovalDenial & { g
   const { auth, target, operation } = r;
   if (auth.kind !== "actor") throw new Error("approvals are asked of actors only");
   const grantorName = d.grantorName ?? (await userName(tx, auth.grantorId));
-  const facts = { namespace: target.namespace, operation, ref: target.ref, grantorName, actorName: auth.actorName };
   const named = typeof r.input?.approval_id === "string" ? r.input.approval_id : null;
-  const ask = { auth, tool: r.tool, namespace: target.namespace, operation, ref: target.ref, input: r.input ?? {}, now: r.now };
+  // A selector is resolved first: the person approves the call for one object, by its name, never for "whatever
+  // the title names when it runs". Nothing matching, or several, is answered as the call would be.
+  let ref = target.ref;
+  if (!ref && r.resolveTarget && (!named || d.code === "approval_expired")) {
+    try {
+      ref = await r.resolveTarget();
+    } catch (err) {
+      if (!isAppError(err)) throw err;
+      await recordAudit(tx, { ...r.audit, outcome: "error", gate: null, reason: err.code, details: { tool: r.tool } });
+      return { error: err };
+    }
+  }
+  const ask = { auth, tool: r.tool, namespace: target.namespace, operation, ref, input: r.input ?? {}, now: r.now };
+  const facts = { namespace: target.namespace, operation, ref, grantorName, actorName: auth.actorName };
   let error: AppError;
   let approvalId: string | null = named;
   if (!named) {
@@ -117,8 +131,35 @@ export async function refuseApproval(tx: Tx, r: Refusal, d: ApprovalDenial & { g
   } else {
     error = approvalRefusal(d, { ...facts, approvalId: named });
   }
+  // In a connected realm, the account walls the call will meet once approved, so the person opens them together.
+  if (approvalId && !named && r.realm?.manifest.connection) {
+    const selector = accountSelectorOf(r.input);
+    const walls = await wallsAhead(tx, {
+      tenantId: auth.tenantId,
+      userId: auth.grantorId,
+      manifest: r.realm.manifest,
+      operations: [operation],
+      parsed: Object.values(r.parsed ?? {}),
+      selector,
+      actor: { id: auth.actorId, name: auth.actorName },
+      appUrl: env().appUrl,
+      returnTo: `/approvals/${approvalId}`,
+    });
+    if (walls.length) {
+      const also = walls.map((w) => wallPhrase(w)).join(", and ");
+      error = new AppError(error.code, error.message, {
+        status: error.status,
+        details: {
+          ...error.details,
+          also_needed: walls.map(wallAhead),
+          instructions: `${String(error.details.instructions)} Before it can run, ${grantorName} also needs to ${also} (details.also_needed links there).`,
+        },
+      });
+    }
+  }
   await recordAudit(tx, {
     ...r.audit,
+    ref: ref ?? r.audit.ref ?? null,
     outcome: "deny",
     gate: "one",
     reason: d.code === "approval_unknown" ? "not_found" : d.code,
