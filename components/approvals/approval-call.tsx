@@ -1,6 +1,7 @@
 // "What it will do": the one call an approval is for, as its realm presents it (recipients and body for mail,
 // before → after for a change, what a delete destroys), the object by the name the person reads it by (its ref
 // only on demand), and the call's fingerprint for whoever wants to check it. Text only: React escapes every value.
+import { PresentedLines } from "@/components/consent/presented-call";
 import { RiskBadge, riskWords } from "@/components/realms/risk-badge";
 import type { ApprovalDetail } from "@/lib/approvals/decide";
 
@@ -32,6 +33,8 @@ export function ApprovalCallSection({ approval }: { approval: ApprovalDetail }) 
   // A delete says what it destroys by the object's name, here, where its ref is on demand (not twice).
   const destroys = approval.operation === "object.delete";
   const lines = call?.kind === "presented" ? (destroys && target ? call.lines.filter((l) => l.label !== "Destroys") : call.lines) : [];
+  // Presenters cut long values (an ellipsis at the end): then the whole call opens by itself.
+  const shortened = lines.some((l) => l.value.endsWith("…"));
   return (
     <section aria-labelledby="call-heading" className="rounded-lg border border-slate-200 bg-white p-5">
       <h2 id="call-heading" className="font-semibold">
@@ -68,15 +71,18 @@ export function ApprovalCallSection({ approval }: { approval: ApprovalDetail }) 
         <p className="mt-3 text-sm text-slate-700">The details of this call were not kept.</p>
       ) : call.kind === "too_large" ? (
         <p className="mt-3 text-sm text-slate-700">The call is too large to show here ({Math.ceil(call.bytes / 1024)} KB). Approve it only if you expected it.</p>
-      ) : lines.length ? (
-        <dl className="mt-3 grid gap-x-4 gap-y-2 rounded-md border border-slate-200 bg-slate-50 p-3 text-sm sm:grid-cols-[minmax(6rem,auto)_1fr]">
-          {lines.map((l, i) => (
-            <div key={`${l.label}-${i}`} className="contents">
-              <dt className="font-medium text-slate-700">{l.label}</dt>
-              <dd className="min-w-0 whitespace-pre-wrap break-words text-slate-900">{l.value}</dd>
-            </div>
-          ))}
-        </dl>
+      ) : (
+        <PresentedLines lines={lines} className="mt-3 rounded-md border border-slate-200 bg-slate-50 p-3" />
+      )}
+      {approval.full_call !== null ? (
+        <details className="mt-3 text-sm text-slate-700" open={shortened || undefined}>
+          <summary className="inline-flex min-h-6 cursor-pointer items-center underline">
+            {shortened ? "The summary shortens long text: read the whole call, exactly as it will run" : "The whole call, exactly as it will run"}
+          </summary>
+          <pre className="mt-2 max-h-96 overflow-auto whitespace-pre-wrap break-words rounded-md border border-slate-200 bg-slate-50 p-3 text-xs text-slate-900" tabIndex={0} aria-label="The whole call">
+            {approval.full_call}
+          </pre>
+        </details>
       ) : null}
       <details className="mt-3 text-xs text-slate-600">
         <summary className="inline-flex min-h-6 cursor-pointer items-center underline">Technical details</summary>

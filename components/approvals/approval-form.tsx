@@ -123,8 +123,13 @@ export function ApprovalForm({ approval }: { approval: ApprovalDetail }) {
               </div>
             </Alert>
           ) : null}
+          {approval.cannot_approve ? (
+            <p id="cannot-approve" className="text-sm font-medium text-amber-800">
+              {approval.cannot_approve}
+            </p>
+          ) : null}
           <div className="flex flex-col gap-3 sm:flex-row">
-            <Button type="submit" disabled={decide.isPending || tooLong || approval.actor.revoked}>
+            <Button type="submit" disabled={decide.isPending || tooLong || approval.actor.revoked || approval.cannot_approve !== null} aria-describedby={approval.cannot_approve ? "cannot-approve" : undefined}>
               {decide.isPending && decide.variables === "approve" ? "Approving…" : "Approve this one call"}
             </Button>
             <Button type="button" variant="danger" disabled={decide.isPending || tooLong} onClick={() => decide.mutate("deny")}>

@@ -2,6 +2,21 @@
 // (names the deciding person can see, the text the agent wants to write). Text only: React escapes every value.
 import type { PresentedCall } from "@/lib/views/consent";
 
+/** A presented call's lines, `label: value`, as text (the consent and approval pages alike). */
+export function PresentedLines({ lines, className = "" }: { lines: { label: string; value: string }[]; className?: string }) {
+  if (!lines.length) return null;
+  return (
+    <dl className={`grid gap-x-4 gap-y-2 text-sm sm:grid-cols-[minmax(6rem,auto)_1fr] ${className}`}>
+      {lines.map((l, i) => (
+        <div key={`${l.label}-${i}`} className="contents">
+          <dt className="font-medium text-slate-700">{l.label}</dt>
+          <dd className="min-w-0 whitespace-pre-wrap break-words text-slate-900">{l.value}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
 export function PresentedCallSection({ presented }: { presented: PresentedCall | null }) {
   return (
     <section aria-labelledby="asked-heading" className="rounded-lg border border-slate-200 bg-white p-5">
@@ -18,16 +33,7 @@ export function PresentedCallSection({ presented }: { presented: PresentedCall |
       ) : (
         <>
           <p className="mt-3 font-medium text-slate-900">{presented.title}</p>
-          {presented.lines.length ? (
-            <dl className="mt-2 grid gap-x-4 gap-y-2 text-sm sm:grid-cols-[minmax(6rem,auto)_1fr]">
-              {presented.lines.map((l, i) => (
-                <div key={`${l.label}-${i}`} className="contents">
-                  <dt className="font-medium text-slate-700">{l.label}</dt>
-                  <dd className="min-w-0 whitespace-pre-wrap break-words text-slate-900">{l.value}</dd>
-                </div>
-              ))}
-            </dl>
-          ) : null}
+          <PresentedLines lines={presented.lines} className="mt-2" />
         </>
       )}
     </section>

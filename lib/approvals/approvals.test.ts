@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import { and, eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { approvals, auditEvents } from "@/db/schema";
-import { decideApproval } from "@/lib/approvals/decide";
+import { decideApproval, getApproval } from "@/lib/approvals/decide";
 import { payloadDigest } from "@/lib/approvals/record";
 import { revokeActor, revokeActorToken } from "@/lib/authz/actors";
 import { changeCeiling, changeChoices, operationStates } from "@/lib/authz/policy";
@@ -92,8 +92,8 @@ describe("an operation in ask mode", () => {
     const mismatch = await errorOf(dispatch(call(agent), "delete_object", { ref: b, approval_id: id }));
     expect(mismatch).toMatchObject({ code: "approval_mismatch", status: 409 });
     expect(await exists(b)).toBe(true);
-    // The same call under another tool is not the approved call either.
-    expect(await codeOf(dispatch(call(agent), "object_action", { ref: a, action: "export", payload: { format: "markdown" }, approval_id: id }))).toBe("approval_mismatch");
+    // Another operation that does not ask: the approval counts for nothing there, the call needs its grant.
+    expect(await codeOf(dispatch(call(agent), "object_action", { ref: a, action: "export", payload: { format: "markdown" }, approval_id: id }))).toBe("consent_required");
 
     const other = (await errorOf(dispatch(call(agent), "delete_object", { ref: b }))).details.approval_id as string;
     await decide(other, "denied", "B is the signed contract");
@@ -157,6 +157,71 @@ describe("an operation in ask mode", () => {
     expect(await codeOf(dispatch(call(agent), "delete_object", { ref }))).toBe("approval_required");
     expect(await codeOf(dispatch(call(agent), "get_object", { ref }))).toBe("ok");
     expect(await codeOf(dispatch(call(t.users.alice!), "delete_object", { ref }))).toBe("ok");
+  });
+});
+
+describe("what an attacker tried (each held after its fix)", () => {
+  it("an approved action that names another object by its title runs (the approval's own input, gate two decides)", async () => {
+    const alice = t.users.alice!;
+    const up = async (kind: string, fields: Json) => ((await dispatch(call(alice), "upsert_object", { namespace: "board", kind, fields })) as Json).ref as string;
+    const board = await up("board.board", { title: "Approvals board" });
+    const todo = await up("board.column", { board, title: "To do" });
+    await up("board.column", { board, title: "Doing" });
+    const card = await up("board.card", { column: todo, title: "Ship it" });
+    await changeCeiling(t.db, call(alice), { namespace: "board", changes: [{ operation: "object.action.move_card", mode: "ask" }] });
+    try {
+      const agent = await makeActor(t, alice);
+      const input = { ref: card, action: "move_card", payload: { column: "Doing" } };
+      const id = (await errorOf(dispatch(call(agent), "object_action", input))).details.approval_id as string;
+      await decide(id, "approved");
+      expect(await dispatch(call(agent), "object_action", { ...input, approval_id: id })).toMatchObject({ column_title: "Doing" });
+      // No consent request was made for the column it named.
+      expect(await events("approval.consumed", id)).toHaveLength(1);
+    } finally {
+      await changeCeiling(t.db, call(alice), { namespace: "board", changes: [{ operation: "object.action.move_card", mode: "on" }] });
+    }
+  });
+
+  it("a call on something its person cannot see can only be denied", async () => {
+    const alices = await newDoc("Alice's private plan");
+    const agent = await makeActor(t, t.users.bob!);
+    const id = (await errorOf(dispatch(call(agent), "delete_object", { ref: alices }))).details.approval_id as string;
+    const page = await getApproval(t.db, call(t.users.bob!), id);
+    expect(page.cannot_approve).toMatch(/cannot see/);
+    expect(await errorOf(decideApproval(t.db, call(t.users.bob!), id, { decision: "approve" }))).toMatchObject({ code: "conflict" });
+    expect(await codeOf(decideApproval(t.db, call(t.users.bob!), id, { decision: "deny" }))).toBe("ok");
+    expect(await exists(alices)).toBe(true);
+  });
+
+  it("once the operation no longer asks, an unused approval does not stand in for a grant", async () => {
+    const bob = t.users.bob!;
+    const agent = await makeActor(t, bob);
+    await changeChoices(t.db, call(bob), { namespace: "docs", changes: [{ operation: "object.upsert", mode: "ask" }] });
+    const input = { namespace: "docs", kind: "docs.document", fields: { title: "Asked, then on" } };
+    const id = (await errorOf(dispatch(call(agent), "upsert_object", input))).details.approval_id as string;
+    await decideApproval(t.db, call(bob), id, { decision: "approve" });
+    await changeChoices(t.db, call(bob), { namespace: "docs", changes: [{ operation: "object.upsert", mode: "on" }] });
+    expect(await codeOf(dispatch(call(agent), "upsert_object", { ...input, approval_id: id }))).toBe("consent_required");
+  });
+
+  it("a person reads every byte: a call over 64 KB is not offered for approval; an agent may keep at most 10 waiting", async () => {
+    const agent = await makeActor(t, t.users.alice!);
+    await changeCeiling(t.db, call(t.users.alice!), { namespace: "docs", changes: [{ operation: "object.upsert", mode: "ask" }] });
+    try {
+      const doc = await newDoc("Holds a huge tab");
+      const huge = { namespace: "docs", kind: "docs.tab", fields: { document: doc, title: "Huge", body: "x".repeat(70 * 1024) } };
+      expect(await errorOf(dispatch(call(agent), "upsert_object", huge))).toMatchObject({ code: "payload_too_large", details: { max_bytes: 65536 } });
+      const codes: string[] = [];
+      for (let i = 0; i < 11; i++) codes.push(await codeOf(dispatch(call(agent), "upsert_object", { namespace: "docs", kind: "docs.document", fields: { title: `Flood ${i}` } })));
+      expect(codes).toEqual([...Array(10).fill("approval_required"), "rate_limited"]);
+      // The person sees the whole call on the page, never a shortened one only.
+      const [one] = await t.db.select().from(approvals).where(and(eq(approvals.actorId, agent.actorId), eq(approvals.status, "pending"))).limit(1);
+      const page = await getApproval(t.db, call(t.users.alice!), one!.id);
+      expect(JSON.parse(page.full_call!)).toEqual({ namespace: "docs", kind: "docs.document", fields: { title: expect.stringMatching(/^Flood /) } });
+      expect(page.cannot_approve).toBeNull();
+    } finally {
+      await changeCeiling(t.db, call(t.users.alice!), { namespace: "docs", changes: [{ operation: "object.upsert", mode: "on" }] });
+    }
   });
 });
 

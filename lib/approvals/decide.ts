@@ -52,7 +52,24 @@ export type ApprovalView = {
 export type ApprovalCall = ({ kind: "presented" } & PresentedRequest) | { kind: "too_large"; bytes: number };
 
 /** One approval with what its page shows: the target by its name, and the exact call through the realm's presenter. */
-export type ApprovalDetail = ApprovalView & { target: NamedRef | null; call: ApprovalCall | null };
+export type ApprovalDetail = ApprovalView & {
+  target: NamedRef | null;
+  call: ApprovalCall | null;
+  /** The whole input exactly as it will run, pretty-printed: a summary may shorten long text, this never does. */
+  full_call: string | null;
+  /** Null when the person can approve it; otherwise why only denying is offered. */
+  cannot_approve: string | null;
+};
+
+/**
+ * Why a person cannot approve a call: they could not read all of it (its input was not kept whole), or the
+ * object it acts on is one they cannot see (their own authority would refuse it anyway).
+ */
+function cannotApprove(a: Approval, target: NamedRef | null): string | null {
+  if (!a.input || !("value" in a.input)) return "The whole call was not kept, so it cannot be read in full: it can only be denied.";
+  if (target && !target.visible) return "The call acts on something you cannot see: it can only be denied.";
+  return null;
+}
 
 const statusOf = (a: Approval, now: Date): ApprovalView["status"] =>
   (a.status === "pending" || a.status === "approved") && !approvalLive(a, now) ? "expired" : a.status;
@@ -230,7 +247,8 @@ export async function getApproval(db: Executor, who: Reader, id: string): Promis
   const realm = await findRealm(db, who.tenantId, row.namespace);
   const now = await targetOf(db, who, row);
   const target = now && !now.visible ? ((await seenWhenDecided(db, who, row)) ?? now) : now;
-  return { ...view!, target, call: await presentApproval(db, who, row, target, realm) };
+  const full = row.input && "value" in row.input ? JSON.stringify(row.input.value, null, 2) : null;
+  return { ...view!, target, call: await presentApproval(db, who, row, target, realm), full_call: full, cannot_approve: cannotApprove(row, now) };
 }
 
 export const decideApprovalBody = z.strictObject({
@@ -274,10 +292,12 @@ export async function decideApproval(db: Db, who: Who, id: string, body: z.infer
       throw new AppError("conflict", `This approval was already ${first.decision}${first.decided_by ? ` by ${first.decided_by}` : ""}.`, { details: { approval_id: row.id, ...first } });
     }
     const status = body.decision === "approve" ? "approved" : "denied";
-    await tx.update(approvals).set({ status, decidedAt: now, decidedBy: who.userId, note }).where(eq(approvals.id, row.id));
     // What the person saw, kept with the decision: the item's name as they read it (support reads it later
     // without reading the object again; an item the person could not see is kept as not visible).
     const target = await targetOf(tx, who, row);
+    const why = status === "approved" ? cannotApprove(row, target) : null;
+    if (why) throw new AppError("conflict", why, { details: { approval_id: row.id, status: row.status, retry_hint: "do_not_retry" } });
+    await tx.update(approvals).set({ status, decidedAt: now, decidedBy: who.userId, note }).where(eq(approvals.id, row.id));
     await recordChange(tx, who, status === "approved" ? "approval.approved" : "approval.denied", {
       namespace: row.namespace,
       operation: row.operation,
@@ -297,7 +317,7 @@ export async function decideApproval(db: Db, who: Who, id: string, body: z.infer
   });
   if (outcome.kind === "expired") {
     const a = outcome.row;
-    throw new AppError("conflict", "This approval expired before it was decided. If the agent still needs it, its next attempt asks again.", {
+    throw new AppError("conflict", a.decidedAt ? "This approval was decided, then lapsed before the agent used it. If the agent still needs it, its next attempt asks again." : "This approval expired before it was decided. If the agent still needs it, its next attempt asks again.", {
       details: { approval_id: a.id, status: "expired", expired_at: a.expiresAt.toISOString() },
     });
   }

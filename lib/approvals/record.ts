@@ -3,7 +3,7 @@
 // naming it runs once (consumed in the effect's transaction, with its result kept) and later retries replay the
 // result. What the person sees and decides is in ./decide.ts.
 import { createHash } from "node:crypto";
-import { and, eq, gt, inArray, isNull } from "drizzle-orm";
+import { and, eq, gt, inArray, isNull, sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import { approvals, type Approval } from "@/db/schema";
 import { recordAudit } from "@/lib/audit/record";
@@ -26,8 +26,23 @@ export function payloadDigest(input: Record<string, unknown>): string {
   return createHash("sha256").update(canonicalJson(rest)).digest("hex");
 }
 
-/** The input as the approval keeps it (bounded, like a consent request's). */
-const keptInput = (input: Record<string, unknown>) => boundedInput(Object.fromEntries(Object.entries(input).filter(([k]) => !NOT_APPROVED.has(k))));
+/** The most of a call's input an approval keeps, in bytes of canonical JSON: a person reads every byte they approve. */
+export const APPROVAL_INPUT_MAX_BYTES = 64 * 1024;
+
+/** How many approvals one agent may have waiting at once: more would flood its person. */
+export const MAX_PENDING_APPROVALS = 10;
+
+/** The approved input without the fields that are not approved, as the approval keeps it (never cut). */
+function keptInput(input: Record<string, unknown>): { value: Record<string, unknown> } {
+  const rest = Object.fromEntries(Object.entries(input).filter(([k]) => !NOT_APPROVED.has(k)));
+  const kept = boundedInput(rest, APPROVAL_INPUT_MAX_BYTES);
+  if (!kept || !("value" in kept)) {
+    throw new AppError("payload_too_large", `A call that waits for a person's approval may carry at most ${APPROVAL_INPUT_MAX_BYTES / 1024} KB, so they can read all of it; this one is larger.`, {
+      details: { max_bytes: APPROVAL_INPUT_MAX_BYTES, ...(kept && "bytes" in kept ? { bytes: kept.bytes } : {}), retry_hint: "do_not_retry" },
+    });
+  }
+  return kept;
+}
 
 export type ApprovalAskCall = {
   auth: ActorContext;
@@ -64,6 +79,17 @@ export async function requestApproval(tx: Executor, c: ApprovalAskCall): Promise
     )
     .limit(1);
   if (waiting) return waiting;
+  const input = keptInput(c.input);
+  const [{ n }] = (await tx
+    .select({ n: sql<number>`count(*)::int` })
+    .from(approvals)
+    .where(and(eq(approvals.tenantId, c.auth.tenantId), eq(approvals.actorId, c.auth.actorId), eq(approvals.status, "pending"), gt(approvals.expiresAt, c.now)))) as [{ n: number }];
+  if (n >= MAX_PENDING_APPROVALS) {
+    throw new AppError("rate_limited", `${n} of this agent's calls already wait for its person's approval; wait until they decide (or those lapse) before asking for more.`, {
+      details: { pending_approvals: n, max_pending: MAX_PENDING_APPROVALS },
+      headers: { "Retry-After": "60" },
+    });
+  }
   const [row] = await tx
     .insert(approvals)
     .values({
@@ -77,7 +103,7 @@ export async function requestApproval(tx: Executor, c: ApprovalAskCall): Promise
       operation: c.operation,
       ref: c.ref,
       payloadDigest: digest,
-      input: keptInput(c.input),
+      input,
       expiresAt: new Date(c.now.getTime() + env().REALMGATE_APPROVAL_TTL),
       createdAt: c.now,
     })

@@ -22,11 +22,11 @@ export const consentUrl = (id: string) => `${env().appUrl}/consent/${id}`;
 export const CONSENT_INPUT_MAX_BYTES = 8 * 1024;
 
 /** What a request keeps of its call's input: the input itself when its canonical JSON fits, else a note of its size. */
-export function boundedInput(input: Record<string, unknown> | undefined): ConsentRequestInput | null {
+export function boundedInput(input: Record<string, unknown> | undefined, max = CONSENT_INPUT_MAX_BYTES): ConsentRequestInput | null {
   if (!input) return null;
   const text = canonicalJson(input);
   const bytes = Buffer.byteLength(text, "utf8");
-  return bytes <= CONSENT_INPUT_MAX_BYTES ? { value: JSON.parse(text) as Record<string, unknown> } : { too_large: true, bytes };
+  return bytes <= max ? { value: JSON.parse(text) as Record<string, unknown> } : { too_large: true, bytes };
 }
 
 /**

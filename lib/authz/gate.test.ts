@@ -140,6 +140,9 @@ describe("gate one: modes and single-call approvals", () => {
     ["another agent's approval is unknown", { ...send, ceilingMode: "ask", approval: naming(approval({ actorId: "act_other" })) }, "approval_unknown"],
     ["no such approval", { ...send, ceilingMode: "ask", approval: naming(null) }, "approval_unknown"],
     ["turned off after it was approved", { ...send, ceilingMode: "off", approval: naming(approval()) }, "operation_disabled"],
+    ["set back to on: an approval does not stand in for a grant", { ...send, ceilingMode: "on", grants: [], approval: naming(approval()) }, "consent_required"],
+    ["set back to on: a grant lets the call in, approval_id or not", { ...send, ceilingMode: "on", grants: [grant({ operations: ["object.action.send"] })], approval: naming(approval()) }, "allow"],
+    ["set back to on: a call that already ran still replays", { ...send, ceilingMode: "on", grants: [], approval: naming(approval({ status: "consumed", result: 1 })) }, "allow"],
     ["the grantor turned it off after it was approved", { ...send, ceilingMode: "ask", choiceMode: "off", approval: naming(approval()) }, "operation_disabled"],
   ])("%s → %s", (_name, over, expected) => expect(outcome(over)).toBe(expected));
 

@@ -184,7 +184,9 @@ function byApproval(a: ApprovalAsk, actorId: string, namespace: string, operatio
   if (row.status === "denied") return no("approval_denied");
   if (!approvalLive(row, now)) return no("approval_expired");
   if (row.status === "pending") return no("approval_required");
-  return { allow: true, grantId: null, scope: null, candidates: [], approvalId: row.id, approvalRef: row.ref };
+  // Refs the adapter reaches by name are the approved call's own (its input is bound by the digest): the realm's
+  // gate two, with the grantor's authority, still decides each of them.
+  return { allow: true, grantId: null, scope: null, candidates: [{ grantId: row.id, scope: null }], approvalId: row.id, approvalRef: row.ref };
 }
 
 export function gateOne(input: GateOneInput): GateOneDecision {
@@ -197,10 +199,13 @@ export function gateOne(input: GateOneInput): GateOneDecision {
   const ceiling = input.ceilingMode ?? defaultCeilingMode(risk, destructiveDefault);
   if (ceiling === "off") return { allow: false, code: "operation_disabled", wall: "owner_ceiling", grantId: null };
   if (input.choiceMode === "off") return { allow: false, code: "operation_disabled", wall: "user_choice", grantId: null };
-  // A call that names an approval is decided by it alone: a person approved exactly this call.
-  if (input.approval) return byApproval(input.approval, principal.actorId, input.namespace, operation, now);
+  const asks = effectiveMode(ceiling, input.choiceMode, risk, destructiveDefault) === "ask";
+  // In ask mode a call that names an approval is decided by it alone: a person approved exactly this call. Once the
+  // operation no longer asks, an approval counts only to replay a call that already ran (a link it minted too);
+  // anything else goes through the grants, as any call.
+  if (input.approval && (asks || input.approval.row?.status === "consumed")) return byApproval(input.approval, principal.actorId, input.namespace, operation, now);
   // Ask each time: no grant covers it, whatever it says.
-  if (effectiveMode(ceiling, input.choiceMode, risk, destructiveDefault) === "ask") return { allow: false, code: "approval_required", wall: "approval", grantId: null };
+  if (asks) return { allow: false, code: "approval_required", wall: "approval", grantId: null };
 
   const mine = input.grants.filter((g) => g.actorId === principal.actorId && coversOperation(g, operation, input.exactOnly));
   const covering = mine.filter((g) => coversResource(g.resourceScope, operation, refs, input.lineage, input.parsed));

@@ -66,17 +66,7 @@ export async function refuse(tx: Tx, r: Refusal, d: Denied & { grantorName?: str
     const selector = accountSelectorOf(r.input);
     // The account the call named travels with the consent link, so its page reads the same walls.
     consentPath = `/consent/${consentRequestId}${selector ? `?${new URLSearchParams({ account: selector }).toString()}` : ""}`;
-    walls = await wallsAhead(tx, {
-      tenantId: auth.tenantId,
-      userId: auth.grantorId,
-      manifest: r.realm.manifest,
-      operations: [operation],
-      parsed: Object.values(r.parsed ?? {}),
-      selector,
-      actor: { id: auth.actorId, name: auth.actorName },
-      appUrl: env().appUrl,
-      returnTo: consentPath,
-    });
+    walls = await wallsFor(tx, r, auth, r.realm, consentPath);
   }
   // The grantor's name came with gate one's read; read here only when it did not (a ref reached outside the grant).
   // Before the audit record: from the audit append to COMMIT, the transaction holds the tenant's chain head.
@@ -120,31 +110,33 @@ export async function refuseApproval(tx: Tx, r: Refusal, d: ApprovalDenial & { g
   const facts = { namespace: target.namespace, operation, ref, grantorName, actorName: auth.actorName };
   let error: AppError;
   let approvalId: string | null = named;
+  // An approval that cannot be asked for (too large to read, too many waiting) is the answer itself, audited.
+  const asking = async () => {
+    try {
+      return await requestApproval(tx, ask);
+    } catch (err) {
+      if (!isAppError(err)) throw err;
+      return err;
+    }
+  };
   if (!named) {
-    const a = await requestApproval(tx, ask);
+    const a = await asking();
+    if (isAppError(a)) {
+      await recordAudit(tx, { ...r.audit, ref: ref ?? null, outcome: "deny", gate: "one", reason: a.code, details: { tool: r.tool, wall: "approval" } });
+      return { error: a };
+    }
     approvalId = a.id;
     error = approvalRequiredError(a, facts);
   } else if (d.code === "approval_expired") {
     if (d.approval) await expireApproval(tx, d.approval, auth, r.now);
-    const fresh = await requestApproval(tx, ask);
-    error = approvalRefusal(d, { ...facts, approvalId: named }, fresh);
+    const fresh = await asking();
+    error = approvalRefusal(d, { ...facts, approvalId: named }, isAppError(fresh) ? undefined : fresh);
   } else {
     error = approvalRefusal(d, { ...facts, approvalId: named });
   }
   // In a connected realm, the account walls the call will meet once approved, so the person opens them together.
   if (approvalId && !named && r.realm?.manifest.connection) {
-    const selector = accountSelectorOf(r.input);
-    const walls = await wallsAhead(tx, {
-      tenantId: auth.tenantId,
-      userId: auth.grantorId,
-      manifest: r.realm.manifest,
-      operations: [operation],
-      parsed: Object.values(r.parsed ?? {}),
-      selector,
-      actor: { id: auth.actorId, name: auth.actorName },
-      appUrl: env().appUrl,
-      returnTo: `/approvals/${approvalId}`,
-    });
+    const walls = await wallsFor(tx, r, auth, r.realm, `/approvals/${approvalId}`);
     if (walls.length) {
       const also = walls.map((w) => wallPhrase(w)).join(", and ");
       error = new AppError(error.code, error.message, {
@@ -167,6 +159,21 @@ export async function refuseApproval(tx: Tx, r: Refusal, d: ApprovalDenial & { g
     details: { tool: r.tool, wall: "approval", ...(approvalId ? { approval_id: approvalId } : {}) },
   });
   return { error };
+}
+
+/** The connected-account walls ahead of this call, read with the grantor's authority; fixing them returns to `returnTo`. */
+function wallsFor(tx: Tx, r: Refusal, auth: Extract<AuthContext, { kind: "actor" }>, realm: Realm, returnTo: string): Promise<WallView[]> {
+  return wallsAhead(tx, {
+    tenantId: auth.tenantId,
+    userId: auth.grantorId,
+    manifest: realm.manifest,
+    operations: [r.operation],
+    parsed: Object.values(r.parsed ?? {}),
+    selector: accountSelectorOf(r.input),
+    actor: { id: auth.actorId, name: auth.actorName },
+    appUrl: env().appUrl,
+    returnTo,
+  });
 }
 
 /** The denial, listing the walls ahead (`also_needed`) and saying that the one visit opens them all. */
