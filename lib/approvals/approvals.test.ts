@@ -193,6 +193,32 @@ describe("what an attacker tried (each held after its fix)", () => {
     expect(await exists(alices)).toBe(true);
   });
 
+  it("an action named by a selector without its kind is bound to the object too (the kind the action runs on)", async () => {
+    const alice = t.users.alice!;
+    const up = async (kind: string, fields: Json) => ((await dispatch(call(alice), "upsert_object", { namespace: "board", kind, fields })) as Json).ref as string;
+    const board = await up("board.board", { title: "Selector board" });
+    const col = await up("board.column", { board, title: "To do" });
+    const junk = await up("board.card", { column: col, title: "Junk card zq" });
+    const keep = await up("board.card", { column: col, title: "Keep card" });
+    await changeCeiling(t.db, call(alice), { namespace: "board", changes: [{ operation: "object.action.archive", mode: "ask" }] });
+    try {
+      const agent = await makeActor(t, alice);
+      const input = { namespace: "board", action: "archive", selector: { title: "Junk card zq" }, payload: { archived: true } };
+      expect(await codeOf(dispatch(call(agent), "object_action", { ...input, selector: { title: "No such card qq" } }))).toBe("not_found");
+      const asked = await errorOf(dispatch(call(agent), "object_action", input));
+      expect(asked).toMatchObject({ code: "approval_required", details: { ref: junk } });
+      const id = asked.details.approval_id as string;
+      await decide(id, "approved");
+      // The titles swap before the retry: the approved card is no longer the one the selector names.
+      await dispatch(call(alice), "upsert_object", { ref: junk, kind: "board.card", fields: { title: "Junk card zq (old)" } });
+      await dispatch(call(alice), "upsert_object", { ref: keep, kind: "board.card", fields: { title: "Junk card zq" } });
+      expect(await errorOf(dispatch(call(agent), "object_action", { ...input, approval_id: id }))).toMatchObject({ code: "approval_mismatch", details: { approved_ref: junk, ref: keep } });
+      expect(((await dispatch(call(alice), "get_object", { ref: keep })) as Json).archived).toBe(false);
+    } finally {
+      await changeCeiling(t.db, call(alice), { namespace: "board", changes: [{ operation: "object.action.archive", mode: "on" }] });
+    }
+  });
+
   it("once the operation no longer asks, an unused approval does not stand in for a grant", async () => {
     const bob = t.users.bob!;
     const agent = await makeActor(t, bob);

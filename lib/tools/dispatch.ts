@@ -92,9 +92,11 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
     // A call naming an approval (an actor's retry after approval_required) is decided by it: this exact input, once.
     const approval = auth.kind === "actor" && typeof input.approval_id === "string" ? { id: input.approval_id, digest: payloadDigest(input), tool } : undefined;
     const { ctx, caller, decision, settled, accounts } = await openCall(tx, party, { realm, namespace: target.namespace, operation, refs, parsed: call.parsed, exactOnly, approval });
-    // A call naming its object by a selector is approved for the object the selector names when it asks.
-    const bySelector = !target.ref && typeof input.kind === "string" && input.selector !== undefined;
-    const resolveTarget = bySelector ? () => runContext(realm, ctx, auth, operation, call.prepared).resolveTarget(input) : undefined;
+    // A call naming its object by a selector is approved for the object the selector names when it asks (the kind
+    // given, or the one an action runs on).
+    const selectorKind = typeof input.kind === "string" ? input.kind : operation.startsWith("object.action.") ? realm.manifest.actions.find((a) => actionOperationKey(a.name) === operation)?.target_kind : undefined;
+    const bySelector = !target.ref && input.selector !== undefined && typeof selectorKind === "string";
+    const resolveTarget = bySelector ? () => runContext(realm, ctx, auth, operation, call.prepared).resolveTarget({ ...input, kind: selectorKind }) : undefined;
     const refusal = { auth, tool, target, operation, audit, now, realm, parsed: call.parsed, input, resolveTarget };
     if (!decision.allow) return isApprovalDenial(decision) ? refuseApproval(tx, refusal, decision) : refuse(tx, refusal, decision, namedRefs, decision.grantId);
     // The approved call already ran: its result, and nothing runs again.
@@ -121,7 +123,7 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
     const effect = async (on: Tx) => {
       const onCtx = { ...ctx, tx: on };
       const rc = runContext(realm, onCtx, auth, operation, call.prepared);
-      const r = await def.run(decision.approvalId ? boundToApproved(rc, decision.approvalId, decision.approvalRef ?? null) : rc, input);
+      const r = await def.run(decision.approvalId ? boundToApproved(rc, decision.approvalId, decision.approvalRef ?? null, bySelector) : rc, input);
       const shaped = await shapeResult(r, onCtx, target.namespace);
       if (idem) await storeIdempotent(on, keyed, idem, shaped);
       return shaped;
@@ -173,12 +175,14 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
  * Let in by an approval, a selector must name the very object the person approved (it may name another one by
  * now: that one was deleted and another has the same title). Otherwise the effect stops before it acts.
  */
-function boundToApproved<P>(rc: RunCtx<P>, approvalId: string, approved: string | null): RunCtx<P> {
+function boundToApproved<P>(rc: RunCtx<P>, approvalId: string, approved: string | null, bySelector: boolean): RunCtx<P> {
   return {
     ...rc,
     resolveTarget: async (input) => {
       const ref = await rc.resolveTarget(input);
-      if (input.ref || approved === null || ref === approved) return ref;
+      // Named by its ref, the object is in the digest; named by a selector, it must be the one approved (an
+      // approval asked by selector always names one: nothing matching was never offered for approval).
+      if (input.ref || (!bySelector && approved === null) || ref === approved) return ref;
       throw new AppError("approval_mismatch", `Approval ${approvalId} was given for another object than the one this selector names now; ask again.`, {
         details: { approval_id: approvalId, approved_ref: approved, ref, retry_hint: "do_not_retry", instructions: "Send the call again without approval_id to ask for an approval of the object it names now." },
       });
