@@ -71,7 +71,7 @@ test("an ask-mode delete waits for alice, runs once when she approves, and repla
   await expect(call.getByText("“Old offsite agenda”")).toBeVisible();
   await expect(call.getByText("Destroys")).toBeVisible();
   // The ref only on demand.
-  await expect(call.getByText(ref)).toBeHidden();
+  await expect(call.getByText(ref, { exact: true })).toBeHidden();
   await expect(page.getByText(/exactly this request/)).toBeVisible();
   await accessibleBothWays(page, "approval-1280");
   await page.setViewportSize({ width: 360, height: 800 });
