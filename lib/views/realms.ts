@@ -6,7 +6,7 @@ import type { Role } from "@/db/schema";
 import { rankCapabilities } from "@/lib/catalog/search";
 import { AppError } from "@/lib/errors";
 import { defaultCeilingMode, effectiveMode, type OperationMode } from "@/lib/authz/modes";
-import { closedDescriptions, operationStates, readCeiling, readChoices, readDestructiveDefault, readOpenDescription } from "@/lib/authz/policy";
+import { closedDescriptions, operationStates, readCeiling, readChoices, readDestructiveDefault, readOpenDescription, type OperationState } from "@/lib/authz/policy";
 import { listAccounts, type AccountView } from "@/lib/connections/accounts";
 import { operationKeysOf, riskOf, type CatalogNode, type OperationKey, type Realm, type RealmManifest, type Risk } from "@/lib/realms/contract";
 import { listRealms, requireRealm } from "@/lib/realms/registry";
@@ -71,17 +71,7 @@ export type OperationView = {
   action: string | null;
   /** The catalog area the operation belongs to (a top-level catalog group; for imported APIs their tag). */
   area: string;
-  /** "Not off" at the ceiling, in the caller's choice, and for the caller's agents (the modes below, as booleans). */
-  ceiling: boolean;
-  choice: boolean;
-  effective: boolean;
-  /** The owner's mode (the tenant's default where the owner never set one). */
-  ceiling_mode: OperationMode;
-  /** The caller's own mode ("on" where never set: no narrowing). */
-  choice_mode: OperationMode;
-  /** What the caller's agents get: the stricter of the two (a read is never ask). */
-  mode: OperationMode;
-};
+} & Omit<OperationState, "operation">; // the owner's, the caller's and the effective mode (and "not off" for each)
 
 /** A catalog area of the realm, in catalog order, with how many operations it holds. */
 export type AreaView = { id: string; label: string; count: number };
