@@ -76,6 +76,10 @@ describe("demo agent", () => {
     // The demo asks each time before deleting a document or sending mail: the call answers with an approval to decide.
     const asked = await dispatch(ctx, "delete_object", { ref: docRef }).catch((e: unknown) => e);
     expect(asked).toMatchObject({ code: "approval_required", details: { approval_url: expect.stringMatching(/\/approvals\/apr_/) } });
+    // Denied again, so the demo tenant (which e2e runs may share) keeps no call waiting from this test.
+    const { decideApproval } = await import("@/lib/approvals/decide");
+    const alice = { tenantId: demo.tenant.id, userId: demo.users.alice!.user_id, role: "owner" as const, requestId: "req_demo_deny" };
+    await decideApproval(db, alice, (asked as { details: { approval_id: string } }).details.approval_id, { decision: "deny", note: "test clean-up" });
     const { operationStates } = await import("@/lib/authz/policy");
     const mail = await operationStates(db, demo.tenant.id, demo.users.alice!.user_id, "mail");
     expect(mail.filter((s) => s.mode === "ask").map((s) => s.operation)).toEqual(expect.arrayContaining(["object.action.send", "object.action.reply"]));
