@@ -114,7 +114,9 @@ test.describe("two app nodes on one PostgreSQL database", () => {
       MCP_RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT),
       REALMGATE_DEV_LOGIN: "0",
     };
-    const [portA, portB] = [await freePort(), await freePort()];
+    const portA = await freePort();
+    let portB = await freePort();
+    while (portB === portA) portB = await freePort();
     fs.mkdirSync("e2e/artifacts", { recursive: true });
     // Both start at once on the empty database: migrations run under an advisory lock. Only A seeds the demo.
     a = spawnNext(portA, { ...nodeEnv, APP_URL: `http://127.0.0.1:${portA}`, REALMGATE_DATA_DIR: dataA, REALMGATE_SEED_DEMO: "1" }, "e2e/artifacts/two-nodes-a.log");
