@@ -71,18 +71,19 @@ export const folderRules: FolderRule[] = [
   { folder: "lib/auth/", rule: "people's sign-in and sessions", may: [...BASE, ...DB, "lib/net/", "lib/audit/", "lib/authz/", "lib/http/forwarded.ts"] },
   { folder: "lib/openapi-admin/", rule: "importing and curating OpenAPI services (audited, suspends grants)", may: [...BASE, ...DB, "lib/net/", "lib/audit/", "lib/authz/", "lib/realms/"] },
   { folder: "lib/demo/", rule: "demo seeding: the tenant, then each realm's demo.ts and the demo agent", may: [...BASE, ...DB, "lib/authz/", "lib/realms/"] },
+  { folder: "lib/working-set/", rule: "an agent's working set of exact tools: names, budgets, the store", may: [...BASE, ...DB, "lib/realms/contract.ts"] },
   { folder: "lib/approvals/", rule: "single-call approvals: asked by the dispatcher, decided by people", may: [...BASE, ...DB, "lib/audit/", "lib/authz/", "lib/realms/"] },
-  { folder: "lib/views/", rule: "page view-models: what the pages and their APIs show", may: [...BASE, ...DB, "lib/input/", "lib/audit/", "lib/authz/", "lib/approvals/", "lib/catalog/", "lib/connections/", "lib/realms/"] },
+  { folder: "lib/views/", rule: "page view-models: what the pages and their APIs show", may: [...BASE, ...DB, "lib/input/", "lib/audit/", "lib/authz/", "lib/approvals/", "lib/catalog/", "lib/connections/", "lib/realms/", "lib/tools/working-set.ts", "lib/working-set/"] },
   {
     folder: "lib/tools/",
     rule: "the nine tools and the one dispatcher; of lib/connections only the walls ahead a denial lists",
-    may: [...BASE, ...DB, "lib/input/", "lib/audit/", "lib/authz/", "lib/approvals/", "lib/catalog/", "lib/delivery/", "lib/realms/", "lib/connections/walls.ts"],
+    may: [...BASE, ...DB, "lib/input/", "lib/audit/", "lib/authz/", "lib/approvals/", "lib/catalog/", "lib/delivery/", "lib/realms/", "lib/connections/walls.ts", "lib/working-set/"],
   },
   { folder: "lib/http/", rule: "transport wrappers only: route wrappers, request bodies, forwarded headers", may: [...BASE, ...DB, "lib/input/", "lib/server-log.ts", "lib/auth/", "lib/authz/"] },
   {
     folder: "lib/mcp/",
     rule: "the MCP transport over the dispatcher and its OAuth authorization server",
-    may: [...BASE, ...DB, "package.json", "lib/input/", "lib/limits/", "lib/net/", "lib/server-log.ts", "lib/http/", "lib/audit/", "lib/authz/", "lib/delivery/", "lib/realms/", "lib/tools/"],
+    may: [...BASE, ...DB, "package.json", "lib/input/", "lib/limits/", "lib/net/", "lib/server-log.ts", "lib/http/", "lib/audit/", "lib/authz/", "lib/delivery/", "lib/realms/", "lib/tools/", "lib/working-set/"],
   },
 ];
 

@@ -9,7 +9,7 @@ const flag = z
   .transform((v) => v === "1" || v === "true");
 
 /** A duration like `90s`, `30m`, `24h` or `7d`, between 1 minute and 30 days, as milliseconds. */
-const duration = (fallback: string) =>
+const duration = (fallback: string, minMs = 60_000) =>
   z
     .string()
     .trim()
@@ -17,8 +17,8 @@ const duration = (fallback: string) =>
     .transform((v, ctx) => {
       const m = /^(\d{1,7})(s|m|h|d)$/.exec(v);
       const ms = m ? Number(m[1]) * { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as "s" | "m" | "h" | "d"] : NaN;
-      if (!(ms >= 60_000 && ms <= 30 * 86_400_000)) {
-        ctx.addIssue({ code: "custom", message: "must be a duration like 30m, 24h or 7d, between 1 minute and 30 days" });
+      if (!(ms >= minMs && ms <= 30 * 86_400_000)) {
+        ctx.addIssue({ code: "custom", message: `must be a duration like 30m, 24h or 7d, between ${minMs >= 60_000 ? "1 minute" : `${minMs / 1000} seconds`} and 30 days` });
         return z.NEVER;
       }
       return ms;
@@ -104,6 +104,8 @@ export const envSchema = z
     REALMGATE_CONSENT_REQUEST_TTL: duration("24h"),
     /** How long a single-call approval waits to be decided and then used: `15m` by default (1 minute to 30 days). */
     REALMGATE_APPROVAL_TTL: duration("15m"),
+    /** How long an agent's working set of exact tools lasts unused (no tool of it materialized or called): `30m` by default (5 seconds to 30 days). */
+    REALMGATE_WORKING_SET_TTL: duration("30m", 5_000),
   })
   .superRefine((env, ctx) => {
     const oidc = [env.AUTH_OIDC_ISSUER, env.AUTH_OIDC_CLIENT_ID, env.AUTH_OIDC_CLIENT_SECRET];

@@ -70,6 +70,7 @@ export const reasonWords: Record<string, string> = {
   forbidden: "This role or kind of caller may never do this",
   insufficient_scope: "The MCP client was not approved for this",
   operation_disabled: "Turned off by the workspace owner or the person's own choice",
+  operation_not_selected: "Agents act only on operations they selected here; this one was not",
   consent_required: "No grant covers this; the person was asked",
   approval_required: "Each call asks first; the person was asked to approve this one",
   approval_denied: "The person denied this exact call",

@@ -114,7 +114,9 @@ export const realmSettings = pgTable(
   {
     tenantId: text("tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" }),
     namespace: text("namespace").notNull(),
-    openDescription: boolean("open_description").notNull(),
+    openDescription: boolean("open_description").notNull().default(true),
+    /** Agents act only on the actions in their working set (`operation_not_selected` otherwise). Off by default. */
+    selectedOnly: boolean("selected_only").notNull().default(false),
     updatedBy: text("updated_by").notNull(),
     updatedAt: createdAt(),
   },

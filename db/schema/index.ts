@@ -9,3 +9,4 @@ export * from "./openapi";
 export * from "./connections";
 export * from "./embeddings";
 export * from "./system";
+export * from "./working-sets";

@@ -15,8 +15,13 @@ export const tenants = pgTable("tenants", {
    * exist (so realms added later, imported ones included, start there), `on` for those made before.
    */
   destructiveDefault: text("destructive_default", { enum: ["ask", "on"] }).notNull().default("ask"),
+  /**
+   * What the tool catalog an agent is sent may weigh, nine generic tools and its working set of exact tools
+   * together, in bytes of canonical JSON: 16 KB by default, the owner may set 8 KB to 48 KB.
+   */
+  catalogBudgetBytes: integer("catalog_budget_bytes").notNull().default(16384),
   createdAt: createdAt(),
-});
+}, (t) => [check("tenants_catalog_budget_check", sql`${t.catalogBudgetBytes} between 8192 and 49152`)]);
 export type Tenant = typeof tenants.$inferSelect;
 
 export const users = pgTable(

@@ -46,6 +46,20 @@ export function gateOneError(
               instructions: `Ask ${facts.grantorName} to turn on "${facts.operation}" for ${facts.namespace} at ${realmUrl}.`,
             },
           });
+    case "operation_not_selected": {
+      const hint = { namespace: facts.namespace, operation: facts.operation, materialize: true };
+      return new AppError("operation_not_selected", `In ${facts.namespace}, agents act only on operations they selected: ${facts.operation} is not in ${facts.actorName}'s working set.`, {
+        details: {
+          ...base,
+          wall: "working_set",
+          who_can_open: `${facts.actorName} itself, by selecting it (or a workspace owner, by turning the rule off at ${realmUrl})`,
+          url: realmUrl,
+          materialize: { tool: "object_schema", arguments: hint },
+          retry_hint: "retry_after_materialize",
+          instructions: `Call object_schema(${JSON.stringify(hint)}), then call the exact tool it adds (or this same call again).`,
+        },
+      });
+    }
     case "consent_required": {
       const url = `${facts.appUrl}/consent/${facts.consentRequestId}`;
       const why = d.suspended

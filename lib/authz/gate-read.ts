@@ -26,6 +26,10 @@ export type GateOneRead = {
   lineage?: (refs: string[]) => Promise<Record<string, string[]>>;
   /** Only this grant may let the call in (redeeming a link minted under it). */
   grantId?: string;
+  /** Check the owner's "agents act only on operations they selected" (an action called through object_action). */
+  checkSelected?: boolean;
+  /** Since when a working set counts as live (now less REALMGATE_WORKING_SET_TTL); with checkSelected. */
+  workingSetSince?: Date;
 };
 
 export const grantFacts = (g: typeof grants.$inferSelect): GrantFacts => ({
@@ -48,6 +52,7 @@ type SwitchesRow = {
   choice_mode: OperationMode | null;
   destructive_default: "ask" | "on" | null;
   open_description: boolean | null;
+  not_selected: boolean | null;
   grantor_name: string | null;
   approval: ApprovalJson | null;
 } & Record<string, unknown>;
@@ -102,6 +107,13 @@ export async function readAndDecideGateOne(tx: Executor, input: GateOneRead): Pr
       (select u.mode from user_choices u where u.tenant_id = ${tenantId} and u.user_id = ${principal.grantorId} and u.namespace = ${namespace} and u.operation = ${operation}) as choice_mode,
       ${input.risk === "destructive" ? sql`(select t.destructive_default from tenants t where t.id = ${tenantId})` : sql`null::text`} as destructive_default,
       ${DESCRIBING_OPERATIONS.has(operation) ? sql`(select s.open_description from realm_settings s where s.tenant_id = ${tenantId} and s.namespace = ${namespace})` : sql`null::boolean`} as open_description,
+      ${
+        input.checkSelected && input.workingSetSince
+          ? sql`(coalesce((select s.selected_only from realm_settings s where s.tenant_id = ${tenantId} and s.namespace = ${namespace}), false)
+              and not (exists (select 1 from working_set_tools w where w.tenant_id = ${tenantId} and w.actor_id = ${principal.actorId} and w.namespace = ${namespace} and w.operation = ${operation})
+                and exists (select 1 from working_set_tools w where w.tenant_id = ${tenantId} and w.actor_id = ${principal.actorId} and w.last_used_at > ${input.workingSetSince.toISOString()}::timestamptz)))`
+          : sql`null::boolean`
+      } as not_selected,
       (select p.name from users p where p.id = ${principal.grantorId}) as grantor_name,
       ${input.approval ? sql`(select to_jsonb(a) from a)` : sql`null::jsonb`} as approval,
       g.*
@@ -122,6 +134,7 @@ export async function readAndDecideGateOne(tx: Executor, input: GateOneRead): Pr
     destructiveDefault: first.destructive_default ?? "on",
     approval: input.approval ? { ...input.approval, row: first.approval ? approvalFacts(first.approval) : null } : undefined,
     openDescription: first.open_description ?? null,
+    notSelected: first.not_selected === true,
     grants: facts,
   });
   return decision.allow ? decision : { ...decision, grantorName: first.grantor_name ?? "your user" };

@@ -51,9 +51,14 @@ export type GateOneInput = {
    * Read only for the describing operations; ignored for every other.
    */
   openDescription?: boolean | null;
+  /**
+   * The owner's "agents act only on operations they selected" holds for this realm, and this action is not in the
+   * actor's live working set. Read only for actions.
+   */
+  notSelected?: boolean;
 };
 
-export type GateOneDenialCode = "operation_disabled" | "consent_required" | "grant_expired" | "grant_revoked";
+export type GateOneDenialCode = "operation_disabled" | "operation_not_selected" | "consent_required" | "grant_expired" | "grant_revoked";
 export type ApprovalDenialCode = "approval_required" | "approval_denied" | "approval_expired" | "approval_mismatch" | "approval_unknown";
 
 /** An approval as gate one reads it. */
@@ -110,7 +115,7 @@ export type GateOneDecision =
   | {
       allow: false;
       code: GateOneDenialCode;
-      wall: "owner_ceiling" | "user_choice" | "grant";
+      wall: "owner_ceiling" | "user_choice" | "working_set" | "grant";
       grantId: string | null;
       /** A live grant covers the operation but not these refs the call named (empty: the call names no item, and the grant reaches only some). */
       outsideScope?: string[];
@@ -199,6 +204,8 @@ export function gateOne(input: GateOneInput): GateOneDecision {
   const ceiling = input.ceilingMode ?? defaultCeilingMode(risk, destructiveDefault);
   if (ceiling === "off") return { allow: false, code: "operation_disabled", wall: "owner_ceiling", grantId: null };
   if (input.choiceMode === "off") return { allow: false, code: "operation_disabled", wall: "user_choice", grantId: null };
+  // The owner made the working set the authority: an action the agent did not select is not called.
+  if (input.notSelected) return { allow: false, code: "operation_not_selected", wall: "working_set", grantId: null };
   const asks = effectiveMode(ceiling, input.choiceMode, risk, destructiveDefault) === "ask";
   // In ask mode a call that names an approval is decided by it alone: a person approved exactly this call. Once the
   // operation no longer asks, an approval counts only to replay a call that already ran (a link it minted too);
@@ -238,8 +245,8 @@ export function gateOne(input: GateOneInput): GateOneDecision {
   return { allow: false, code: "consent_required", wall: "grant", grantId: null };
 }
 
-/** A refusal by one of the three walls of gate one (ceiling, choice, grant). */
-export type GrantDenial = Extract<GateOneDecision, { allow: false; wall: "owner_ceiling" | "user_choice" | "grant" }>;
+/** A refusal by one of the walls of gate one before approvals (ceiling, choice, working set, grant). */
+export type GrantDenial = Extract<GateOneDecision, { allow: false; wall: "owner_ceiling" | "user_choice" | "working_set" | "grant" }>;
 /** A refusal about the single-call approval an operation in ask mode needs. */
 export type ApprovalDenial = Extract<GateOneDecision, { allow: false; wall: "approval" }>;
 export const isApprovalDenial = (d: Extract<GateOneDecision, { allow: false }>): d is ApprovalDenial => d.wall === "approval";

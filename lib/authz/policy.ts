@@ -35,8 +35,10 @@ export const ceilingChangeBody = z
     namespace: z.string().min(1).max(64),
     changes: settingsChangeBody.shape.changes.optional(),
     open_description: z.boolean().optional(),
+    /** Agents act only on the actions they selected (their working set): object_action on another is operation_not_selected. */
+    selected_only: z.boolean().optional(),
   })
-  .refine((b) => b.changes !== undefined || b.open_description !== undefined, "give changes, open_description, or both");
+  .refine((b) => b.changes !== undefined || b.open_description !== undefined || b.selected_only !== undefined, "give changes, open_description or selected_only");
 
 /**
  * One operation for one person: the owner's mode (`ceiling_mode`, the default where never set), the person's own
@@ -71,6 +73,15 @@ export async function readChoices(db: Executor, tenantId: string, userId: string
 export async function readDestructiveDefault(db: Executor, tenantId: string): Promise<"ask" | "on"> {
   const [row] = await db.select({ d: tenants.destructiveDefault }).from(tenants).where(eq(tenants.id, tenantId));
   return row?.d ?? "on";
+}
+
+/** Whether agents act only on the actions in their working set in this realm (no row: no). */
+export async function readSelectedOnly(db: Executor, tenantId: string, namespace: string): Promise<boolean> {
+  const [row] = await db
+    .select({ only: realmSettings.selectedOnly })
+    .from(realmSettings)
+    .where(and(eq(realmSettings.tenantId, tenantId), eq(realmSettings.namespace, namespace)));
+  return row?.only ?? false;
 }
 
 /** Whether agents may read a realm's description without a grant (no row: yes). */
@@ -133,14 +144,15 @@ export async function changeCeiling(db: Db, who: UserContext, input: z.infer<typ
   return db.transaction(async (tx) => {
     if (changes.length) await validChanges(tx, who.tenantId, input.namespace, changes);
     else await requireRealm(tx, who.tenantId, input.namespace);
-    if (input.open_description !== undefined) {
+    if (input.open_description !== undefined || input.selected_only !== undefined) {
+      const set = {
+        ...(input.open_description !== undefined ? { openDescription: input.open_description } : {}),
+        ...(input.selected_only !== undefined ? { selectedOnly: input.selected_only } : {}),
+      };
       await tx
         .insert(realmSettings)
-        .values({ tenantId: who.tenantId, namespace: input.namespace, openDescription: input.open_description, updatedBy: who.userId })
-        .onConflictDoUpdate({
-          target: [realmSettings.tenantId, realmSettings.namespace],
-          set: { openDescription: input.open_description, updatedBy: who.userId, updatedAt: new Date() },
-        });
+        .values({ tenantId: who.tenantId, namespace: input.namespace, ...set, updatedBy: who.userId })
+        .onConflictDoUpdate({ target: [realmSettings.tenantId, realmSettings.namespace], set: { ...set, updatedBy: who.userId, updatedAt: new Date() } });
     }
     for (const c of changes) {
       const mode = modeOf(c);
@@ -157,9 +169,15 @@ export async function changeCeiling(db: Db, who: UserContext, input: z.infer<typ
     if (off.length) await voidApprovals(tx, who.tenantId, { namespace: input.namespace, operations: off }, "the owner turned the operation off", who.requestId);
     await recordChange(tx, who, "ceiling.changed", {
       namespace: input.namespace,
-      details: { changes: changes.map((c) => ({ operation: c.operation, mode: modeOf(c) })), ...(input.open_description !== undefined ? { open_description: input.open_description } : {}) },
+      details: { changes: changes.map((c) => ({ operation: c.operation, mode: modeOf(c) })), ...(input.open_description !== undefined ? { open_description: input.open_description } : {}),
+        ...(input.selected_only !== undefined ? { selected_only: input.selected_only } : {}),
+      },
     });
-    return { operations: await operationStates(tx, who.tenantId, who.userId, input.namespace), open_description: await readOpenDescription(tx, who.tenantId, input.namespace) };
+    return {
+      operations: await operationStates(tx, who.tenantId, who.userId, input.namespace),
+      open_description: await readOpenDescription(tx, who.tenantId, input.namespace),
+      selected_only: await readSelectedOnly(tx, who.tenantId, input.namespace),
+    };
   });
 }
 

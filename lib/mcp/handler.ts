@@ -18,7 +18,9 @@ import { resolveOperation } from "@/lib/tools/operation";
 import { MCP_MAX_BODY_BYTES, MCP_REQUEST_TIMEOUT_MS, protectedResourceMetadataUrl, rateLimits, SCOPE_READ, SCOPE_WRITE, scopesSupported } from "./config";
 import { actorForAccessToken, requestStepUp } from "./oauth";
 import { callerBucket, enforceRateLimit } from "@/lib/limits/rate-limit";
-import { mcpServerFor } from "./server";
+import { changesToolList, mcpServerFor } from "./server";
+import { isToolName } from "@/lib/tools/schemas";
+import { heldExactTool } from "@/lib/working-set/store";
 import { looksLikeJwt, TokenRejected } from "./tokens";
 
 /** Header values are ASCII: quotes, backslashes, control and non-ASCII characters are replaced. */
@@ -79,8 +81,14 @@ const asMessages = (body: unknown): JsonRpcRequest[] => (Array.isArray(body) ? b
  * The OAuth scope a tool call needs: by the risk of its operation (resolved as the dispatcher resolves it); null
  * when the dispatcher will refuse the call anyway.
  */
-export async function scopeForCall(db: Executor, tenantId: string, name: unknown, args: unknown): Promise<string | null> {
+export async function scopeForCall(db: Executor, tenantId: string, name: unknown, args: unknown, actorId?: string): Promise<string | null> {
   if (typeof name !== "string") return null;
+  // An exact tool of the caller's working set needs the scope of the action it stands for.
+  if (!isToolName(name)) {
+    if (!actorId) return null;
+    const held = await heldExactTool(db, { tenantId, actorId }, name);
+    return held ? scopeForCall(db, tenantId, "object_action", { namespace: held.namespace, action: held.operation.slice("object.action.".length) }) : null;
+  }
   const r = resolveOperation(name, args);
   if (!r.operation) return null;
   if (!r.operation.startsWith("object.action.")) return baseOperationRisk[r.operation as BaseOperationKey] === "read" ? SCOPE_READ : SCOPE_WRITE;
@@ -96,7 +104,7 @@ async function assertScopes(db: Executor, caller: McpCaller, messages: JsonRpcRe
   if (caller.scopes === null) return;
   for (const m of messages) {
     if (m.method !== "tools/call") continue;
-    const needed = await scopeForCall(db, caller.auth.tenantId, m.params?.name, m.params?.arguments);
+    const needed = await scopeForCall(db, caller.auth.tenantId, m.params?.name, m.params?.arguments, caller.auth.kind === "actor" ? caller.auth.actorId : undefined);
     if (needed && !caller.scopes.includes(needed)) {
       const description = `This connection was approved for ${caller.scopes.join(" ") || "no scope"}; ${String(m.params?.name)} needs ${needed}.`;
       // Step-up: the connection's next refresh answers invalid_grant, so the client authorizes again for this scope.
@@ -142,7 +150,9 @@ export async function handleMcpPost(req: Request, requestId: string): Promise<Re
   await assertScopes(db, caller, messages);
 
   const server = mcpServerFor(caller.auth);
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: MCP_MAX_BODY_BYTES });
+  // A call that may change the tool list is answered as an SSE stream: notifications/tools/list_changed, then its result.
+  const streams = messages.some((m) => m.method === "tools/call" && changesToolList(m.params?.name, m.params?.arguments));
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !streams, maxRequestBodySize: MCP_MAX_BODY_BYTES });
   await server.connect(transport);
   let timer: NodeJS.Timeout | undefined;
   try {

@@ -9,10 +9,11 @@ import type { AuthContext } from "@/lib/authz/context";
 import { AppError, toErrorBody } from "@/lib/errors";
 import { logServerError } from "@/lib/server-log";
 import { getDb } from "@/db/client";
-import { toolsFor, type ToolEntry } from "@/lib/tools/catalog";
+import type { ToolEntry } from "@/lib/tools/catalog";
 import type { ToolAnnotations } from "@/lib/tools/define";
 import { dispatch } from "@/lib/tools/dispatch";
-import { isToolName } from "@/lib/tools/schemas";
+import { catalogOf } from "@/lib/tools/working-set";
+import type { ExactToolEntry } from "@/lib/working-set/exact-tool";
 import pkg from "@/package.json";
 import { MCP_REQUEST_TIMEOUT_MS } from "./config";
 
@@ -26,6 +27,19 @@ const INSTRUCTIONS =
 export function mcpTool(t: ToolEntry, annotations?: ToolAnnotations): Tool {
   return { name: t.name, description: t.description, inputSchema: t.inputSchema as Tool["inputSchema"], ...(annotations ? { annotations } : {}) };
 }
+
+/** An exact tool of the caller's working set, as MCP lists it (after the generic tools). */
+export const mcpExactTool = (t: ExactToolEntry): Tool => ({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema as Tool["inputSchema"], annotations: t.annotations });
+
+/** tools/list: the generic tools the caller could be granted, then its working set, in a stable order. */
+export async function listTools(auth: AuthContext): Promise<Tool[]> {
+  const c = await catalogOf(await getDb(), auth, new Date());
+  return [...c.generic.map((t) => mcpTool(t.entry, t.annotations)), ...c.exact.map((t) => mcpExactTool(t.entry))];
+}
+
+/** Whether a tools/call may change the caller's tool list (object_schema with materialize): answered as an SSE stream. */
+export const changesToolList = (name: unknown, args: unknown): boolean =>
+  name === "object_schema" && typeof args === "object" && args !== null && (args as Record<string, unknown>).materialize !== undefined;
 
 export function toolResult(result: unknown): CallToolResult {
   return { content: [{ type: "text", text: JSON.stringify(result) }] };
@@ -57,19 +71,24 @@ async function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   }
 }
 
-export async function callTool(auth: AuthContext, name: string, args: Record<string, unknown>, timeoutMs = MCP_REQUEST_TIMEOUT_MS): Promise<CallToolResult> {
-  // An unknown tool is a protocol error (the caller misread tools/list), not a tool result.
-  if (!isToolName(name)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name.slice(0, 80)}`);
+export async function callTool(auth: AuthContext, name: string, args: Record<string, unknown>, timeoutMs = MCP_REQUEST_TIMEOUT_MS, onListChanged?: () => Promise<void>): Promise<CallToolResult> {
   try {
-    return toolResult(await withTimeout(dispatch(auth, name, args), timeoutMs));
+    const result = await withTimeout(dispatch(auth, name, args), timeoutMs);
+    // A materialize that changed the working set: the notification goes out before the result, so the client re-lists.
+    if (onListChanged && changesToolList(name, args) && (result as { list_changed?: unknown }).list_changed === true) await onListChanged();
+    return toolResult(result);
   } catch (err) {
+    // An unknown tool is a protocol error (the caller misread tools/list, or its exact tool lapsed), not a tool result.
+    if (err instanceof AppError && err.code === "not_found" && err.details.unknown_tool === true) throw new McpError(ErrorCode.InvalidParams, err.message);
     return toolError(err, auth.requestId);
   }
 }
 
 export function mcpServerFor(auth: AuthContext): Server {
-  const server = new Server({ name: "realmgate", title: "Realmgate", version: pkg.version }, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await toolsFor(await getDb(), auth)).map((t) => mcpTool(t.entry, t.annotations)) }));
-  server.setRequestHandler(CallToolRequestSchema, async (req) => callTool(auth, req.params.name, req.params.arguments ?? {}));
+  const server = new Server({ name: "realmgate", title: "Realmgate", version: pkg.version }, { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await listTools(auth) }));
+  server.setRequestHandler(CallToolRequestSchema, async (req, extra) =>
+    callTool(auth, req.params.name, req.params.arguments ?? {}, MCP_REQUEST_TIMEOUT_MS, () => extra.sendNotification({ method: "notifications/tools/list_changed" })),
+  );
   return server;
 }

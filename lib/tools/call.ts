@@ -12,6 +12,8 @@ import { deliveryPort, type DeliveryCaller } from "@/lib/delivery/files";
 import { env } from "@/lib/env";
 import { riskOf, type OperationKey, type ParsedRef, type Principal, type Realm, type RealmContext } from "@/lib/realms/contract";
 import { settledWrites, type SettledWrites } from "@/lib/realms/settled";
+import { workingSetTtlMs } from "@/lib/working-set/store";
+import { materialize } from "./working-set";
 import type { RunCtx } from "./define";
 import { parseOwnRef } from "./prepare";
 import { reachOf } from "./reach";
@@ -32,6 +34,8 @@ export type GateAsk = {
   grantId?: string;
   /** The approval the call names (`approval_id`), with the digest of its input. */
   approval?: { id: string; digest: string; tool: string; link?: true };
+  /** An action called through object_action: the owner may require it to be in the actor's working set. */
+  checkSelected?: boolean;
 };
 
 /** `accounts`: the connected accounts the call used (the audit record names them). */
@@ -95,6 +99,7 @@ export async function openCall(tx: Tx, party: CallParty, ask: GateAsk): Promise<
     ...(ask.approval ? { approval: ask.approval } : {}),
     lineage,
     ...(ask.grantId ? { grantId: ask.grantId } : {}),
+    ...(ask.checkSelected ? { checkSelected: true, workingSetSince: new Date(now.getTime() - workingSetTtlMs()) } : {}),
   });
   if (!decision.allow) return { ctx, caller, decision, settled, accounts };
 
@@ -128,7 +133,7 @@ export async function openCall(tx: Tx, party: CallParty, ask: GateAsk): Promise<
 const DEFAULT_PAGE = 20;
 
 /** What a tool's run gets: the context of the let-in call, the reach of its grant, what its prepare returned. */
-export function runContext(realm: Realm, ctx: RealmContext, auth: AuthContext, operation: OperationKey, prepared: unknown): RunCtx<unknown> {
+export function runContext(realm: Realm, ctx: RealmContext, auth: AuthContext, operation: OperationKey, prepared: unknown, notes: Record<string, unknown> = {}): RunCtx<unknown> {
   const m = realm.manifest;
   // Read once per call, whichever of the two the tool asks for (object_schema asks for both).
   let sets: ReturnType<typeof callerOperations> | undefined;
@@ -146,6 +151,8 @@ export function runContext(realm: Realm, ctx: RealmContext, auth: AuthContext, o
     allowedHere: async () => (await operations()).allowed.get(m.namespace) ?? new Set<OperationKey>(),
     grantableHere: async () => (await operations()).grantable.get(m.namespace) ?? (new Set<OperationKey>() as ReadonlySet<OperationKey>),
     askingHere: async () => (await operations()).asking.get(m.namespace) ?? (new Set<OperationKey>() as ReadonlySet<OperationKey>),
+    note: (details) => void Object.assign(notes, details),
+    materialize: (op, on) => materialize(ctx.tx, auth, realm, op, on, ctx.now, (d) => void Object.assign(notes, d)),
     toolOf: toolContract,
   };
 }

@@ -42,7 +42,11 @@ export async function toolCatalogFor(db: Executor, auth: AuthContext): Promise<T
  */
 export async function toolsFor(db: Executor, auth: AuthContext): Promise<{ entry: ToolEntry; annotations: ToolAnnotations }[]> {
   const realms = await listRealms(db, auth.tenantId);
-  const grantable = await grantableOperations(db, auth, realms);
+  return toolsFrom(realms, await grantableOperations(db, auth, realms));
+}
+
+/** toolsFor, from the tenant's realms and what the caller could be granted in each. */
+export function toolsFrom(realms: Realm[], grantable: Map<string, ReadonlySet<OperationKey>>): { entry: ToolEntry; annotations: ToolAnnotations }[] {
   const byNs = new Map(realms.map((r) => [r.manifest.namespace, r]));
   const reach = (name: ToolName) => {
     const op = toolDef(name).operation;

@@ -52,6 +52,10 @@ export type RunCtx<P> = {
   grantableHere(): Promise<ReadonlySet<OperationKey>>;
   /** What in this realm asks a person each call (ask mode): callable, never covered by a grant. */
   askingHere(): Promise<ReadonlySet<OperationKey>>;
+  /** object_schema's materialize: add the action to the calling agent's working set, or remove it; the catalog proof (./working-set.ts). */
+  materialize(operation: string, on: boolean): Promise<unknown>;
+  /** Details for the call's audit record (an allowed call's: e.g. what a materialize changed). */
+  note(details: Record<string, unknown>): void;
   /** The tool of a base operation and its input's JSON Schema (for object_schema's operation contracts). */
   toolOf(op: string): { name: string; inputSchema: Record<string, unknown> } | undefined;
 };

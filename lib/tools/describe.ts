@@ -29,6 +29,7 @@ export const TOOL_RULES = [
   "Files, attachments and exports come back as {encoding: \"url\", url, expires_at}: fetch the URL before it expires.",
   "idempotency_key (object_action, upsert_object, host_file; 8–128 printable ASCII): a retry with the same key and input replays the first result; with other input it is idempotency_conflict.",
   "Operations marked ask_each_time need a person's approval of each call: the call answers approval_required (nothing ran) with approval_url for your user; once approved, send the same call again with its approval_id added — it runs once, and repeating it returns the same result. A changed input is approval_mismatch.",
+  "object_schema(namespace, operation, materialize: true) adds that action to your working set as an exact tool, listed after the nine tools (MCP clients are told the list changed) and run exactly as object_action: at most 3 read and 1 write tool within the catalog's byte budget; the answer's catalog proof says what was evicted or refused and what to do instead. materialize: false removes it; a set unused for idle_ttl_seconds lapses.",
   "object_schema(query) search_mode: auto (default) runs hybrid if the server has embeddings, else lexical; mode_ran says which ran, fallback why an asked mode could not.",
 ] as const;
 

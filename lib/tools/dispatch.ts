@@ -21,8 +21,9 @@ import { prepareCall, withheldUnlessDescribed, type PreparedCall } from "./prepa
 import { recordAudit, refuse, refuseApproval } from "./refuse";
 import { isToolName, toolDef, toolNames } from "./schemas";
 import { shapeResult } from "./shape";
+import { exactToolCall } from "./working-set";
 
-export type DispatchOptions = { now?: () => Date };
+export type DispatchOptions = { now?: () => Date; /** Called as this exact tool (the working set's): audited with path "exact_tool". */ exactTool?: string };
 
 type Outcome = { result: unknown } | { error: unknown };
 
@@ -41,7 +42,12 @@ const GATE_TWO_CODES = new Set(["realm_denied", "needs_connected_account_consent
 
 export async function dispatch(auth: AuthContext, tool: string, rawInput: unknown, opts: DispatchOptions = {}): Promise<unknown> {
   if (!isToolName(tool)) {
-    throw new AppError("not_found", `No tool "${String(tool).slice(0, 60)}".`, { details: { known_tools: toolNames } });
+    // An exact tool of the calling agent's working set: exactly object_action with its operation.
+    if (auth.kind === "actor" && typeof tool === "string" && !opts.exactTool) {
+      const exact = await exactToolCall(await getDb(), auth, tool, rawInput, opts.now?.() ?? new Date());
+      return dispatch(auth, "object_action", exact.input, { ...opts, exactTool: tool });
+    }
+    throw new AppError("not_found", `No tool "${String(tool).slice(0, 60)}".`, { details: { known_tools: toolNames, unknown_tool: true } });
   }
   const def = toolDef(tool);
   // NUL and lone surrogates never reach a query: MCP and the UI call here without the REST body reader.
@@ -57,7 +63,14 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
 
   const db = await getDb();
   const outcome: Outcome = await db.transaction(async (tx): Promise<Outcome> => {
-    const baseAudit = { tenantId: auth.tenantId, event: "tool.call" as const, principal: auditPrincipalOf(auth), requestId: auth.requestId, clientRequestId: auth.clientRequestId };
+    const baseAudit = {
+      tenantId: auth.tenantId,
+      event: "tool.call" as const,
+      principal: auditPrincipalOf(auth),
+      requestId: auth.requestId,
+      clientRequestId: auth.clientRequestId,
+      ...(opts.exactTool ? { exactTool: opts.exactTool } : {}),
+    };
 
     // Before gate one: every ref the call names is parsed, and the call's shape checked for its operation. A
     // malformed ref is audited and answered `invalid_ref`; no consent request is ever made from it.
@@ -91,7 +104,9 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
     const party = { tenantId: auth.tenantId, principal: principalOf(auth), requestId: auth.requestId, now };
     // A call naming an approval (an actor's retry after approval_required) is decided by it: this exact input, once.
     const approval = auth.kind === "actor" && typeof input.approval_id === "string" ? { id: input.approval_id, digest: payloadDigest(input), tool } : undefined;
-    const { ctx, caller, decision, settled, accounts } = await openCall(tx, party, { realm, namespace: target.namespace, operation, refs, parsed: call.parsed, exactOnly, approval });
+    // Through object_action an action may have to be in the agent's working set (the owner's per-realm rule).
+    const checkSelected = auth.kind === "actor" && !opts.exactTool && operation.startsWith("object.action.");
+    const { ctx, caller, decision, settled, accounts } = await openCall(tx, party, { realm, namespace: target.namespace, operation, refs, parsed: call.parsed, exactOnly, approval, checkSelected });
     // A call naming its object by a selector is approved for the object the selector names when it asks (the kind
     // given, or the one an action runs on).
     const selectorKind = typeof input.kind === "string" ? input.kind : operation.startsWith("object.action.") ? realm.manifest.actions.find((a) => actionOperationKey(a.name) === operation)?.target_kind : undefined;
@@ -120,9 +135,10 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
       await recordAudit(on, { ...audit, outcome: gateTwo ? "deny" : "error", gate: gateTwo ? "two" : null, reason: code, subjectId: decision.grantId, details: { tool } });
       return { error: err };
     };
+    const notes: Record<string, unknown> = {};
     const effect = async (on: Tx) => {
       const onCtx = { ...ctx, tx: on };
-      const rc = runContext(realm, onCtx, auth, operation, call.prepared);
+      const rc = runContext(realm, onCtx, auth, operation, call.prepared, notes);
       const r = await def.run(decision.approvalId ? boundToApproved(rc, decision.approvalId, decision.approvalRef ?? null, bySelector) : rc, input);
       const shaped = await shapeResult(r, onCtx, target.namespace);
       if (idem) await storeIdempotent(on, keyed, idem, shaped);
@@ -153,7 +169,7 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
       const via = decision.open ? { via: "open_description" } : decision.approvalId ? { via: "approval", approval_id: decision.approvalId } : {};
       // The connected account the call used, so the Connection Hub can say which agents use which account.
       const used = accounts.size ? { account_ids: [...accounts].sort() } : {};
-      await recordAudit(tx, { ...audit, outcome: "allow", gate: null, subjectId: caller.grantId ?? decision.grantId ?? decision.approvalId ?? null, details: { tool, ...via, ...used } });
+      await recordAudit(tx, { ...audit, outcome: "allow", gate: null, subjectId: caller.grantId ?? decision.grantId ?? decision.approvalId ?? null, details: { tool, ...via, ...used, ...notes } });
       return { result };
     } catch (err) {
       if (read) throw new RolledBack(err, async (fresh) => {

@@ -21,7 +21,7 @@ const filterValue = z.union([z.string().max(500), z.number(), z.boolean(), z.arr
 export const filter = z.record(z.string().max(64), filterValue).optional().describe("Filters the kind declares.");
 export const selector = z
   .record(z.string().max(64), z.string().min(1).max(500))
-  .describe("Instead of ref: name the object as a person would, e.g. `{\"title\": \"Q3 planning\"}` (with its kind).");
+  .describe("Instead of ref: name the object as a person would, e.g. `{\"title\": \"Q3 plan\"}` (with its kind).");
 /**
  * After `approval_required`: the approval that lets this exact call run once (explained once, in provider_about's
  * rules). Its shape is checked by the dispatcher (APPROVAL_ID), not here: the catalog stays within its budget.

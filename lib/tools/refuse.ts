@@ -18,11 +18,19 @@ import type { OperationKey, ParsedRef, Realm } from "@/lib/realms/contract";
 import type { NamedRef } from "./prepare";
 
 export type Denied = GrantDenial;
-export type ToolAudit = AuditInput & { clientRequestId?: string };
+export type ToolAudit = AuditInput & { clientRequestId?: string; exactTool?: string };
 
-/** Tool-call audit records also keep the caller's own X-Request-Id, when it sent one. */
-export const recordAudit = (tx: Tx, { clientRequestId, ...input }: ToolAudit) =>
-  writeAudit(tx, clientRequestId ? { ...input, details: { ...input.details, client_request_id: clientRequestId } } : input);
+/**
+ * Tool-call audit records also keep the caller's own X-Request-Id, when it sent one, and, for a call of an exact
+ * tool, `path: "exact_tool"` and its name.
+ */
+export const recordAudit = (tx: Tx, { clientRequestId, exactTool, ...input }: ToolAudit) =>
+  writeAudit(
+    tx,
+    clientRequestId || exactTool
+      ? { ...input, details: { ...input.details, ...(clientRequestId ? { client_request_id: clientRequestId } : {}), ...(exactTool ? { path: "exact_tool", exact_tool: exactTool } : {}) } }
+      : input,
+  );
 
 export type Refusal = {
   auth: AuthContext;
@@ -43,7 +51,7 @@ export type Refusal = {
 export async function refuse(tx: Tx, r: Refusal, d: Denied & { grantorName?: string }, named: NamedRef[], subjectId: string | null): Promise<{ error: AppError }> {
   const { auth, target, operation } = r;
   let consentRequestId: string | undefined;
-  if (auth.kind === "actor" && d.code !== "operation_disabled" && d.code !== "grant_revoked") {
+  if (auth.kind === "actor" && d.code !== "operation_disabled" && d.code !== "operation_not_selected" && d.code !== "grant_revoked") {
     consentRequestId = (
       await recordConsentRequest(tx, {
         tenantId: auth.tenantId,

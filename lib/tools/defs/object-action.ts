@@ -18,7 +18,7 @@ export const objectAction = defineTool({
     idempotency_key: idempotencyKey,
     approval_id: approvalId,
   }),
-  description: "Run a realm's action by name (e.g. `reply_comment`) on a ref (or selector), or on the namespace; payload must match its contract.",
+  description: "Run a realm's action by name (e.g. `reply_comment`) on a ref (or selector), or the namespace; payload must match its contract.",
   target: "ref_or_namespace",
   operation: (s) => actionOperationKey(s.action),
   idempotent: true,
