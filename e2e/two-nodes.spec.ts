@@ -44,6 +44,7 @@ if (unreachable) console.log(`[two-nodes] skipped: ${SKIP_REASON}`);
 
 // Low, so the shared count is reached within the test; the revocation-under-load case stays below it.
 const RATE_LIMIT = Number(process.env.E2E_TWO_NODES_RATE_LIMIT ?? 120);
+const WORKING_SET_TTL_S = 6;
 
 test.describe("two app nodes on one PostgreSQL database", () => {
   test.skip(unreachable !== null, SKIP_REASON);
@@ -113,6 +114,8 @@ test.describe("two app nodes on one PostgreSQL database", () => {
       REALMGATE_AUDIT_DIGEST_DIR: digestDir,
       MCP_RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT),
       REALMGATE_DEV_LOGIN: "0",
+      // Short, so a working set lapses within the test.
+      REALMGATE_WORKING_SET_TTL: `${WORKING_SET_TTL_S}s`,
     };
     const portA = await freePort();
     let portB = await freePort();
@@ -268,6 +271,40 @@ test.describe("two app nodes on one PostgreSQL database", () => {
     expect(events.filter((e) => e.event === "tool.call" && e.outcome === "allow" && subject(e) === x.grantId && e.seq > revokedAt!).map((e) => e.seq)).toEqual([]);
     // And most calls answered after the revoke are denied (the load kept coming).
     expect(after.filter((c) => c.code === "grant_revoked").length).toBeGreaterThan(10);
+  });
+
+  test("a working set made on A is listed and called on B, and lapses on both once idle past its TTL", async () => {
+    const x = await agent("A", "two-nodes: working set", ["provider.about", "object.search", "object.action.export"]);
+    const listed = async (n: "A" | "B") => {
+      const res = await fetch(`${nodeOf(n).url}/api/v1/tools`, { headers: { authorization: `Bearer ${x.token}` }, signal: AbortSignal.timeout(20_000) });
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { tools: { name: string }[] }).tools.map((t) => t.name).slice(9);
+    };
+    const made = await tool("A", x.token, "object_schema", { namespace: "docs", operation: "object.action.export", materialize: true });
+    expect(made.status, JSON.stringify(made.body)).toBe(200);
+    expect(made.body).toMatchObject({ materialized: { name: "docs_export" }, idle_ttl_seconds: WORKING_SET_TTL_S });
+    const usedAt = Date.now();
+    expect(await listed("B")).toEqual(["docs_export"]);
+    const found = await tool("B", x.token, "search_objects", { namespace: "docs", query: "Q3 planning", kind: "docs.document" });
+    const docRef = (found.body.items as Json[])[0]!.ref as string;
+    // Called on B: it runs there (and counts as use for both).
+    const exported = await tool("B", x.token, "docs_export", { ref: docRef, format: "markdown" });
+    expect(exported.status, JSON.stringify(exported.body)).toBe(200);
+    const lastUse = Date.now();
+    expect(lastUse - usedAt).toBeLessThan(WORKING_SET_TTL_S * 1000);
+    expect(await listed("A")).toEqual(["docs_export"]);
+
+    // Idle past the TTL: gone on both nodes, and a call says it lapsed (a 404 before any decision: not audited).
+    await new Promise((r) => setTimeout(r, WORKING_SET_TTL_S * 1000 - (Date.now() - lastUse) + 1000));
+    expect(await listed("A")).toEqual([]);
+    expect(await listed("B")).toEqual([]);
+    const res = await fetch(`${b.url}/api/v1/tools/docs_export`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${x.token}`, "content-type": "application/json" },
+      body: JSON.stringify({ ref: docRef, format: "markdown" }),
+    });
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as { error: { details: Json } }).error.details).toMatchObject({ tool: "docs_export", expired: true });
   });
 
   test("the audit written by both nodes is one chain, and it verifies through either node", async () => {

@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { SCOPE_READ, SCOPE_WRITE } from "@/lib/mcp/config";
 import { scopeForCall } from "@/lib/mcp/handler";
 import { mcpTool } from "@/lib/mcp/server";
-import { makeTenant } from "@/test-support";
+import { call, makeActor, makeTenant } from "@/test-support";
+import { dispatch } from "./dispatch";
 import { toolEntry } from "./catalog";
 import { tools } from "./defs";
 import { resolveOperation } from "./operation";
@@ -43,6 +44,19 @@ describe("the MCP scope of a call, from the same derivation", () => {
     expect(await scopeForCall(t.db, t.tenantId, "object_action", { namespace: "docs", action: "no_such_action" })).toBeNull();
     expect(await scopeForCall(t.db, t.tenantId, "object_action", { ref: "docs:thread:thr_x" })).toBeNull();
     expect(await scopeForCall(t.db, t.tenantId, "drop_tables", {})).toBeNull();
+  });
+
+  it("an exact tool of the caller's working set needs its action's scope (a read-only connection cannot call an exact write)", async () => {
+    const t = await makeTenant();
+    const agent = await makeActor(t, t.users.alice!);
+    const other = await makeActor(t, t.users.alice!);
+    await dispatch(call(agent), "object_schema", { namespace: "docs", operation: "object.action.reply_comment", materialize: true });
+    await dispatch(call(agent), "object_schema", { namespace: "docs", operation: "object.action.export", materialize: true });
+    expect(await scopeForCall(t.db, t.tenantId, "docs_reply_comment", {}, agent.actorId)).toBe(SCOPE_WRITE);
+    expect(await scopeForCall(t.db, t.tenantId, "docs_export", {}, agent.actorId)).toBe(SCOPE_READ);
+    // Another agent has no such tool (the dispatcher answers it is unknown); without an actor, nothing is looked up.
+    expect(await scopeForCall(t.db, t.tenantId, "docs_reply_comment", {}, other.actorId)).toBeNull();
+    expect(await scopeForCall(t.db, t.tenantId, "docs_reply_comment", {})).toBeNull();
   });
 });
 
