@@ -46,8 +46,11 @@ export function exactTool(realm: Realm, action: ActionDef, name: string): ExactT
   const nested = (ps.type !== undefined && ps.type !== "object") || Object.keys(ps).some((k) => !FLAT_KEYWORDS.has(k)) || reservedOf(action).some((k) => Object.hasOwn(props, k));
   const kind = action.target_kind ? m.kinds.find((k) => k.name === action.target_kind) : undefined;
   const writes = action.risk !== "read";
+  const label = kind?.label ?? action.target_kind ?? "";
+  // "Comment thread" reads as a noun in a sentence; "PR" or "GitHub issue" keep their capitals.
+  const noun = /^[A-Z][a-z]*(\s|$)/.test(label) ? `${label[0]!.toLowerCase()}${label.slice(1)}` : label;
   const own: Record<string, unknown> = {
-    ...(action.target_kind ? { ref: { type: "string", description: `The ${kind?.label ?? action.target_kind} it runs on: its ref, exactly as a tool returned it.` } } : {}),
+    ...(action.target_kind ? { ref: { type: "string", description: `The ${noun} it runs on: its ref, exactly as a tool returned it.` } } : {}),
     ...(writes
       ? {
           idempotency_key: { type: "string", minLength: 8, maxLength: 128, description: "Makes a retry safe: replays the first result." },
@@ -69,7 +72,7 @@ export function exactTool(realm: Realm, action: ActionDef, name: string): ExactT
         ...defs,
       };
   if ((inputSchema.required as string[]).length === 0) delete inputSchema.required;
-  const where = action.target_kind ? `on a ${kind?.label ?? action.target_kind} (ref)` : `in ${m.service_card.title}`;
+  const where = action.target_kind ? `on a ${noun} (ref)` : `in ${m.service_card.title}`;
   const description = `${oneLine(action.description)} Runs ${m.namespace}'s ${action.name} ${where}; returns ${oneLine(action.returns)}`;
   const openWorld = m.realm_type !== "native";
   const annotations: ExactToolAnnotations = writes
