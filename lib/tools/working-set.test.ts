@@ -74,7 +74,9 @@ describe("materializing", () => {
     const before = await names(agent);
     expect(before).toHaveLength(9);
     const a = await materialize(agent, "poke");
-    expect(a.materialized).toMatchObject({ name: "ws_poke", title: "Change (poke)", slot: "write" });
+    // Not granted yet: it says so before it is called (calling asks the person first).
+    expect(a.materialized).toMatchObject({ name: "ws_poke", title: "Change (poke)", slot: "write", needs_grant: true });
+    expect(a.note).toContain("consent_required");
     expect(a.list_changed).toBe(true);
     expect(a.evicted).toEqual([]);
     expect(a.catalog).toMatchObject({ budget_bytes: DEFAULT_CATALOG_BUDGET_BYTES, reads: 0, writes: 1, limits: { reads: 3, writes: 1 } });

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { AppError } from "@/lib/errors";
 import { searchCapabilities } from "@/lib/catalog/search";
 import { operationKeysOf, type OperationKey, type Realm } from "@/lib/realms/contract";
-import { schemaKind, schemaNode, schemaOperation, schemaQuery, schemaRoot } from "../describe";
+import { ASK_EACH_TIME_HINT, markOf, NEEDS_GRANT_HINT, schemaKind, schemaNode, schemaOperation, schemaQuery, schemaRoot } from "../describe";
 import { defineTool } from "../define";
 import { kind, namespace } from "../inputs";
 
@@ -77,7 +77,11 @@ export const objectSchema = defineTool({
       }
       if (s.materialize !== undefined) {
         if (s.operation.startsWith("object.action.") && !m.actions.some((a) => `object.action.${a.name}` === s.operation)) throw unknownAction(r.realm, s.operation, grantable);
-        return r.materialize(s.operation, s.materialize);
+        const answer = (await r.materialize(s.operation, s.materialize)) as Record<string, unknown>;
+        // Whether calling it will run now, ask for consent first, or ask a person each time: said before it is called.
+        const mark = markOf(s.operation as OperationKey, allowed, asking);
+        if (!answer.materialized || !Object.keys(mark).length) return answer;
+        return { ...answer, materialized: { ...(answer.materialized as object), ...mark }, ...("needs_grant" in mark ? { note: NEEDS_GRANT_HINT } : { ask_note: ASK_EACH_TIME_HINT }) };
       }
       return schemaOperation(m, s.operation, r.toolOf(s.operation));
     }
