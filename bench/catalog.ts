@@ -3,6 +3,9 @@
 // exposed one tool per operation. (2) Bytes an agent reads per task — about → query → exact contract →
 // action — for an imported service, run through the real dispatcher on an in-memory database. (3) A new agent's
 // everyday tasks (app/api/v1/tools/new-agent.test.ts, run here with NEW_AGENT_REPORT): calls, bytes, person's steps.
+// (4) Working sets (issue #19): an agent's catalog with 0, 1, 3 and 4 exact tools against the byte budget, and one
+// task on the exact path (search → materialize → the exact tool's tools/list entry → the exact call) against the
+// generic path (search → exact contract → object_action), as an agent with the grants it needs.
 import fs from "node:fs";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
@@ -21,7 +24,7 @@ const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
 type Step = { step: string; call: Record<string, unknown>; tool: string; request: number; response: number };
 
 async function main() {
-  const { makeTenant } = await import("@/test-support");
+  const { grant, makeActor, makeTenant } = await import("@/test-support");
   const { closeDb } = await import("@/db/client");
   // The one measure, shared with the standing test (lib/tools/catalog-size.test.ts).
   const { CATALOG_BUDGET_BYTES, catalogBytes, jsonBytes: bytes, toolCatalog } = await import("@/lib/tools/catalog");
@@ -101,6 +104,95 @@ async function main() {
     { step: "find the thread", tool: "search_objects", call: { namespace: "docs", query: "beta", kind: "docs.comment_thread" } },
     { step: "action", tool: "object_action", call: { ref: threadRef, action: "reply_comment", payload: { body: "Agreed — let's keep August." } } },
   ]);
+  // (4) Working sets: an agent's catalog as exact tools are materialized, and one task on each path.
+  const { catalogOf } = await import("@/lib/tools/working-set");
+  const { actionOperationKey } = await import("@/lib/realms/contract");
+  const { DEFAULT_CATALOG_BUDGET_BYTES } = await import("@/lib/working-set/budget");
+  type Agent = Awaited<ReturnType<typeof makeActor>>;
+  type Proof = { catalog_bytes: number; generic_bytes: number; working_set_bytes: number; budget_bytes: number; reads: number; writes: number };
+  type Stage = { count: number; tools: { name: string; slot: string; bytes: number }[]; proof: Proof; evicted: string[] };
+  const freshCall = <C extends { requestId: string }>(c: C): C => ({ ...c, requestId: `req_bench_${randomBytes(6).toString("hex")}` });
+  const materializeAs = async (agent: Agent, namespace: string, action: string) =>
+    (await dispatch(freshCall(agent), "object_schema", { namespace, operation: actionOperationKey(action), materialize: true })) as {
+      materialized: { name: string; slot: string; bytes: number } | null;
+      evicted: { name: string }[];
+      catalog: Proof;
+    };
+  /** The agent's catalog after materializing each of `order` in turn, as the proofs say. */
+  const stagesOf = async (agent: Agent, db: Parameters<typeof catalogOf>[0], order: [string, string][]) => {
+    const zero = (await catalogOf(db, agent, new Date())).proof;
+    const stages: Stage[] = [{ count: 0, tools: [], proof: zero, evicted: [] }];
+    let held: Stage["tools"] = [];
+    for (const [ns, action] of order) {
+      const a = await materializeAs(agent, ns, action);
+      if (!a.materialized) throw new Error(`${ns} ${action} was refused: ${JSON.stringify(a)}`);
+      held = [...held.filter((h) => !a.evicted.some((e) => e.name === h.name)), a.materialized];
+      stages.push({ count: held.length, tools: held, proof: a.catalog, evicted: a.evicted.map((e) => e.name) });
+    }
+    return stages;
+  };
+  type PathStep = Step & { counted: "request + response" | "request only" | "entry (tools/list)" };
+  /** One task as an agent: each step's request and response, the last call's request only where it cannot run here. */
+  const agentPath = async (agent: Agent, tasks: { step: string; tool: string; call: Record<string, unknown>; requestOnly?: boolean }[]) => {
+    const out: PathStep[] = [];
+    for (const s of tasks) {
+      const request = bytes({ name: s.tool, arguments: s.call });
+      if (s.requestOnly) {
+        out.push({ ...s, request, response: 0, counted: "request only" });
+        continue;
+      }
+      const res = (await dispatch(freshCall(agent), s.tool, s.call)) as { materialized?: { name: string; bytes: number } | null };
+      out.push({ ...s, request, response: bytes(res), counted: "request + response" });
+      // After materializing, the client's next tools/list carries the exact tool's entry: counted once here (a model is sent it on every later turn).
+      if (s.call.materialize === true && res.materialized) out.push({ step: "tools/list delta", tool: res.materialized.name, call: {}, request: 0, response: res.materialized.bytes, counted: "entry (tools/list)" });
+    }
+    return out;
+  };
+
+  // GitHub, imported above: three typical reads and one typical write.
+  const ghOrder: [string, string][] = [
+    ["github", "issues/get"],
+    ["github", "issues/list-comments"],
+    ["github", "repos/get"],
+    ["github", "issues/create-comment"],
+  ];
+  const ghStages = await stagesOf(await makeActor(t, alice, "Bench GitHub catalog"), t.db, ghOrder);
+  const ghAgent = await makeActor(t, alice, "Bench GitHub task");
+  await grant(t, alice, ghAgent.actorId, "github", ["object.action.issues/create-comment"]);
+  const ghComment = { owner: "octocat", repo: "hello-world", issue_number: 1347, body: "Thanks, fixed in #1348." };
+  const ghGeneric = await agentPath(ghAgent, [
+    { step: "search", tool: "object_schema", call: { query: "comment on an issue" } },
+    { step: "exact contract", tool: "object_schema", call: { namespace: "github", operation: "object.action.issues/create-comment" } },
+    { step: "action (not sent)", tool: "object_action", call: { namespace: "github", action: "issues/create-comment", payload: ghComment }, requestOnly: true },
+  ]);
+  const ghExactPath = await agentPath(ghAgent, [
+    { step: "search", tool: "object_schema", call: { query: "comment on an issue" } },
+    { step: "materialize", tool: "object_schema", call: { namespace: "github", operation: "object.action.issues/create-comment", materialize: true } },
+    { step: "exact call (not sent)", tool: "github_issues_create-comment", call: ghComment, requestOnly: true },
+  ]);
+
+  // The demo: its native realms have one read action (docs export) and writes, so a working set there holds at
+  // most one read and one write; a third tool (another write) replaces the write.
+  const demoTenant = { db: await getDb(), tenantId: demo.tenant.id, slug: demo.tenant.slug, users: {} };
+  const demoOwner = { ...demoAlice, via: "session" as const };
+  const demoStages = await stagesOf(await makeActor(demoTenant, demoOwner, "Bench demo catalog"), demoTenant.db, [
+    ["docs", "export"],
+    ["docs", "reply_comment"],
+    ["mail", "send"],
+  ]);
+  const demoAgent = await makeActor(demoTenant, demoOwner, "Bench demo task");
+  await grant(demoTenant, demoOwner, demoAgent.actorId, "docs", ["object.action.reply_comment"]);
+  const demoGeneric = await agentPath(demoAgent, [
+    { step: "search", tool: "object_schema", call: { query: "reply to a comment" } },
+    { step: "exact contract", tool: "object_schema", call: { namespace: "docs", operation: "object.action.reply_comment" } },
+    { step: "action", tool: "object_action", call: { ref: threadRef, action: "reply_comment", payload: { body: "Agreed — let's keep August." } } },
+  ]);
+  const demoExactPath = await agentPath(demoAgent, [
+    { step: "search", tool: "object_schema", call: { query: "reply to a comment" } },
+    { step: "materialize", tool: "object_schema", call: { namespace: "docs", operation: "object.action.reply_comment", materialize: true } },
+    { step: "exact call", tool: "docs_reply_comment", call: { ref: threadRef, body: "Agreed — and the launch note goes out Monday." } },
+  ]);
+
   await server.close();
   await closeDb();
 
@@ -119,6 +211,22 @@ async function main() {
   const helpdeskBytes = sum(helpdeskTask);
   const githubBytes = sum(githubTask);
   const demoBytes = sum(demoTask);
+  const pct = (n: number, of: number) => `${((100 * n) / of).toFixed(0)}%`;
+  const stageRows = (realm: string, stages: { count: number; tools: { name: string; slot: string; bytes: number }[]; proof: { catalog_bytes: number; generic_bytes: number; working_set_bytes: number; budget_bytes: number } }[], shown: number[]) =>
+    shown
+      .filter((i) => stages[i] !== undefined)
+      .map((i) => [i, stages[i]!] as const)
+      .map(
+        ([i, x]) =>
+          `| ${realm} | ${i} | ${x.count} | ${x.proof.catalog_bytes} (${kb(x.proof.catalog_bytes)}) | ${pct(x.proof.catalog_bytes, x.proof.budget_bytes)} | ${x.proof.generic_bytes} | ${x.proof.working_set_bytes} | ${x.tools.length ? x.tools.map((tl) => `\`${tl.name}\` (${tl.slot}, ${tl.bytes})`).join(", ") : "—"} |`,
+      )
+      .join("\n");
+  const pathSum = (s: { request: number; response: number }[]) => s.reduce((n, x) => n + x.request + x.response, 0);
+  const ratio = (a: { request: number; response: number }[], b: { request: number; response: number }[]) => `${(pathSum(a) / pathSum(b)).toFixed(2)}× the generic path`;
+  const pathRows = (name: string, s: { step: string; tool: string; request: number; response: number; counted: string }[]) =>
+    s.map((x) => `| ${name} | ${x.step} | \`${x.tool}\` | ${x.counted === "entry (tools/list)" ? "—" : x.request} | ${x.counted === "request only" ? "— (not sent)" : x.response} |`).join("\n");
+  const gh4 = ghStages[4]!.proof;
+  const ghVerdict = `GitHub with 4 exact tools: ${gh4.catalog_bytes} bytes, ${gh4.catalog_bytes < DEFAULT_CATALOG_BUDGET_BYTES ? "under" : "NOT under"} the ${kb(DEFAULT_CATALOG_BUDGET_BYTES)} default (${DEFAULT_CATALOG_BUDGET_BYTES - gh4.catalog_bytes} bytes to spare; held by \`lib/tools/working-set.github.test.ts\`).`;
   const body = `
 Command: \`npm run bench:catalog\` (bench/catalog.ts). Bytes are canonical JSON (sorted keys, no whitespace) of what a model is sent.
 
@@ -156,6 +264,33 @@ GitHub (${imported.operations.total} operations; the action itself is not sent: 
 | step | tool | request | response |
 |---|---|---:|---:|
 ${stepRows(githubTask)}
+
+### Working sets (exact tools, issue #19)
+
+An agent's catalog (the nine generic tools it could be granted, then its working set), as \`object_schema(namespace, operation, materialize: true)\`'s catalog proof reports it, against the default budget of ${DEFAULT_CATALOG_BUDGET_BYTES} bytes (${kb(DEFAULT_CATALOG_BUDGET_BYTES)}; at most 3 read and 1 write-or-destructive tools). The generic tools count here as MCP lists them, with their hints (annotations), hence more than the ${full} bytes of the nine entries above:
+
+| realm | materialized | exact tools listed | catalog bytes | of the budget | generic | working set | tools in the working set (slot, bytes) |
+|---|---:|---:|---:|---:|---:|---:|---|
+${stageRows("GitHub imported", ghStages, [0, 1, 3, 4])}
+${stageRows("Demo (native)", demoStages, [0, 1, 2, 3])}
+
+${ghVerdict} The demo's native realms have one read action (\`docs\` export), so its working set holds at most 2 exact tools (1 read, 1 write): 3 and 4 are not reachable there, and materializing a third (${demoStages.at(-1)!.tools.at(-1)!.name}, a second write) replaced ${demoStages.at(-1)!.evicted.join(", ") || "nothing"} (slot full).
+
+One task as an agent (request + response bytes through the real dispatcher, canonical JSON), exact path (search → materialize → the exact tool's entry in the next \`tools/list\` → the exact call) against the generic path (search → exact contract → \`object_action\`). The exact tool's entry is counted once; a client sends it to the model on every later turn while it stays in the working set. The materialize answer carries the catalog proof (every listed tool with its bytes) and the tool's input schema.
+
+Demo — reply to a comment thread (the thread's ref found as above, the same on both paths): exact path ${pathSum(demoExactPath)} bytes, generic path ${pathSum(demoGeneric)} bytes (${ratio(demoExactPath, demoGeneric)}).
+
+| path | step | tool | request | response |
+|---|---|---|---:|---:|
+${pathRows("exact", demoExactPath)}
+${pathRows("generic", demoGeneric)}
+
+GitHub — comment on an issue (the final call is not sent: no network here; its request bytes only, on both paths): exact path ${pathSum(ghExactPath)} bytes, generic path ${pathSum(ghGeneric)} bytes (${ratio(ghExactPath, ghGeneric)}).
+
+| path | step | tool | request | response |
+|---|---|---|---:|---:|
+${pathRows("exact", ghExactPath)}
+${pathRows("generic", ghGeneric)}
 `;
   writeSection("catalog", `## Catalog budget (\`npm run bench:catalog\`)\n${body}\n${machineLine()}`);
   console.log(body);
