@@ -35,8 +35,9 @@ export function planMaterialize(held: HeldTool[], incoming: Omit<HeldTool, "last
 }
 
 /**
- * What a catalog holds that fits: `held` most recently used first, as many as fit the slots and the budget (a
- * budget the owner lowered since, or a slot over its limit, leaves out the least recently used).
+ * What a catalog holds that fits: `held` taken most recently used first, each that still fits the slots and the
+ * budget kept (a budget the owner lowered since, or a slot over its limit, leaves out less recently used tools —
+ * or a large one that no longer fits, while a smaller, older one still does).
  */
 export function fitting<T extends HeldTool>(held: T[], genericBytes: number, budget: number): { fits: T[]; left: T[] } {
   const fits: T[] = [];

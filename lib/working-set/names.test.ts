@@ -144,6 +144,16 @@ describe("hashed names (synthetic manifests)", () => {
     expect(n.get("c")).toBe("xx_c");
   });
 
+  it("never gives a hashed name that another action's plain name already is (a longer hash then)", () => {
+    const first = exactToolNames(manifestOf("xx", ["a/b", "a_b"])).get("a/b")!;
+    // An operationId written to look like that hashed name.
+    const crafted = first.slice("xx_".length);
+    const n = exactToolNames(manifestOf("xx", ["a/b", "a_b", crafted]));
+    expect(n.get(crafted)).toBe(first);
+    expect(new Set(n.values()).size).toBe(3);
+    expect(n.get("a/b")).toMatch(/^xx_a_b_[0-9a-f]{11}$/);
+  });
+
   it("hashes a name over 48 characters to exactly 48, and keeps one of exactly 48 plain", () => {
     const at = "a".repeat(EXACT_TOOL_NAME_MAX - 3); // "nn_" + 45 = 48
     const over = "b".repeat(EXACT_TOOL_NAME_MAX - 2); // 49

@@ -26,9 +26,9 @@ const HASH_CHARS = 7;
 const plain = (namespace: string, action: string) => `${namespace}_${action}`.replace(/[^a-zA-Z0-9_-]/g, "_");
 
 /** The hashed form: the plain name cut to fit, `_`, and 7 hex characters of SHA-256 over namespace and action. */
-export function hashedToolName(namespace: string, action: string): string {
-  const hash = createHash("sha256").update(`${namespace}\u0000${action}`).digest("hex").slice(0, HASH_CHARS);
-  return `${plain(namespace, action).slice(0, EXACT_TOOL_NAME_MAX - HASH_CHARS - 1)}_${hash}`;
+export function hashedToolName(namespace: string, action: string, chars = HASH_CHARS): string {
+  const hash = createHash("sha256").update(`${namespace}\u0000${action}`).digest("hex").slice(0, chars);
+  return `${plain(namespace, action).slice(0, EXACT_TOOL_NAME_MAX - chars - 1)}_${hash}`;
 }
 
 const byManifest = new WeakMap<RealmManifest, Map<string, string>>();
@@ -43,10 +43,21 @@ export function exactToolNames(m: RealmManifest): Map<string, string> {
     counts.set(p, (counts.get(p) ?? 0) + 1);
   }
   const names = new Map<string, string>();
+  const hashed: string[] = [];
   for (const a of m.actions) {
     const p = plain(m.namespace, a.name);
     const clash = (counts.get(p) ?? 0) > 1 || p.length > EXACT_TOOL_NAME_MAX || GENERIC_TOOL_NAMES.has(p);
-    names.set(a.name, clash ? hashedToolName(m.namespace, a.name) : p);
+    if (clash) hashed.push(a.name);
+    else names.set(a.name, p);
+  }
+  // A hashed name may equal another action's plain name (an operationId written to look like one): then a longer hash.
+  const taken = new Set(names.values());
+  for (const action of hashed) {
+    let chars = HASH_CHARS;
+    let name = hashedToolName(m.namespace, action, chars);
+    while (taken.has(name) && chars < 24) name = hashedToolName(m.namespace, action, (chars += 4));
+    taken.add(name);
+    names.set(action, name);
   }
   byManifest.set(m, names);
   return names;
