@@ -8,8 +8,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { auth, UnauthorizedError, type OAuthClientProvider, type OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
-import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
-import { demo, expectAccessible, screenshot, signInAs } from "./support/helpers";
+import { expect, test, type Page } from "@playwright/test";
+import { demo, expectAccessible, newActor, screenshot, signInAs } from "./support/helpers";
 
 const base = () => process.env.E2E_BASE_URL!;
 const mcpUrl = () => new URL("/api/mcp", base());
@@ -34,17 +34,6 @@ const call = async (client: Client, name: string, args: Record<string, unknown>)
   expect(r.content).toHaveLength(1);
   return { isError: r.isError, json: JSON.parse(r.content[0]!.text) as Record<string, unknown> };
 };
-
-async function newActor(request: APIRequestContext, name: string, grants: { namespace: string; operations: string[] }[]) {
-  const created = await request.post("/api/v1/actors", { headers: aliceKey(), data: { name, kind: "hosted_agent" } });
-  expect(created.status()).toBe(201);
-  const { actor, token } = await created.json();
-  for (const g of grants) {
-    const res = await request.post("/api/v1/grants", { headers: aliceKey(), data: { actor_id: actor.id, ...g, expires: "1d" } });
-    expect(res.status(), await res.text()).toBe(201);
-  }
-  return { actorId: actor.id as string, token: token.token as string };
-}
 
 /** A local loopback server: the OAuth redirect target (and, optionally, a Client ID Metadata Document). */
 async function loopback(doc?: (base: string) => Record<string, unknown>) {

@@ -8,9 +8,9 @@ import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-import { expect, test, type APIRequestContext } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { startHelpdeskServer, type HelpdeskServer } from "../lib/realms/openapi/fixtures/helpdesk-server";
-import { demo } from "./support/helpers";
+import { demo, newActor } from "./support/helpers";
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -33,24 +33,13 @@ test.afterAll(async () => {
   await helpdesk.close();
 });
 
-async function newAgent(request: APIRequestContext, name: string, grants: { namespace: string; operations: string[] }[]) {
-  const created = await request.post("/api/v1/actors", { headers: aliceKey(), data: { name, kind: "hosted_agent" } });
-  expect(created.status()).toBe(201);
-  const { actor, token } = await created.json();
-  for (const g of grants) {
-    const res = await request.post("/api/v1/grants", { headers: aliceKey(), data: { actor_id: actor.id, ...g, expires: "1d" } });
-    expect(res.status(), await res.text()).toBe(201);
-  }
-  return { actorId: actor.id as string, token: token.token as string };
-}
-
 const call = async (client: Client, name: string, args: Record<string, unknown>) => {
   const r = (await client.callTool({ name, arguments: args })) as { isError?: boolean; content: { type: string; text: string }[] };
   return { isError: r.isError === true, json: JSON.parse(r.content[0]!.text) as Json };
 };
 
 test("an MCP agent materializes two reads and a write, is told the list changed, calls them, and a second write evicts the first", async ({ request }) => {
-  const { token } = await newAgent(request, `E2E working set ${ns}`, [
+  const { token } = await newActor(request, `E2E working set ${ns}`, [
     { namespace: ns, operations: ["object.action.tickets/list", "object.action.tickets/get"] },
     { namespace: "docs", operations: ["object.search", "object.get"] },
   ]);
@@ -119,7 +108,7 @@ test("an MCP agent materializes two reads and a write, is told the list changed,
 });
 
 test("the materializing answer is an SSE stream: the list_changed notification comes before the result", async ({ request }) => {
-  const { token } = await newAgent(request, `E2E working set SSE ${ns}`, []);
+  const { token } = await newActor(request, `E2E working set SSE ${ns}`, []);
   const res = await fetch(new URL("/api/mcp", base()), {
     method: "POST",
     headers: { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json, text/event-stream" },

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import AxeBuilder from "@axe-core/playwright";
-import { expect, type Page } from "@playwright/test";
+import { expect, type APIRequestContext, type Page } from "@playwright/test";
 
 export type Demo = {
   tenant: { id: string; slug: string };
@@ -34,4 +34,17 @@ export async function expectAccessible(page: Page) {
 export async function screenshot(page: Page, name: string) {
   fs.mkdirSync("e2e/artifacts/screenshots", { recursive: true });
   await page.screenshot({ path: `e2e/artifacts/screenshots/${name}.png`, fullPage: true });
+}
+
+/** A fresh agent of alice's with an actor token, granted these operations (each for a day). */
+export async function newActor(request: APIRequestContext, name: string, grants: { namespace: string; operations: string[] }[]) {
+  const alice = { authorization: `Bearer ${demo().users.alice!.api_key}` };
+  const created = await request.post("/api/v1/actors", { headers: alice, data: { name, kind: "hosted_agent" } });
+  expect(created.status()).toBe(201);
+  const { actor, token } = await created.json();
+  for (const g of grants) {
+    const res = await request.post("/api/v1/grants", { headers: alice, data: { actor_id: actor.id, ...g, expires: "1d" } });
+    expect(res.status(), await res.text()).toBe(201);
+  }
+  return { actorId: actor.id as string, token: token.token as string };
 }

@@ -168,7 +168,7 @@ export function schemaRoot(realms: Realm[], allowed: Allowed, grantable: Allowed
 }
 
 /** The tool that runs each base operation. */
-const TOOL_OF: Record<string, string> = {
+export const TOOL_OF: Record<string, string> = {
   "provider.about": "provider_about",
   "object.schema": "object_schema",
   "object.list": "list_objects",

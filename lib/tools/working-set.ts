@@ -17,7 +17,7 @@ import { EXACT_TOOL_NAME, exactToolName, GENERIC_TOOL_NAMES, hashedToolName } fr
 import { addTool, lockWorkingSet, readWorkingSet, removeTools, touchTool, takeExactTool, workingSetTtlMs } from "@/lib/working-set/store";
 import type { ToolAnnotations } from "./define";
 import { jsonBytes, toolsFrom, type ToolEntry } from "./catalog";
-import { schemaOperation } from "./describe";
+import { schemaOperation, TOOL_OF } from "./describe";
 
 export type GenericListed = { entry: ToolEntry; annotations: ToolAnnotations };
 type Held = HeldTool & { tool: ExactTool; createdAt: Date };
@@ -182,17 +182,7 @@ const summary = (t: ExactTool) => ({ name: t.entry.name, title: t.entry.title, b
 const nextFor = (t: ExactTool) =>
   `Call ${t.entry.name} (MCP tools/call, or POST /api/v1/tools/${t.entry.name}) with ${t.action.target_kind ? "ref and " : ""}${t.nested ? "payload" : "the payload's fields"}; tools/list now lists it after the nine tools.`;
 
-const BASE_TOOL: Record<string, string> = {
-  "provider.about": "provider_about",
-  "object.schema": "object_schema",
-  "object.list": "list_objects",
-  "object.search": "search_objects",
-  "object.get": "get_object",
-  "object.upsert": "upsert_object",
-  "object.delete": "delete_object",
-  "file.host": "host_file",
-};
-const toolNameOf = (op: string) => BASE_TOOL[op] ?? "one of the nine tools";
+const toolNameOf = (op: string) => TOOL_OF[op] ?? "one of the nine tools";
 
 /**
  * A call of an exact tool: the object_action input it stands for, if the calling agent's live working set holds it
