@@ -16,15 +16,14 @@ import { actionOperationKey, baseOperationRisk, type BaseOperationKey } from "@/
 import { findRealm } from "@/lib/realms/registry";
 import { resolveOperation } from "@/lib/tools/operation";
 import { MCP_MAX_BODY_BYTES, MCP_REQUEST_TIMEOUT_MS, protectedResourceMetadataUrl, rateLimits, SCOPE_READ, SCOPE_WRITE, scopesSupported } from "./config";
-import { actorForAccessToken, requestStepUp } from "./oauth";
+import { actorForAccessToken } from "./oauth";
 import { callerBucket, enforceRateLimit } from "@/lib/limits/rate-limit";
+import { quoted, scopeRefusal } from "./scope";
 import { changesToolList, mcpServerFor } from "./server";
 import { isToolName } from "@/lib/tools/schemas";
 import { heldExactTool } from "@/lib/working-set/store";
 import { looksLikeJwt, TokenRejected } from "./tokens";
 
-/** Header values are ASCII: quotes, backslashes, control and non-ASCII characters are replaced. */
-const quoted = (s: string) => s.replace(/…/g, "...").replace(/["\\]/g, "'").replace(/[^\x20-\x7e]/g, "?");
 
 /** 401 with the discovery pointer (RFC 9728 §5.1) an MCP client follows to start OAuth. */
 export function mcpUnauthenticated(message: string, tokenPresented: boolean): AppError {
@@ -105,19 +104,7 @@ async function assertScopes(db: Executor, caller: McpCaller, messages: JsonRpcRe
   for (const m of messages) {
     if (m.method !== "tools/call") continue;
     const needed = await scopeForCall(db, caller.auth.tenantId, m.params?.name, m.params?.arguments, caller.auth.kind === "actor" ? caller.auth.actorId : undefined);
-    if (needed && !caller.scopes.includes(needed)) {
-      const description = `This connection was approved for ${caller.scopes.join(" ") || "no scope"}; ${String(m.params?.name)} needs ${needed}.`;
-      // Step-up: the connection's next refresh answers invalid_grant, so the client authorizes again for this scope.
-      if (caller.auth.kind === "actor" && caller.auth.via === "mcp_oauth") {
-        await requestStepUp(db, caller.auth.tenantId, caller.auth.credentialId, [...new Set([...caller.scopes, needed])].join(" "));
-      }
-      throw new AppError("insufficient_scope", description, {
-        headers: {
-          "WWW-Authenticate": `Bearer error="insufficient_scope", scope="${[...new Set([...caller.scopes, needed])].join(" ")}", resource_metadata="${protectedResourceMetadataUrl()}", error_description="${quoted(description)}"`,
-        },
-        details: { required_scope: needed, granted_scopes: caller.scopes, tool: m.params?.name },
-      });
-    }
+    if (needed && !caller.scopes.includes(needed)) throw await scopeRefusal(db, caller.auth, caller.scopes, needed, m.params?.name);
   }
 }
 
@@ -149,7 +136,7 @@ export async function handleMcpPost(req: Request, requestId: string): Promise<Re
   await enforceRateLimit(db, callerBucket(principal), rateLimits().mcp, "requests", new Date(), Math.max(1, messages.filter((m) => m.id !== undefined).length));
   await assertScopes(db, caller, messages);
 
-  const server = mcpServerFor(caller.auth);
+  const server = mcpServerFor(caller.auth, caller.scopes);
   // A call that may change the tool list is answered as an SSE stream: notifications/tools/list_changed, then its result.
   const streams = messages.some((m) => m.method === "tools/call" && changesToolList(m.params?.name, m.params?.arguments));
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !streams, maxRequestBodySize: MCP_MAX_BODY_BYTES });

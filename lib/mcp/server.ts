@@ -15,7 +15,9 @@ import { dispatch } from "@/lib/tools/dispatch";
 import { catalogOf } from "@/lib/tools/working-set";
 import type { ExactToolEntry } from "@/lib/working-set/exact-tool";
 import pkg from "@/package.json";
-import { MCP_REQUEST_TIMEOUT_MS } from "./config";
+import type { Risk } from "@/lib/realms/contract";
+import { MCP_REQUEST_TIMEOUT_MS, SCOPE_READ, SCOPE_WRITE } from "./config";
+import { scopeRefusal } from "./scope";
 
 const INSTRUCTIONS =
   "Realmgate exposes your user's realms (docs, boards, memory, connected services) through nine generic tools. " +
@@ -71,9 +73,23 @@ async function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   }
 }
 
-export async function callTool(auth: AuthContext, name: string, args: Record<string, unknown>, timeoutMs = MCP_REQUEST_TIMEOUT_MS, onListChanged?: () => Promise<void>): Promise<CallToolResult> {
+export async function callTool(
+  auth: AuthContext,
+  name: string,
+  args: Record<string, unknown>,
+  timeoutMs = MCP_REQUEST_TIMEOUT_MS,
+  onListChanged?: () => Promise<void>,
+  scopes: string[] | null = null,
+): Promise<CallToolResult> {
   try {
-    const result = await withTimeout(dispatch(auth, name, args), timeoutMs);
+    // An exact tool needs its action's scope, checked when it runs (a batch may have materialized it just before).
+    const exactToolCheck = scopes
+      ? async (risk: Risk) => {
+          const needed = risk === "read" ? SCOPE_READ : SCOPE_WRITE;
+          if (!scopes.includes(needed)) throw await scopeRefusal(await getDb(), auth, scopes, needed, name);
+        }
+      : undefined;
+    const result = await withTimeout(dispatch(auth, name, args, { exactToolCheck }), timeoutMs);
     // A materialize that changed the working set: the notification goes out before the result, so the client re-lists.
     if (onListChanged && changesToolList(name, args) && (result as { list_changed?: unknown }).list_changed === true) await onListChanged();
     return toolResult(result);
@@ -84,11 +100,12 @@ export async function callTool(auth: AuthContext, name: string, args: Record<str
   }
 }
 
-export function mcpServerFor(auth: AuthContext): Server {
+/** `scopes`: an OAuth connection's approved scopes (null: an actor token, bounded by its grants alone). */
+export function mcpServerFor(auth: AuthContext, scopes: string[] | null = null): Server {
   const server = new Server({ name: "realmgate", title: "Realmgate", version: pkg.version }, { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await listTools(auth) }));
   server.setRequestHandler(CallToolRequestSchema, async (req, extra) =>
-    callTool(auth, req.params.name, req.params.arguments ?? {}, MCP_REQUEST_TIMEOUT_MS, () => extra.sendNotification({ method: "notifications/tools/list_changed" })),
+    callTool(auth, req.params.name, req.params.arguments ?? {}, MCP_REQUEST_TIMEOUT_MS, () => extra.sendNotification({ method: "notifications/tools/list_changed" }), scopes),
   );
   return server;
 }

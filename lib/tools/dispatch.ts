@@ -10,7 +10,7 @@ import { consumeApproval } from "@/lib/approvals/record";
 import { isApprovalDenial } from "@/lib/authz/gate";
 import { AppError, isAppError, parseWith } from "@/lib/errors";
 import { assertCleanText } from "@/lib/input/text";
-import { actionOperationKey, riskOf, type OperationKey } from "@/lib/realms/contract";
+import { actionOperationKey, riskOf, type OperationKey, type Risk } from "@/lib/realms/contract";
 import { listRealms } from "@/lib/realms/registry";
 import { openCall, OutsideScope, runContext } from "./call";
 import type { RunCtx, ToolDef } from "./define";
@@ -23,7 +23,15 @@ import { isToolName, toolDef, toolNames } from "./schemas";
 import { shapeResult } from "./shape";
 import { exactToolCall } from "./working-set";
 
-export type DispatchOptions = { now?: () => Date; /** Called as this exact tool (the working set's): audited with path "exact_tool". */ exactTool?: string };
+export type DispatchOptions = {
+  now?: () => Date;
+  /** Called as this exact tool (the working set's): audited with path "exact_tool". */
+  exactTool?: string;
+  /** The realm and action the exact tool stands for: the call runs exactly that operation, whatever its input says. */
+  exactOperation?: { namespace: string; operation: string };
+  /** A transport's own wall for an exact tool, asked with the risk of the action it stands for when it runs (MCP's OAuth scope). */
+  exactToolCheck?: (risk: Risk) => Promise<void>;
+};
 
 type Outcome = { result: unknown } | { error: unknown };
 
@@ -45,7 +53,8 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
     // An exact tool of the calling agent's working set: exactly object_action with its operation.
     if (auth.kind === "actor" && typeof tool === "string" && !opts.exactTool) {
       const exact = await exactToolCall(await getDb(), auth, tool, rawInput, opts.now?.() ?? new Date());
-      return dispatch(auth, "object_action", exact.input, { ...opts, exactTool: tool });
+      await opts.exactToolCheck?.(exact.tool.action.risk);
+      return dispatch(auth, "object_action", exact.input, { ...opts, exactTool: tool, exactOperation: { namespace: exact.tool.namespace, operation: exact.tool.operation } });
     }
     throw new AppError("not_found", `No tool "${String(tool).slice(0, 60)}".`, { details: { known_tools: toolNames, unknown_tool: true } });
   }
@@ -58,6 +67,13 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
   }
   const now = opts.now?.() ?? new Date();
   const resolved = resolveOperation(tool, input);
+  // An exact tool runs its own action in its own realm, never one its arguments name.
+  const x = opts.exactOperation;
+  if (x && ("error" in resolved || resolved.namespace !== x.namespace || resolved.operation !== x.operation)) {
+    throw new AppError("invalid_input", `${opts.exactTool} runs ${x.operation} in ${x.namespace}; its input names another operation or realm.`, {
+      details: { tool: opts.exactTool, namespace: x.namespace, operation: x.operation },
+    });
+  }
   // Calls without a namespace (the realm list, cross-realm capability search) are decided per realm.
   if (!("error" in resolved) && resolved.namespace === null) return allRealms(auth, def, resolved.operation, input, now);
 

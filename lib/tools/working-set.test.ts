@@ -166,6 +166,21 @@ describe("materializing", () => {
     ran.length = 0;
     await dispatch(call(agent), "ws_retag", { ref: "ws:item:one", payload: { ref: "refs/heads/main" } });
     expect(ran).toEqual([{ action: "retag", ref: "ws:item:one", payload: { ref: "refs/heads/main" } }]);
+    // Only its own inputs: an argument naming another action or realm is refused, never followed.
+    await grant(t, t.users.alice!, agent.actorId, "ws", ["object.action.poke"]);
+    ran.length = 0;
+    const smuggled = await errorOf(dispatch(call(agent), "ws_retag", { ref: "ws:item:one", payload: {}, action: "poke", namespace: "ws" }));
+    expect(smuggled.code).toBe("invalid_input");
+    expect(smuggled.details.unknown_fields).toEqual(["action", "namespace"]);
+    expect(ran).toEqual([]);
+  });
+
+  it("runs only its own realm's action: a ref of another realm is refused", async () => {
+    const agent = await makeActor(t, t.users.alice!);
+    await materialize(agent, "poke");
+    const e = await errorOf(dispatch(call(agent), "ws_poke", { ref: "docs:thread:thr_x" }));
+    expect(e.code).toBe("invalid_input");
+    expect(e.message).toContain("runs object.action.poke in ws");
   });
 });
 

@@ -182,7 +182,7 @@ const summary = (t: ExactTool) => ({ name: t.entry.name, title: t.entry.title, b
 const nextFor = (t: ExactTool) =>
   `Call ${t.entry.name} (MCP tools/call, or POST /api/v1/tools/${t.entry.name}) with ${t.action.target_kind ? "ref and " : ""}${t.nested ? "payload" : "the payload's fields"}; tools/list now lists it after the nine tools.`;
 
-const toolNameOf = (op: string) => TOOL_OF[op] ?? "one of the nine tools";
+const toolNameOf = (op: string) => (Object.hasOwn(TOOL_OF, op) ? TOOL_OF[op]! : "one of the nine tools");
 
 /**
  * A call of an exact tool: the object_action input it stands for, if the calling agent's live working set holds it

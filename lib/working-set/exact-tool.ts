@@ -3,6 +3,7 @@
 // them); its title the action's label, its description a few lines, its MCP hints true of the action. A call of
 // it is translated to exactly the object_action input it stands for (`objectActionInput`), so it runs the same path.
 import { canonicalJson } from "@/lib/canonical-json";
+import { AppError } from "@/lib/errors";
 import { actionOperationKey, type ActionDef, type ActionOperationKey, type Realm } from "@/lib/realms/contract";
 import type { WorkingSetSlot } from "@/db/schema";
 
@@ -94,9 +95,14 @@ export function objectActionInput(t: ExactTool, args: Record<string, unknown>): 
   }
   if (t.nested) {
     const { payload, ...extra } = rest;
+    // Nothing else is an input of this tool (least of all action, namespace, kind or selector: it runs its own action).
+    const stray = Object.keys(extra);
+    if (stray.length) {
+      throw new AppError("invalid_input", `${t.entry.name} takes ${[...reserved, "payload"].join(", ")}; ${stray.slice(0, 5).join(", ")} is not one of them (the action's fields go in payload).`, {
+        details: { tool: t.entry.name, unknown_fields: stray.slice(0, 20) },
+      });
+    }
     if (payload !== undefined) out.payload = payload;
-    // Anything else is not an input of this tool: object_action refuses it, naming the field.
-    Object.assign(out, extra);
   } else if (Object.keys(rest).length) out.payload = rest;
   return out;
 }
