@@ -25,6 +25,9 @@ type Held = HeldTool & { tool: ExactTool; createdAt: Date };
 export type Unlisted = { name: string; namespace: string; operation: string; reason: "gone" | "turned_off" | "over_budget" };
 
 export type Catalog = {
+  /** The tenant's realms and what the caller could be granted in each, as read for this catalog. */
+  realms: Realm[];
+  grantable: Map<string, ReadonlySet<OperationKey>>;
   generic: GenericListed[];
   /** The working set as listed, in listing order. */
   exact: ExactTool[];
@@ -62,12 +65,13 @@ function heldOf(rows: WorkingSetTool[], realms: Realm[], grantable: Map<string, 
 
 const inListingOrder = (held: Held[]) => [...held].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.name.localeCompare(b.name));
 
-function assemble(generic: GenericListed[], held: Held[], unlisted: Unlisted[], budget: number): Catalog {
+function assemble(read: Pick<Catalog, "realms" | "grantable" | "generic">, held: Held[], unlisted: Unlisted[], budget: number): Catalog {
+  const { generic } = read;
   const genericBytes = generic.reduce((n, g) => n + genericBytesOf(g), 0);
   const { fits, left } = fitting(held, genericBytes, budget);
   const exact = inListingOrder(fits);
   return {
-    generic,
+    ...read,
     exact: exact.map((h) => h.tool),
     unlisted: [...unlisted, ...left.map((l) => ({ name: l.name, namespace: l.namespace, operation: l.operation, reason: "over_budget" as const }))],
     budget,
@@ -83,11 +87,11 @@ function assemble(generic: GenericListed[], held: Held[], unlisted: Unlisted[], 
 export async function catalogOf(db: Executor, auth: AuthContext, now: Date, rows?: WorkingSetTool[]): Promise<Catalog> {
   const realms = await listRealms(db, auth.tenantId);
   const grantable = await grantableOperations(db, auth, realms);
-  const generic = toolsFrom(realms, grantable);
-  if (auth.kind !== "actor") return assemble(generic, [], [], await catalogBudget(db, auth.tenantId));
+  const read = { realms, grantable, generic: toolsFrom(realms, grantable) };
+  if (auth.kind !== "actor") return assemble(read, [], [], await catalogBudget(db, auth.tenantId));
   const [set, budget] = await Promise.all([rows ?? readWorkingSet(db, { tenantId: auth.tenantId, actorId: auth.actorId }, now), catalogBudget(db, auth.tenantId)]);
   const { held, unlisted } = heldOf(set, realms, grantable);
-  return assemble(generic, held, unlisted, budget);
+  return assemble(read, held, unlisted, budget);
 }
 
 /** The listed tools, as GET /api/v1/tools answers: the generic entries, then the exact ones (with title and hints). */
@@ -139,9 +143,7 @@ export async function materialize(tx: Tx, auth: AuthContext, realm: Realm, opera
   let name = existing?.name ?? exactToolName(m, action.name);
   if (rows.some((r) => r.name === name && !(r.namespace === m.namespace && r.operation === operation))) name = hashedToolName(m.namespace, action.name);
   const tool = exactTool(realm, action, name);
-  const realms = await listRealms(tx, auth.tenantId);
-  const grantable = await grantableOperations(tx, auth, realms);
-  const { held, unlisted } = heldOf(rows.filter((r) => r !== existing), realms, grantable);
+  const { held, unlisted } = heldOf(rows.filter((r) => r !== existing), before.realms, before.grantable);
   const genericBytes = before.proof.generic_bytes;
   const plan = planMaterialize(held, { name, namespace: m.namespace, operation, slot: tool.slot, bytes: tool.bytes }, genericBytes, before.budget);
   if (plan.outcome === "refused") {
@@ -168,7 +170,7 @@ export async function materialize(tx: Tx, auth: AuthContext, realm: Realm, opera
   const stale: Eviction[] = unlisted.map((u) => ({ name: u.name, namespace: u.namespace, operation: u.operation, reason: "over_budget" as const }));
   await removeTools(tx, owner, [...plan.evicted.map((e) => e.name), ...unlisted.map((u) => u.name), ...(existing ? [existing.name] : [])]);
   await addTool(tx, owner, { name, namespace: m.namespace, operation, slot: tool.slot }, now);
-  const after = assemble(before.generic, [...plan.kept, { name, namespace: m.namespace, operation, slot: tool.slot, bytes: tool.bytes, lastUsedAt: now, createdAt: now, tool }] as Held[], [], before.budget);
+  const after = assemble(before, [...plan.kept, { name, namespace: m.namespace, operation, slot: tool.slot, bytes: tool.bytes, lastUsedAt: now, createdAt: now, tool }] as Held[], [], before.budget);
   const evicted = [...plan.evicted, ...stale.filter((s) => !plan.evicted.some((e) => e.name === s.name))].map((e) => ({
     ...e,
     ...(e.reason === "slot_full" ? { why: `a working set holds ${tool.slot === "read" ? "3 read tools" : "1 write-or-destructive tool"}; ${e.name} was the least recently used ${slotWord[tool.slot]} tool` } : {}),
