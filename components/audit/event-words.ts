@@ -6,7 +6,7 @@ import type { AuditEventView } from "@/lib/audit/view";
 import { realmTitle, wordsFor, type Words } from "@/components/realms/words";
 
 /** How one detail field reads: a count, a list of operation keys, a time, yes/no, a grant scope… */
-type FieldKind = "text" | "count" | "operations" | "list" | "time" | "bool" | "scope" | "curation" | "switches" | "suspensions" | "items" | "settings";
+type FieldKind = "text" | "count" | "operations" | "list" | "time" | "bool" | "scope" | "curation" | "switches" | "suspensions" | "items" | "settings" | "verbatim";
 type Field = { key: string; label: string; as?: FieldKind };
 
 export type EventWords = {
@@ -31,7 +31,7 @@ export const eventTable: Record<AuditEventName, EventWords> = {
   "grant.migrated": { label: "Grant scope migrated", sentence: "Realmgate rewrote the scope of {agent}'s grant{in realm}", fields: [{ key: "old_scope", label: "Old scope", as: "scope" }, { key: "new_scope", label: "New scope", as: "scope" }] },
   "ceiling.changed": { label: "Workspace ceiling changed", sentence: "{who} changed what agents may do{in realm} for the whole workspace", fields: [{ key: "changes", label: "Switched", as: "switches" }, { key: "open_description", label: "Description open to all agents", as: "bool" }, { key: "selected_only", label: "Agents act only on operations they selected", as: "bool" }] },
   "choice.changed": { label: "Personal choice changed", sentence: "{who} changed what their own agents may do{in realm}", fields: [{ key: "changes", label: "Switched", as: "switches" }] },
-  "working_set.changed": { label: "Working set changed", sentence: "{who} removed {op} from {agent}'s working set{in realm}", fields: [{ key: "removed", label: "Tool" }, { key: "slot", label: "Slot" }] },
+  "working_set.changed": { label: "Working set changed", sentence: "{who} removed {op} from {agent}'s working set{in realm}", fields: [{ key: "removed", label: "Tool", as: "verbatim" }, { key: "slot", label: "Slot" }] },
   "tenant.settings_changed": { label: "Workspace settings changed", sentence: "{who} changed the workspace's settings", fields: [{ key: "before", label: "Before", as: "settings" }, { key: "after", label: "After", as: "settings" }] },
   "consent.requested": { label: "Consent requested", sentence: "{who} asked for access{in realm}", fields: [opsF, { key: "named_refs", label: "Objects named", as: "list" }] },
   "consent.approved": { label: "Consent approved", sentence: "{who} approved {agent}'s request{in realm}", fields: [opsF, { key: "items", label: "On what they saw", as: "items" }, { key: "companions", label: "Also granted", as: "operations" }, { key: "expires", label: "For" }] },
@@ -194,6 +194,9 @@ function fieldValue(f: Field, v: unknown, e: AuditEventView, words: Words, names
       };
       return ["off", "ask", "on"].map(part).filter(Boolean).join("; ") || null;
     }
+    case "verbatim":
+      // A name as the code spells it (a tool name): underscores are part of it.
+      return typeof v === "string" ? v : JSON.stringify(v);
     case "settings": {
       if (!isRecord(v)) return null;
       const parts = Object.entries(v).map(([k, x]) => {

@@ -10,6 +10,7 @@ import { dispatch } from "@/lib/tools/dispatch";
 import { catalogOf, listedTools } from "@/lib/tools/working-set";
 import { DEFAULT_CATALOG_BUDGET_BYTES } from "@/lib/working-set/budget";
 import { call, errorOf, frozenClock, makeActor, makeTenant, type TestTenant } from "@/test-support";
+import { realmCards, realmDetail } from "./realms";
 import { changeTenantSettings, readTenantSettings } from "./tenant-settings";
 import { actorContextOf, removeWorkingSetTool, workingSetView } from "./working-set";
 
@@ -179,5 +180,18 @@ describe("the workspace's catalog budget", () => {
     const view = await workingSetView(tt.db, call(tt.users.alice!), agent.actorId);
     expect(view.proof.budget_bytes).toBe(32768);
     expect(view.budget.bytes).toBe(32768);
+  });
+});
+
+describe("on the realm page", () => {
+  it("carries the owner's selected-only setting on the realm's card, off by default", async () => {
+    const tt = await makeTenant();
+    const alice = tt.users.alice!;
+    expect((await realmDetail(tt.db, alice, "docs")).card.selected_only).toBe(false);
+    await changeCeiling(tt.db, call(alice), { namespace: "docs", selected_only: true });
+    expect((await realmDetail(tt.db, tt.users.bob!, "docs")).card.selected_only).toBe(true);
+    const cards = await realmCards(tt.db, alice);
+    expect(cards.find((c) => c.namespace === "docs")!.selected_only).toBe(true);
+    expect(cards.filter((c) => c.namespace !== "docs").every((c) => !c.selected_only)).toBe(true);
   });
 });
