@@ -50,7 +50,7 @@ export function WorkingSet({ actorId, actorName }: { actorId: string; actorName:
       <h4 id={headingId} className="font-medium">
         Working set
       </h4>
-      <p className="mt-1 text-sm text-slate-600">The few actions {actorName} added as tools of their own, beside the nine generic tools its tool list always shows.</p>
+      <p className="mt-1 text-sm text-slate-600">The actions {actorName} added as tools of its own, listed after the nine generic tools its tool list always shows.</p>
       <div className={notice ? "mt-2" : ""}>
         <LiveNotice ref={noticeRef} notice={notice} />
       </div>
@@ -100,7 +100,8 @@ function WorkingSetBody({ view, actorName, onRemove, removing }: { view: Working
           <div className={`h-full rounded-full ${pct >= 90 ? "bg-amber-600" : "bg-brand-600"}`} style={{ width: `${pct}%` }} />
         </div>
         <p className="mt-1 text-xs text-slate-600">
-          The nine generic tools weigh {kilobytes(p.generic_bytes)}; its exact tools {kilobytes(p.working_set_bytes)}. The model is sent this list on every turn.
+          The nine generic tools weigh {kilobytes(p.generic_bytes)}
+          {p.working_set_bytes ? `; its exact tools ${kilobytes(p.working_set_bytes)}` : ""}. The agent&apos;s model is sent this list on every turn.
         </p>
       </div>
       <p className="text-sm text-slate-800">
@@ -217,11 +218,11 @@ export function CatalogBudget({ initial }: { initial: TenantSettingsView }) {
         <Button type="submit" disabled={save.isPending || value === saved}>
           {save.isPending ? "Saving…" : "Save"}
         </Button>
-        <span role="status" aria-live="polite" className={`text-sm ${status?.state === "failed" ? "text-red-800" : status?.state === "saved" ? "text-green-800" : "text-slate-700"}`}>
+        <span role="status" aria-live="polite" className={`text-sm sm:pb-2.5 ${status?.state === "failed" ? "text-red-800" : status?.state === "saved" ? "text-green-800" : "text-slate-700"}`}>
           {status ? status.text : null}
         </span>
         {status?.state === "failed" ? (
-          <Button variant="secondary" onClick={() => save.mutate(value)}>
+          <Button type="button" variant="secondary" onClick={() => save.mutate(value)}>
             Retry
           </Button>
         ) : null}
