@@ -25,6 +25,7 @@ import { ExpiryOptions, GrantForm } from "./grant-form";
 import { actorKindWords, kindLabel } from "./kinds";
 import { McpSetup, type McpSetupInfo } from "./mcp-setup";
 import { RevokeWithReason } from "./revoke-with-reason";
+import { WorkingSet } from "./working-set";
 
 export type ActorItem = Awaited<ReturnType<typeof listActors>>[number];
 type TokenItem = ActorItem["tokens"][number];
@@ -425,6 +426,8 @@ function ActorCard({
               <McpSetup info={extras.mcp} agentName={actor.name} token={issued} />
             </div>
           ) : null}
+
+          {!revoked ? <WorkingSet actorId={actor.id} actorName={actor.name} /> : null}
 
       <h4 className="mt-5 font-medium">Tokens</h4>
       {actor.tokens.length === 0 ? <p className="mt-1 text-sm text-slate-600">No tokens.</p> : null}

@@ -6,7 +6,7 @@ import type { AuditEventView } from "@/lib/audit/view";
 import { realmTitle, wordsFor, type Words } from "@/components/realms/words";
 
 /** How one detail field reads: a count, a list of operation keys, a time, yes/no, a grant scope… */
-type FieldKind = "text" | "count" | "operations" | "list" | "time" | "bool" | "scope" | "curation" | "switches" | "suspensions" | "items";
+type FieldKind = "text" | "count" | "operations" | "list" | "time" | "bool" | "scope" | "curation" | "switches" | "suspensions" | "items" | "settings" | "verbatim";
 type Field = { key: string; label: string; as?: FieldKind };
 
 export type EventWords = {
@@ -29,8 +29,10 @@ export const eventTable: Record<AuditEventName, EventWords> = {
   "grant.revoked": { label: "Grant revoked", sentence: "{who} revoked a grant of {agent}{in realm}", fields: [opsF] },
   "grant.suspended": { label: "Grant suspended", sentence: "Operations of {agent}'s grant{in realm} stopped working because their meaning changed", fields: [{ key: "operations", label: "Suspended", as: "suspensions" }] },
   "grant.migrated": { label: "Grant scope migrated", sentence: "Realmgate rewrote the scope of {agent}'s grant{in realm}", fields: [{ key: "old_scope", label: "Old scope", as: "scope" }, { key: "new_scope", label: "New scope", as: "scope" }] },
-  "ceiling.changed": { label: "Workspace ceiling changed", sentence: "{who} changed what agents may do{in realm} for the whole workspace", fields: [{ key: "changes", label: "Switched", as: "switches" }, { key: "open_description", label: "Description open to all agents", as: "bool" }] },
+  "ceiling.changed": { label: "Workspace ceiling changed", sentence: "{who} changed what agents may do{in realm} for the whole workspace", fields: [{ key: "changes", label: "Switched", as: "switches" }, { key: "open_description", label: "Description open to all agents", as: "bool" }, { key: "selected_only", label: "Agents act only on operations they selected", as: "bool" }] },
   "choice.changed": { label: "Personal choice changed", sentence: "{who} changed what their own agents may do{in realm}", fields: [{ key: "changes", label: "Switched", as: "switches" }] },
+  "working_set.changed": { label: "Working set changed", sentence: "{who} removed {op} from {agent}'s working set{in realm}", fields: [{ key: "removed", label: "Tool", as: "verbatim" }, { key: "slot", label: "Slot" }] },
+  "tenant.settings_changed": { label: "Workspace settings changed", sentence: "{who} changed the workspace's settings", fields: [{ key: "before", label: "Before", as: "settings" }, { key: "after", label: "After", as: "settings" }] },
   "consent.requested": { label: "Consent requested", sentence: "{who} asked for access{in realm}", fields: [opsF, { key: "named_refs", label: "Objects named", as: "list" }] },
   "consent.approved": { label: "Consent approved", sentence: "{who} approved {agent}'s request{in realm}", fields: [opsF, { key: "items", label: "On what they saw", as: "items" }, { key: "companions", label: "Also granted", as: "operations" }, { key: "expires", label: "For" }] },
   "consent.denied": { label: "Consent denied", sentence: "{who} denied {agent}'s request{in realm}", fields: [opsF, { key: "items", label: "On what they saw", as: "items" }] },
@@ -100,6 +102,15 @@ export const reasonWords: Record<string, string> = {
   reconnect_required: "The account must be reconnected",
   narrowing: "A permission is being removed; the person signs in again to keep the others",
 };
+
+/** The workspace settings a tenant.settings_changed record names, in words. */
+const settingWords: Record<string, string> = { catalog_budget_bytes: "Catalog budget for agents" };
+
+/** 16384 → "16 KB" (binary kilobytes, as the budget is set); 10035 → "9.8 KB". */
+export function kilobytes(bytes: number): string {
+  const kb = Math.round((bytes / 1024) * 10) / 10;
+  return `${Number.isInteger(kb) ? kb : kb.toFixed(1)} KB`;
+}
 
 const CODE = /^[a-z][a-z0-9_]*$/;
 
@@ -182,6 +193,17 @@ function fieldValue(f: Field, v: unknown, e: AuditEventView, words: Words, names
         return ops.length ? `${mode === "ask" ? "ask each time" : mode}: ${listText(ops, 4)}` : null;
       };
       return ["off", "ask", "on"].map(part).filter(Boolean).join("; ") || null;
+    }
+    case "verbatim":
+      // A name as the code spells it (a tool name): underscores are part of it.
+      return typeof v === "string" ? v : JSON.stringify(v);
+    case "settings": {
+      if (!isRecord(v)) return null;
+      const parts = Object.entries(v).map(([k, x]) => {
+        const label = settingWords[k] ?? k.replaceAll("_", " ");
+        return `${label}: ${k.endsWith("_bytes") && typeof x === "number" ? kilobytes(x) : typeof x === "string" ? x : JSON.stringify(x)}`;
+      });
+      return parts.length ? parts.join(", ") : null;
     }
     case "curation":
       return Array.isArray(v) && v.length ? v.filter(isRecord).slice(0, 10).map((c) => curationLine(c, op)).join("; ") + (v.length > 10 ? `; and ${v.length - 10} more` : "") : null;

@@ -22,6 +22,8 @@ export const auditEventNames = [
   "grant.migrated",
   "ceiling.changed",
   "choice.changed",
+  "working_set.changed",
+  "tenant.settings_changed",
   "consent.requested",
   "consent.approved",
   "consent.denied",

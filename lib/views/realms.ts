@@ -1,12 +1,13 @@
 // What the capability picker shows: each realm's service card with operation counts (the grid), and one
 // realm's every operation in human words with its risk, claims, kind and the caller's ceiling/choice modes
 // (off, ask, on; what the caller's agents get is the stricter of the two).
+import { and, eq } from "drizzle-orm";
 import type { Executor } from "@/db/client";
-import type { Role } from "@/db/schema";
+import { realmSettings, type Role } from "@/db/schema";
 import { rankCapabilities } from "@/lib/catalog/search";
 import { AppError } from "@/lib/errors";
 import { defaultCeilingMode, effectiveMode, type OperationMode } from "@/lib/authz/modes";
-import { closedDescriptions, operationStates, readCeiling, readChoices, readDestructiveDefault, readOpenDescription, type OperationState } from "@/lib/authz/policy";
+import { closedDescriptions, operationStates, readCeiling, readChoices, readDestructiveDefault, readOpenDescription, readSelectedOnly, type OperationState } from "@/lib/authz/policy";
 import { listAccounts, type AccountView } from "@/lib/connections/accounts";
 import { operationKeysOf, riskOf, type CatalogNode, type OperationKey, type Realm, type RealmManifest, type Risk } from "@/lib/realms/contract";
 import { listRealms, requireRealm } from "@/lib/realms/registry";
@@ -56,6 +57,8 @@ export type RealmCardView = {
   operation_labels: string[];
   /** Agents may read what the realm is and offers (provider.about, object.schema) without asking (owner's setting). */
   open_description: boolean;
+  /** Agents act only on the actions they selected (added to their working set) in this realm (owner's setting, off by default). */
+  selected_only: boolean;
 };
 
 export type OperationView = {
@@ -139,7 +142,7 @@ function countModes(ops: { label: string; modes: Modes }[]) {
   return c;
 }
 
-function cardOf(realm: Realm, modesOf: (op: OperationKey) => Modes, accounts: AccountView[], openDescription: boolean): RealmCardView {
+function cardOf(realm: Realm, modesOf: (op: OperationKey) => Modes, accounts: AccountView[], openDescription: boolean, selectedOnly: boolean): RealmCardView {
   const m = realm.manifest;
   const ops = operationKeysOf(m);
   const by_risk = emptyRisk();
@@ -162,18 +165,21 @@ function cardOf(realm: Realm, modesOf: (op: OperationKey) => Modes, accounts: Ac
     operations: counts,
     operation_labels: ops.map((op) => m.service_card.operation_labels[op] ?? op),
     open_description: openDescription,
+    selected_only: selectedOnly,
   };
 }
 
 /** The realms of the caller's workspace, as service cards, sorted by title. */
 export async function realmCards(db: Executor, who: Viewer): Promise<RealmCardView[]> {
-  const [realms, ceiling, choices, closed, destructiveDefault] = await Promise.all([
+  const [realms, ceiling, choices, closed, destructiveDefault, selected] = await Promise.all([
     listRealms(db, who.tenantId),
     readCeiling(db, who.tenantId),
     readChoices(db, who.tenantId, who.userId),
     closedDescriptions(db, who.tenantId),
     readDestructiveDefault(db, who.tenantId),
+    db.select({ namespace: realmSettings.namespace }).from(realmSettings).where(and(eq(realmSettings.tenantId, who.tenantId), eq(realmSettings.selectedOnly, true))),
   ]);
+  const selectedOnly = new Set(selected.map((r) => r.namespace));
   const ceilingOf = new Map(ceiling.map((r) => [`${r.namespace} ${r.operation}`, r.mode]));
   const choiceOf = new Map(choices.map((r) => [`${r.namespace} ${r.operation}`, r.mode]));
   const accounts = await accountsFor(db, who, realms);
@@ -187,7 +193,7 @@ export async function realmCards(db: Executor, who: Viewer): Promise<RealmCardVi
         const u = choiceOf.get(`${m.namespace} ${op}`) ?? null;
         return { ceiling: c ?? defaultCeilingMode(risk, destructiveDefault), choice: u ?? "on", mode: effectiveMode(c, u, risk, destructiveDefault) };
       };
-      return cardOf(r, modesOf, accounts, !closed.has(m.namespace));
+      return cardOf(r, modesOf, accounts, !closed.has(m.namespace), selectedOnly.has(m.namespace));
     })
     .sort((a, b) => a.title.localeCompare(b.title));
 }
@@ -260,7 +266,7 @@ export async function realmDetail(db: Executor, who: Viewer, namespace: string):
   const modesOf = (op: OperationKey): Modes => byOp.get(op) ?? { ceiling: "on", choice: "on", mode: "on" };
   const { areas, areaOf } = areasOf(realm.manifest);
   return {
-    card: cardOf(realm, modesOf, await accountsFor(db, who, [realm]), await readOpenDescription(db, who.tenantId, namespace)),
+    card: cardOf(realm, modesOf, await accountsFor(db, who, [realm]), await readOpenDescription(db, who.tenantId, namespace), await readSelectedOnly(db, who.tenantId, namespace)),
     operations: states.map((s) => ({
       ...describeOperation(realm.manifest, s.operation),
       area: areaOf(s.operation),

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { getDb } from "@/db/client";
 import { AgentsManager } from "@/components/agents/agents-manager";
+import { CatalogBudget } from "@/components/agents/working-set";
 import { Alert } from "@/components/ui/alert";
 import { PageHeader } from "@/components/ui/card";
 import { requirePageUser } from "@/lib/auth/page-session";
@@ -11,6 +12,7 @@ import { listGrants } from "@/lib/authz/grants";
 import { mcpResourceUrl } from "@/lib/mcp/config";
 import { clientConnections, grantableRealms, mcpSnippets, scopeNames, TOKEN_PLACEHOLDER } from "@/lib/views/agents";
 import { operationWords } from "@/lib/views/realms";
+import { readTenantSettings } from "@/lib/views/tenant-settings";
 
 export const metadata: Metadata = { title: "Agents" };
 
@@ -19,12 +21,13 @@ export default async function AgentsPage({ searchParams }: { searchParams: Promi
   const focus = typeof sp.grant === "string" && /^[a-z]{3}_[A-Za-z0-9_-]{1,60}$/.test(sp.grant) ? sp.grant : null;
   const user = await requirePageUser(focus ? `/agents?grant=${focus}` : "/agents");
   const db = await getDb();
-  const [calls, actors, grants, requests, connections] = await Promise.all([
+  const [calls, actors, grants, requests, connections, settings] = await Promise.all([
     user.role === "support" ? Promise.resolve([]) : listApprovals(db, user, { status: "pending" }),
     listActors(db, user),
     listGrants(db, user, { status: "all", scope: "mine" }),
     listConsentRequests(db, user, { status: "pending" }),
     clientConnections(db, user),
+    readTenantSettings(db, user),
   ]);
   const [waitingCalls, words, names, grantable] = await Promise.all([
     withTargets(db, user, calls.slice(0, 20)),
@@ -61,6 +64,11 @@ export default async function AgentsPage({ searchParams }: { searchParams: Promi
         me={{ id: user.userId, name: user.name ?? user.email ?? "you" }}
         canCreate={user.role !== "support"}
       />
+      {user.role === "owner" ? (
+        <div className="mt-8">
+          <CatalogBudget initial={settings} />
+        </div>
+      ) : null}
     </>
   );
 }

@@ -5,6 +5,7 @@ import { getDb } from "@/db/client";
 import { DescriptionSwitch } from "@/components/realms/description-switch";
 import { OperationList } from "@/components/realms/operation-list";
 import { LiveRealmCard } from "@/components/realms/live-realm-card";
+import { SelectedOnlySwitch } from "@/components/realms/selected-only-switch";
 import { requirePageUser } from "@/lib/auth/page-session";
 import { isAppError } from "@/lib/errors";
 import { realmDetail, type RealmDetailView } from "@/lib/views/realms";
@@ -40,7 +41,14 @@ export default async function RealmPage({ params, searchParams }: Props) {
           <LiveRealmCard
             namespace={namespace}
             initial={detail}
-            descriptionControl={detail.can_change.ceiling ? <DescriptionSwitch namespace={namespace} title={detail.card.title} initial={detail.card.open_description} /> : undefined}
+            descriptionControl={
+              detail.can_change.ceiling ? (
+                <>
+                  <DescriptionSwitch namespace={namespace} title={detail.card.title} initial={detail.card.open_description} />
+                  <SelectedOnlySwitch namespace={namespace} title={detail.card.title} initial={detail.card.selected_only} />
+                </>
+              ) : undefined
+            }
           />
         </aside>
         <section aria-label="Operations" className="min-w-0">
