@@ -144,6 +144,9 @@ export function RealmCard({
             {card.open_description ? "Agents may read what it offers without asking." : "Agents ask before reading what it offers."}
           </p>
         )}
+        {!descriptionControl && card.selected_only ? (
+          <p className="mt-1 text-sm text-slate-700">Agents act only on the operations they selected (added to their working set).</p>
+        ) : null}
         {onDetailPage ? null : (
           <Link
             href={`/realms/${card.namespace}`}
