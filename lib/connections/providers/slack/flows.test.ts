@@ -180,6 +180,17 @@ describe("calls with a Slack account", () => {
     expect(after.tokenExpiresAt!.getTime()).toBeGreaterThan(later.getTime());
   });
 
+  it("sends a form body to methods that take no JSON, and JSON (with its charset) to those that do", async () => {
+    const t = await makeTenant({ alice: "owner" });
+    await connectWith(t.db, t.users.alice!, { provider: "devslack" }, as(acme));
+    type Echo = { args: Record<string, unknown>; content_type: string };
+    const form = await viaSession(t, need(["slack:read"]), (s) => s.call<Echo>({ method: "POST", path: "/api.test", form: { filename: "план.png", length: 42, skipped: undefined } }));
+    expect(form).toMatchObject({ args: { filename: "план.png", length: "42" }, content_type: "application/x-www-form-urlencoded" });
+    expect(form.args).not.toHaveProperty("skipped");
+    const json = await viaSession(t, need(["slack:read"]), (s) => s.call<Echo>({ method: "POST", path: "/api.test", body: { text: "Привет", n: 1 } }));
+    expect(json).toMatchObject({ args: { text: "Привет", n: 1 }, content_type: "application/json; charset=utf-8" });
+  });
+
   it("sends the token only to the API's origin (or the provider's file hosts), for bytes", async () => {
     const t = await makeTenant({ alice: "owner" });
     const who = t.users.alice!;

@@ -1,6 +1,6 @@
 // For this folder's tests: a small Slack stand-in on a local port, answering in Slack's wire format — OAuth v2
 // (`user_scope`, PKCE, the user token under `authed_user`, cumulative user scopes, optional token rotation),
-// `auth.test`, `users.info`, `auth.revoke`, one read and one write method with `missing_scope`, and a
+// `auth.test`, `users.info`, `auth.revoke`, `api.test` (echoing its arguments), one read and one write method with `missing_scope`, and a
 // rate-limited mode (HTTP 429 with Retry-After). `approve` plays the person on Slack's authorize page.
 import { createHash, randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server } from "node:http";
@@ -108,6 +108,11 @@ export async function startSlackStub(): Promise<SlackStub> {
           if (missing) return json(200, missing);
           const profile = scopes.has("users:read.email") ? { email: u.email } : {};
           return json(200, { ok: true, user: { id: url.searchParams.get("user"), name: u.handle, is_email_confirmed: true, profile } });
+        }
+        case "api.test": {
+          // Slack echoes the arguments it read, from a form or a JSON body (and the query).
+          const args = req.headers["content-type"]?.includes("json") ? (JSON.parse(body || "{}") as Record<string, unknown>) : Object.fromEntries(form);
+          return json(200, { ok: true, args: { ...Object.fromEntries(url.searchParams), ...args }, content_type: req.headers["content-type"] ?? null });
         }
         case "auth.revoke":
           // Ends the person's authorization of the app at that workspace: every token of it.
