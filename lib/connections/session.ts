@@ -164,7 +164,7 @@ class Session implements AccountSession {
     await this.ensureToken();
     const headers: Record<string, string> = { authorization: `Bearer ${this.tokens!.access_token}` };
     if (req.contentType) headers["content-type"] = req.contentType;
-    const res = await this.fetch(url.toString(), { method: req.method ?? "GET", headers, body: req.body, maxBytes: req.maxBytes }, req.once);
+    const res = await this.exchange(url.toString(), { method: req.method ?? "GET", headers, body: req.body, maxBytes: req.maxBytes }, req.once);
     if (res.status === 429) throw rateLimited(this.provider, res, "its file transfers", { account_id: this.row.id });
     this.markUsed();
     return { status: res.status, contentType: headerOf(res, "content-type"), headers: res.headers, bytes: new Uint8Array(res.body.buffer, res.body.byteOffset, res.body.byteLength) };
@@ -185,10 +185,10 @@ class Session implements AccountSession {
       headers["content-type"] = "application/json; charset=utf-8";
       body = JSON.stringify(req.body);
     }
-    return this.fetch(url.toString(), { method: req.method ?? "GET", headers, body }, req.once);
+    return this.exchange(url.toString(), { method: req.method ?? "GET", headers, body }, req.once);
   }
 
-  private async fetch(url: string, init: { method: string; headers: Record<string, string>; body?: string | Uint8Array; maxBytes?: number }, once: string | undefined): Promise<NetResponse> {
+  private async exchange(url: string, init: { method: string; headers: Record<string, string>; body?: string | Uint8Array; maxBytes?: number }, once: string | undefined): Promise<NetResponse> {
     try {
       return await providerFetch(url, init);
     } catch (err) {

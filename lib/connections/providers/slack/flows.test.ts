@@ -11,7 +11,7 @@ import { completeConnection, startConnection } from "../../flows";
 import { openAccount, type AccountNeed } from "../../session";
 import { connectWith } from "../../test-kit";
 import { SLACK_READ_SCOPES } from ".";
-import { startSlackStub, type SlackStub, type StubUser } from "./stub.test-kit";
+import { startSlackStub, type SlackStub, type StubUser } from "./fixtures/slack-stub";
 
 let stub: SlackStub;
 const envs = envOverride();
