@@ -207,9 +207,11 @@ class Session implements AccountSession {
     if (verdict.outcome === "ok") return (jsonOf(res) ?? {}) as T;
     const said = verdict.message ?? `status ${res.status}`;
     if (verdict.outcome === "missing_scope") {
-      // The provider knows better than our record: forget the claims it just refused.
-      this.dropClaims(this.need.claims);
-      throw await denial(this.ctx, this.need, { allow: false, kind: "demand", reason: "claim_upgrade_required", missingClaims: this.need.claims, candidates: [this.account], account: { ...this.account, claims: this.account.claims.filter((c) => !this.need.claims.includes(c)) } });
+      // The provider knows better than our record: forget the claims it just refused — those asking for the
+      // scopes it says were needed, when it says, else the ones the operation declares.
+      const missing = this.refusedClaims(verdict.scopes);
+      this.dropClaims(missing);
+      throw await denial(this.ctx, this.need, { allow: false, kind: "demand", reason: "claim_upgrade_required", missingClaims: missing, candidates: [this.account], account: { ...this.account, claims: this.account.claims.filter((c) => !missing.includes(c)) } });
     }
     if (verdict.outcome === "denied") throw new AppError("realm_denied", `${this.provider.label} refused: ${said}`, { details: { provider: this.provider.id, account_id: this.row.id } });
     if (verdict.outcome === "not_found") throw new AppError("not_found", `${this.provider.label} has no such object (or it was deleted).`, { details: { provider: this.provider.id } });
@@ -261,6 +263,12 @@ class Session implements AccountSession {
         .set({ ...sealed, tokenExpiresAt: expiresAt, version: sql`${connectedAccounts.version} + 1`, updatedAt: new Date() })
         .where(and(eq(connectedAccounts.id, this.row.id), eq(connectedAccounts.tenantId, this.row.tenantId), eq(connectedAccounts.version, expected)));
     });
+  }
+
+  private refusedClaims(scopes: string[] | undefined): string[] {
+    if (!scopes?.length) return this.need.claims;
+    const asking = apiFamily(this.need.api).claims.filter((c) => (typeof c.request === "string" ? [c.request] : c.request).some((s) => scopes.includes(s)));
+    return asking.length ? asking.map((c) => c.name) : this.need.claims;
   }
 
   private dropClaims(claims: string[]) {

@@ -87,8 +87,12 @@ export type ProviderOutcome =
 
 /** An API answer as classify sees it: the status and the body as JSON (null when it is not JSON). */
 export type ProviderAnswer = { status: number; body: unknown };
-/** `message`: the provider's own words for a refusal (bounded), shown to the caller. */
-export type Verdict = { outcome: ProviderOutcome; message: string | null };
+/**
+ * `message`: the provider's own words for a refusal (bounded), shown to the caller. `scopes`: for a
+ * `missing_scope`, the scopes the provider says the call needed, when it says (the claims asking for them are
+ * then the ones demanded, rather than those the operation declares).
+ */
+export type Verdict = { outcome: ProviderOutcome; message: string | null; scopes?: string[] };
 
 export type ProviderConfig = {
   /** Stable id stored with each account; the name of its folder (or of a variant living in its folder, as devslack in slack/). */

@@ -66,7 +66,10 @@ export function classifySlackApi({ status, body }: ProviderAnswer): Verdict {
     // Slack answers HTTP 200 either way; `ok` says which. A 2xx without `ok: false` (a file host, an empty body) is a success.
     if (!isObj(body) || body.ok !== false) return { outcome: "ok", message: null };
     const error = str(body.error) ?? "unknown_error";
-    if (error === "missing_scope") return { outcome: "missing_scope", message };
+    if (error === "missing_scope") {
+      const needed = str(body.needed)?.split(/[\s,]+/).filter(Boolean) ?? [];
+      return { outcome: "missing_scope", message, ...(needed.length ? { scopes: needed } : {}) };
+    }
     if (AUTH_INVALID.has(error)) return { outcome: "auth_invalid", message };
     if (NOT_FOUND.has(error)) return { outcome: "not_found", message };
     if (DENIED.has(error)) return { outcome: "denied", message };

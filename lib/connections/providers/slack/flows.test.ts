@@ -142,6 +142,16 @@ describe("calls with a Slack account", () => {
     expect((await rowOf(t, account.id)).claims).toEqual(["slack:read"]);
   });
 
+  it("demands the claim whose scope Slack says was needed, not the one the operation declared", async () => {
+    const t = await makeTenant({ alice: "owner" });
+    const who = t.users.alice!;
+    const { account } = await connectWith(t.db, who, { provider: "devslack" }, as({ ...acme, user: "U0DAN", handle: "dan", email: "dan@acme.test" }));
+    // A call declared as reading, that needed chat:write: slack:read is kept, slack:write demanded.
+    const denied = await errorOf(viaSession(t, need(["slack:read"]), (s) => s.call({ method: "POST", path: "/chat.postMessage", body: { channel: "C1", text: "hi" } })));
+    expect(denied.details).toMatchObject({ reason: "claim_upgrade_required", missing_claims: ["slack:write"] });
+    expect((await rowOf(t, account.id)).claims).toEqual(["slack:read"]);
+  });
+
   it("answers Slack's 429 with rate_limited and its Retry-After; the account stays connected", async () => {
     const t = await makeTenant({ alice: "owner" });
     const who = t.users.alice!;

@@ -155,10 +155,19 @@ describe("auth.revoke", () => {
 });
 
 describe("the Slack Web API's answers", () => {
+  it("names the scopes a missing_scope needed, so the claims asking for them are demanded", () => {
+    expect(classifySlackApi({ status: 200, body: { ok: false, error: "missing_scope", needed: "channels:history", provided: "channels:read" } })).toEqual({
+      outcome: "missing_scope",
+      message: "missing_scope (needed: channels:history; provided: channels:read)",
+      scopes: ["channels:history"],
+    });
+    expect(classifySlackApi({ status: 200, body: { ok: false, error: "missing_scope", needed: "channels:read,groups:read" } }).scopes).toEqual(["channels:read", "groups:read"]);
+    expect(classifySlackApi({ status: 200, body: { ok: false, error: "missing_scope" } })).toEqual({ outcome: "missing_scope", message: "missing_scope" });
+  });
+
   it.each([
     [200, { ok: true, channels: [] }, "ok", null],
     [200, null, "ok", null],
-    [200, { ok: false, error: "missing_scope", needed: "channels:history", provided: "channels:read" }, "missing_scope", "missing_scope (needed: channels:history; provided: channels:read)"],
     [200, { ok: false, error: "invalid_auth" }, "auth_invalid", "invalid_auth"],
     [200, { ok: false, error: "token_revoked" }, "auth_invalid", "token_revoked"],
     [200, { ok: false, error: "token_expired" }, "auth_invalid", "token_expired"],
