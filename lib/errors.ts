@@ -74,9 +74,9 @@ export const errorTable = {
   unsupported_media_type: { status: 415, retry: null, when: "Declared for a body of the wrong content type; nothing raises it today." },
   spec_ref_unresolved: { status: 422, retry: null, when: "An imported OpenAPI document's external $ref cannot be read: a file not given in spec_files (or not fetchable beside spec_url), another origin, a missing pointer, too many or too large files; details.reason says which." },
   idempotency_conflict: { status: 422, retry: null, when: "This idempotency_key was already used by this caller for this tool with a different body." },
-  rate_limited: { status: 429, retry: null, when: "The actor exceeded MCP_RATE_LIMIT_PER_MINUTE (REST and MCP together), or an imported service answered 429; Retry-After says when to try again." },
+  rate_limited: { status: 429, retry: null, when: "The actor exceeded MCP_RATE_LIMIT_PER_MINUTE (REST and MCP together), or an imported service or a connected account's provider answered 429; Retry-After says when to try again." },
   internal_error: { status: 500, retry: null, when: "An unexpected failure on our side; the message quotes the request id." },
-  provider_unavailable: { status: 502, retry: null, when: "An outside provider or imported service failed: 502 unreachable or upstream 5xx, 503 upstream 429/503, 504 timeout; never retried for you." },
+  provider_unavailable: { status: 502, retry: null, when: "An outside provider or imported service failed: 502 unreachable or upstream 5xx, 503 upstream 503, 504 timeout; never retried for you." },
   service_unavailable: { status: 503, retry: ["retry_later"], when: "Realmgate cannot answer now: its database is unreachable or too slow, an MCP call ran past its time, or a stored credential cannot be opened." },
 } as const satisfies Record<string, ErrorCodeInfo>;
 

@@ -1,12 +1,12 @@
 // Connected accounts: what a person sees of them (never a token), listing, disconnecting (revoking the
-// token at the provider first, RFC 7009), and sealing/opening their token sets through the vault.
+// token at the provider first: RFC 7009, or the provider's own API), and sealing/opening their token sets through the vault.
 import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, ne, or, sql } from "drizzle-orm";
 import type { Db, Executor } from "@/db/client";
 import { actors, auditEvents, connectedAccounts, grants, type ConnectedAccount } from "@/db/schema";
 import type { UserContext } from "@/lib/authz/context";
 import { recordChange } from "@/lib/audit/record";
 import { AppError } from "@/lib/errors";
-import { revokeToken } from "./oauth";
+import { revokeGrant } from "./oauth";
 import { apiFamilies, claimLabel, findProvider } from "./providers";
 import { seal, unseal, VaultError } from "./vault";
 
@@ -184,11 +184,8 @@ export async function disconnectAccount(db: Db, who: Who, id: string): Promise<D
   const provider = findProvider(row.provider);
   try {
     const tokens = openTokens(row);
-    if (provider) {
-      revocation = tokens.refresh_token ? await revokeToken(provider, tokens.refresh_token, "refresh_token") : await revokeToken(provider, tokens.access_token, "access_token");
-      // A revoked refresh token ends its grant at most providers; revoke the access token too where it may not.
-      if (revocation === "revoked" && tokens.refresh_token) await revokeToken(provider, tokens.access_token, "access_token");
-    } else revocation = "failed";
+    // By the provider's revocation strategy (RFC 7009 unless it says otherwise): oauth.ts revokeGrant.
+    revocation = provider ? await revokeGrant(provider, tokens) : "failed";
   } catch (err) {
     if (!(err instanceof VaultError)) throw err;
   }

@@ -3,7 +3,7 @@
 // Connection Hub, and whether retrying the same call will then succeed.
 import { AppError } from "@/lib/errors";
 import { safeReturnPath } from "@/lib/input/return-to";
-import type { AccountFacts, DemandReason } from "./gate-two";
+import { accountName, type AccountFacts, type DemandReason } from "./gate-two";
 import { claimLabel, type ApiFamily } from "./providers";
 
 export const FIX_PATH = "/connections/fix";
@@ -53,7 +53,7 @@ export function consentDemand(f: DemandFacts): AppError {
   const who = f.actor ? f.grantorName : "you";
   const ask = f.actor ? `Ask ${f.grantorName} to` : "Please";
   const wants = f.missingClaims.map((c) => `"${claimLabel(f.api, c)}"`).join(" and ");
-  const acct = f.account ? (f.account.email ?? f.account.label) : null;
+  const acct = f.account ? accountName(f.account) : null;
   const mailAccount = `${f.api.label.toLowerCase()} account`;
   let message: string;
   let instructions: string;

@@ -11,7 +11,8 @@ import { AppError } from "@/lib/errors";
 import { safeReturnPath } from "@/lib/input/return-to";
 import { newId } from "@/lib/ids";
 import { accountView, narrowingOf, openTokens, ownAccount, sealTokens, type AccountView, type Who } from "./accounts";
-import { authorizationUrl, exchangeCode, fetchUserinfo, randomToken, revokeToken, TokenGrantError, verifyIdToken, type TokenResponse } from "./oauth";
+import { accountName } from "./gate-two";
+import { authorizationUrl, exchangeCode, fetchUserinfo, identityFromApi, randomToken, revokeGrant, TokenGrantError, verifyIdToken, type TokenResponse } from "./oauth";
 import { apiFamily, claimsFromScopes, requireProvider, scopesForClaims, type Identity, type ProviderConfig } from "./providers";
 import { VaultError } from "./vault";
 
@@ -113,8 +114,7 @@ async function startNarrowing(db: Db, who: Who, body: StartConnectionBody, accou
     // transaction), then the account waits for the person's sign-in with the remaining permissions.
     let revocation: "revoked" | "unsupported" | "failed" | "no_token" = "no_token";
     try {
-      const tokens = openTokens(account);
-      revocation = await revokeToken(provider, tokens.refresh_token ?? tokens.access_token, tokens.refresh_token ? "refresh_token" : "access_token");
+      revocation = await revokeGrant(provider, openTokens(account));
     } catch (err) {
       if (!(err instanceof VaultError)) throw err;
     }
@@ -150,7 +150,7 @@ async function recordFlow(db: Db, who: Who, f: FlowInput, now: Date): Promise<St
   const codeVerifier = randomToken();
   const id = newId("cfl");
   const expiresAt = new Date(now.getTime() + FLOW_TTL_MS);
-  const url = await authorizationUrl(provider, { intent: body.intent, scopes, state, nonce, codeVerifier, loginHint: account?.email });
+  const url = await authorizationUrl(provider, { intent: body.intent, scopes, state, nonce, codeVerifier, account: account ? { externalId: account.externalId, email: account.email } : null });
   await db.transaction(async (tx) => {
     // Housekeeping: the person's finished or stale flows are no longer needed.
     await tx
@@ -251,7 +251,7 @@ export async function completeConnection(db: Db, who: Who, q: CallbackQuery, now
             .where(and(eq(connectedAccounts.tenantId, who.tenantId), eq(connectedAccounts.userId, who.userId), eq(connectedAccounts.provider, provider.id), eq(connectedAccounts.externalId, identity.sub)))
         )[0] ?? null);
     if (flow.accountId && target && target.externalId !== identity.sub) {
-      throw flowError("account_mismatch", `You signed in to ${provider.label} as ${identity.email ?? "another account"}, not ${target.email ?? target.label}; nothing changed.`, flow.returnTo);
+      throw flowError("account_mismatch", `You signed in to ${provider.label} as ${identity.label ?? identity.email ?? "another account"}, not ${accountName(target)}; nothing changed.`, flow.returnTo);
     }
     // A merging provider that did not echo the scopes still holds the earlier ones.
     const scopes = target && flow.intent === "upgrade" && provider.incremental === "missing_only" && !tokens.scope ? union(target.scopes, granted) : granted;
@@ -299,7 +299,7 @@ export async function completeConnection(db: Db, who: Who, q: CallbackQuery, now
           api: provider.api,
           externalId: identity.sub,
           email: identity.email,
-          label: await uniqueLabel(tx, who, flow.label ?? identity.email ?? `${provider.label} account`, null),
+          label: await uniqueLabel(tx, who, flow.label ?? identity.label ?? identity.email ?? `${provider.label} account`, null),
           scopes,
           claims,
           status: "active",
@@ -320,10 +320,11 @@ export async function completeConnection(db: Db, who: Who, q: CallbackQuery, now
   });
 }
 
-/** Who signed in, by the provider's identity strategy: a verified ID token (required then), or its userinfo endpoint. */
+/** Who signed in, by the provider's identity strategy: a verified ID token (required then), its userinfo endpoint, or its API. */
 async function signedInAs(provider: ProviderConfig, tokens: TokenResponse, flow: ConnectionFlow): Promise<Identity> {
   const how = provider.identity;
   if (how.kind === "userinfo") return fetchUserinfo(provider, how.url, tokens.access_token, how.map);
+  if (how.kind === "api") return identityFromApi(provider, tokens.access_token, how.resolve);
   if (!tokens.id_token) throw flowError("id_token_invalid", `${provider.label} did not say which account signed in.`, flow.returnTo);
   return verifyIdToken(provider, tokens.id_token, flow.nonce);
 }

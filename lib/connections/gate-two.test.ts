@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { gateTwo, type AccountFacts } from "./gate-two";
+import { accountName, gateTwo, type AccountFacts } from "./gate-two";
 
 const acct = (id: string, over: Partial<AccountFacts> = {}): AccountFacts => ({ id, label: id.toUpperCase(), email: `${id}@mail.test`, status: "active", claims: ["gmail:read"], provider: "google", ...over });
 const work = acct("work");
@@ -34,5 +34,13 @@ describe("gate two", () => {
   it("never offers a disconnected account as a candidate", () => {
     const d = gateTwo({ accounts: [gone, work], needClaims: ["gmail:send"], pinnedAccountId: null, selector: "nope" });
     expect(d.allow === false && d.kind === "demand" && d.candidates.map((c) => c.id)).toEqual(["work"]);
+  });
+});
+
+describe("how a message names an account", () => {
+  it("by its email, unless its label already says it (one account per workspace, the same email in each)", () => {
+    expect(accountName({ label: "Work", email: "dana@mail.test" })).toBe("dana@mail.test");
+    expect(accountName({ label: "Acme (Dana@mail.test)", email: "dana@mail.test" })).toBe("Acme (Dana@mail.test)");
+    expect(accountName({ label: "Acme (@dana)", email: null })).toBe("Acme (@dana)");
   });
 });

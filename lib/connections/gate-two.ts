@@ -4,6 +4,12 @@ import type { AccountStatus } from "@/db/schema";
 
 export type AccountFacts = { id: string; label: string; email: string | null; status: AccountStatus; claims: string[]; provider: string };
 
+/**
+ * How a message names an account: its email, unless its label already says it (an account per workspace is
+ * labelled by its workspace and email, "Acme (alice@acme.test)": the email alone would not tell two apart).
+ */
+export const accountName = (a: Pick<AccountFacts, "label" | "email">): string => (a.email && !a.label.toLowerCase().includes(a.email.toLowerCase()) ? a.email : a.label);
+
 export type DemandReason = "connect_required" | "claim_upgrade_required" | "reconnect_required" | "account_required";
 
 export type GateTwoInput = {

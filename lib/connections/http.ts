@@ -10,7 +10,7 @@ export const MAX_PROVIDER_RESPONSE_BYTES = 8 * 1024 * 1024;
 export type ProviderRequest = {
   method?: string;
   headers?: Record<string, string>;
-  body?: string;
+  body?: string | Uint8Array;
   /** Defaults to REALMGATE_PROVIDER_TIMEOUT_MS. */
   timeoutMs?: number;
   maxBytes?: number;

@@ -1,13 +1,14 @@
 // The one OAuth 2 / OpenID Connect client, driven by provider configs: authorization requests with PKCE
-// (S256), the code exchange at the exact redirect URI, ID token verification, refresh, and RFC 7009
-// revocation. No provider is special-cased here; differences live in lib/connections/providers/.
+// (S256), the code exchange at the exact redirect URI, ID token verification (or identity from the provider's
+// API), refresh, and revocation (RFC 7009, or the provider's API). No provider is special-cased here;
+// differences live in lib/connections/providers/.
 import { createHash, randomBytes } from "node:crypto";
 import { createRemoteJWKSet, customFetch, errors as joseErrors, jwtVerify } from "jose";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
-import { jsonOf, NetError, netFetch } from "@/lib/net";
+import { headerOf, jsonOf, NetError, netFetch, type NetResponse } from "@/lib/net";
 import { providerFailure, providerFetch } from "./http";
-import { endpointPolicy, endpointsOf, type Identity, type ProviderConfig } from "./providers";
+import { endpointPolicy, endpointsOf, type ApiProbe, type Identity, type ProviderConfig } from "./providers";
 import type { TokenResponse } from "./providers/tokens";
 import type { ConnectionIntent } from "@/db/schema";
 
@@ -20,22 +21,26 @@ export const pkceChallenge = (verifier: string) => createHash("sha256").update(v
 
 export async function authorizationUrl(
   p: ProviderConfig,
-  req: { intent: ConnectionIntent; scopes: string[]; state: string; nonce: string; codeVerifier: string; loginHint?: string | null },
+  req: { intent: ConnectionIntent; scopes: string[]; state: string; nonce: string; codeVerifier: string; account?: { externalId: string; email: string | null } | null },
 ): Promise<string> {
   const { authorization } = await endpointsOf(p);
   const url = new URL(authorization);
+  const { param, separator } = p.scopeRequest ?? { param: "scope", separator: " " };
   const params: Record<string, string> = {
     ...p.authParams[req.intent],
     response_type: "code",
     client_id: p.clientId,
     redirect_uri: redirectUri(),
-    scope: req.scopes.join(" "),
+    [param]: req.scopes.join(separator),
     state: req.state,
     nonce: req.nonce,
     code_challenge: pkceChallenge(req.codeVerifier),
     code_challenge_method: "S256",
   };
-  if (req.loginHint) params.login_hint = req.loginHint;
+  if (req.account) {
+    const hint = p.accountHint ? p.accountHint(req.account) : req.account.email ? { login_hint: req.account.email } : {};
+    Object.assign(params, hint);
+  }
   for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
   return url.toString();
 }
@@ -81,11 +86,14 @@ async function tokenRequest(p: ProviderConfig, form: Record<string, string>, wha
     throw err;
   }
   const data = jsonOf(res);
+  // Rate-limited is not a refusal of the grant: the same grant works once the provider lets calls in again.
+  if (res.status === 429) throw rateLimited(p, res, what);
   if (res.status >= 400 && res.status < 500) {
     const code = typeof (data as { error?: unknown })?.error === "string" ? String((data as { error: string }).error).slice(0, 60) : "invalid_request";
     throw new TokenGrantError(code, res.status);
   }
   const mapped = res.status === 200 ? p.mapTokens(data) : null;
+  if (mapped && "refused" in mapped) throw new TokenGrantError(mapped.refused.slice(0, 60), res.status);
   if (!mapped) {
     throw new AppError("provider_unavailable", `${p.label} answered ${what} with ${res.status === 200 ? "an unusable token response" : `status ${res.status}`}.`, {
       status: 502,
@@ -93,6 +101,21 @@ async function tokenRequest(p: ProviderConfig, form: Record<string, string>, wha
     });
   }
   return mapped;
+}
+
+/** The `Retry-After` of an answer when it is a number of seconds (the form Realmgate passes on), else null. */
+export function retryAfterOf(res: NetResponse): string | null {
+  const v = headerOf(res, "retry-after");
+  return v && /^\d{1,6}$/.test(v) ? v : null;
+}
+
+/** A provider's HTTP 429, as imported services answer one: `rate_limited` with its Retry-After. Nothing was retried. */
+export function rateLimited(p: ProviderConfig, res: NetResponse, what: string, details: Record<string, unknown> = {}): AppError {
+  const retryAfter = retryAfterOf(res);
+  return new AppError("rate_limited", `${p.label} is rate-limiting ${what}${retryAfter ? `; retry after ${retryAfter} s` : ""}. Nothing was retried.`, {
+    headers: retryAfter ? { "Retry-After": retryAfter } : {},
+    details: { provider: p.id, provider_status: 429, retried: false, ...(retryAfter ? { retry_after_seconds: Number(retryAfter) } : {}), ...details },
+  });
 }
 
 export function exchangeCode(p: ProviderConfig, input: { code: string; codeVerifier: string }): Promise<TokenResponse> {
@@ -103,8 +126,10 @@ export function refreshAccessToken(p: ProviderConfig, refreshToken: string): Pro
   return tokenRequest(p, { grant_type: "refresh_token", refresh_token: refreshToken }, "a token refresh");
 }
 
+export type Revocation = "revoked" | "unsupported" | "failed";
+
 /** RFC 7009. `unsupported` when the provider has no revocation endpoint. Provider errors are reported, not thrown. */
-export async function revokeToken(p: ProviderConfig, token: string, hint: "refresh_token" | "access_token"): Promise<"revoked" | "unsupported" | "failed"> {
+export async function revokeToken(p: ProviderConfig, token: string, hint: "refresh_token" | "access_token"): Promise<Revocation> {
   const { revocation } = await endpointsOf(p).catch(() => ({ revocation: undefined }));
   if (revocation === null) return "unsupported";
   if (revocation === undefined) return "failed";
@@ -120,6 +145,36 @@ export async function revokeToken(p: ProviderConfig, token: string, hint: "refre
     const res = await providerFetch(revocation, { method: "POST", headers, body: body.toString(), maxBytes: 64 * 1024, allowPrivate: endpointPolicy(p) });
     // RFC 7009 §2.2: 200 also for tokens that were already invalid.
     return res.status === 200 ? "revoked" : "failed";
+  } catch (err) {
+    if (err instanceof NetError) return "failed";
+    throw err;
+  }
+}
+
+/**
+ * End the account's grant at the provider, by its revocation strategy. RFC 7009: the refresh token (which ends
+ * the grant at most providers), then the access token too, where it may not. The provider's API: the access
+ * token as bearer, refreshed once first when the provider no longer accepts it (an expired, rotating token).
+ */
+export async function revokeGrant(p: ProviderConfig, tokens: { access_token: string; refresh_token: string | null }): Promise<Revocation> {
+  const how = p.revocation ?? { kind: "rfc7009" };
+  if (how.kind === "rfc7009") {
+    if (!tokens.refresh_token) return revokeToken(p, tokens.access_token, "access_token");
+    const r = await revokeToken(p, tokens.refresh_token, "refresh_token");
+    if (r === "revoked") await revokeToken(p, tokens.access_token, "access_token");
+    return r;
+  }
+  const once = async (accessToken: string) => {
+    const res = await providerFetch(`${p.apiBaseUrl}${how.path}`, { method: how.method, headers: { authorization: `Bearer ${accessToken}`, accept: "application/json" }, maxBytes: 64 * 1024 });
+    return { status: res.status, body: jsonOf(res) };
+  };
+  try {
+    let answer = await once(tokens.access_token);
+    if (!how.revoked(answer) && p.classify(answer).outcome === "auth_invalid" && tokens.refresh_token) {
+      const fresh = await refreshAccessToken(p, tokens.refresh_token).catch(() => null);
+      if (fresh) answer = await once(fresh.access_token);
+    }
+    return how.revoked(answer) ? "revoked" : "failed";
   } catch (err) {
     if (err instanceof NetError) return "failed";
     throw err;
@@ -168,6 +223,32 @@ export async function fetchUserinfo(p: ProviderConfig, url: string, accessToken:
   const identity = res.status === 200 ? map(jsonOf(res)) : null;
   if (!identity || !identity.sub) {
     throw new AppError("invalid_input", `${p.label} did not say which account signed in (userinfo answered ${res.status}).`, { details: { provider: p.id, flow_error: "id_token_invalid" } });
+  }
+  return identity;
+}
+
+/**
+ * The identity behind a new access token, from the provider's own API (providers whose identity strategy is
+ * `api`): `resolve` asks what it needs with the token. No answer, or one that names nobody, is `invalid_input`
+ * (flow_error id_token_invalid); a rate-limited one is `rate_limited`.
+ */
+export async function identityFromApi(p: ProviderConfig, accessToken: string, resolve: (call: ApiProbe) => Promise<Identity | null>): Promise<Identity> {
+  const call: ApiProbe = async (req) => {
+    const url = new URL(`${p.apiBaseUrl}${req.path}`);
+    for (const [k, v] of Object.entries(req.query ?? {})) url.searchParams.set(k, v);
+    let res;
+    try {
+      res = await providerFetch(url.toString(), { method: req.method ?? "GET", headers: { authorization: `Bearer ${accessToken}`, accept: "application/json" }, maxBytes: 256 * 1024 });
+    } catch (err) {
+      if (err instanceof NetError) throw unavailable(p, err, "the sign-in");
+      throw err;
+    }
+    if (res.status === 429) throw rateLimited(p, res, "the sign-in");
+    return { status: res.status, body: jsonOf(res) };
+  };
+  const identity = await resolve(call);
+  if (!identity || !identity.sub) {
+    throw new AppError("invalid_input", `${p.label} did not say which account signed in.`, { details: { provider: p.id, flow_error: "id_token_invalid" } });
   }
   return identity;
 }

@@ -14,7 +14,7 @@ import { consentDemand } from "./demand";
 import { gateTwo, type AccountFacts, type GateTwoDecision } from "./gate-two";
 import { headerOf, jsonOf, NetError, type NetResponse } from "@/lib/net";
 import { providerFailure, providerFetch } from "./http";
-import { refreshAccessToken, TokenGrantError } from "./oauth";
+import { rateLimited, refreshAccessToken, TokenGrantError } from "./oauth";
 import { apiFamily, findProvider, type ProviderConfig, type Verdict } from "./providers";
 import { VaultError } from "./vault";
 
@@ -38,7 +38,10 @@ export type ApiCall = {
   /** Path under the provider's API base URL. */
   path: string;
   query?: Record<string, string | number | string[] | undefined>;
+  /** A JSON body. */
   body?: unknown;
+  /** A form-encoded body instead (methods of providers that take no JSON). */
+  form?: Record<string, string | number | undefined>;
   /**
    * An effect that must never be sent twice (sending mail). When the provider does not answer, the error
    * says the effect may or may not have happened (this sentence) and nothing is resent.
@@ -46,10 +49,31 @@ export type ApiCall = {
   once?: string;
 };
 
+/** Bytes to or from a URL the provider itself named (a file's download link, an upload slot). */
+export type Transfer = {
+  /** Absolute; on the API's origin or one of the provider's `tokenOrigins`, else `invalid_input` (the token never goes elsewhere). */
+  url: string;
+  method?: "GET" | "POST" | "PUT";
+  body?: Uint8Array;
+  contentType?: string;
+  /** Bound on the answer; MAX_PROVIDER_RESPONSE_BYTES by default. */
+  maxBytes?: number;
+  /** As for ApiCall: an effect never sent twice. */
+  once?: string;
+};
+
+/** What a transfer brought back, whatever its status: the caller reads it (a provider's file host speaks no API dialect). */
+export type Transferred = { status: number; contentType: string | null; headers: Record<string, string | string[] | undefined>; bytes: Uint8Array };
+
 export type AccountSession = {
   account: AccountFacts;
   provider: ProviderConfig;
   call<T = unknown>(req: ApiCall): Promise<T>;
+  /**
+   * Bytes with the account's token as bearer, from or to a URL the provider named. A 429 is `rate_limited`, no
+   * answer `provider_unavailable`; any other status is handed back. The token is refreshed first when it expired.
+   */
+  transfer(req: Transfer): Promise<Transferred>;
 };
 
 const facts = (r: ConnectedAccount): AccountFacts => ({ id: r.id, label: r.label, email: r.email, status: r.status, claims: r.claims, provider: r.provider });
@@ -126,6 +150,26 @@ class Session implements AccountSession {
     });
   }
 
+  async transfer(req: Transfer): Promise<Transferred> {
+    let url: URL;
+    try {
+      url = new URL(req.url);
+    } catch {
+      throw new AppError("invalid_input", `${this.provider.label} named a file address that does not parse.`, { details: { provider: this.provider.id } });
+    }
+    const allowed = [new URL(this.provider.apiBaseUrl).origin, ...(this.provider.tokenOrigins ?? [])];
+    if (!allowed.includes(url.origin)) {
+      throw new AppError("invalid_input", `${this.provider.label}'s token is not sent to ${url.host}.`, { details: { provider: this.provider.id, host: url.host } });
+    }
+    await this.ensureToken();
+    const headers: Record<string, string> = { authorization: `Bearer ${this.tokens!.access_token}` };
+    if (req.contentType) headers["content-type"] = req.contentType;
+    const res = await this.exchange(url.toString(), { method: req.method ?? "GET", headers, body: req.body, maxBytes: req.maxBytes }, req.once);
+    if (res.status === 429) throw rateLimited(this.provider, res, "its file transfers", { account_id: this.row.id });
+    this.markUsed();
+    return { status: res.status, contentType: headerOf(res, "content-type"), headers: res.headers, bytes: new Uint8Array(res.body.buffer, res.body.byteOffset, res.body.byteLength) };
+  }
+
   private async send(req: ApiCall) {
     const url = new URL(`${this.provider.apiBaseUrl}${req.path}`);
     for (const [k, v] of Object.entries(req.query ?? {})) {
@@ -133,16 +177,27 @@ class Session implements AccountSession {
       for (const one of Array.isArray(v) ? v : [v]) url.searchParams.append(k, String(one));
     }
     const headers: Record<string, string> = { authorization: `Bearer ${this.tokens!.access_token}`, accept: "application/json" };
-    if (req.body !== undefined) headers["content-type"] = "application/json";
+    let body: string | undefined;
+    if (req.form !== undefined) {
+      headers["content-type"] = "application/x-www-form-urlencoded";
+      body = new URLSearchParams(Object.entries(req.form).filter((e): e is [string, string | number] => e[1] !== undefined).map(([k, v]) => [k, String(v)])).toString();
+    } else if (req.body !== undefined) {
+      headers["content-type"] = "application/json; charset=utf-8";
+      body = JSON.stringify(req.body);
+    }
+    return this.exchange(url.toString(), { method: req.method ?? "GET", headers, body }, req.once);
+  }
+
+  private async exchange(url: string, init: { method: string; headers: Record<string, string>; body?: string | Uint8Array; maxBytes?: number }, once: string | undefined): Promise<NetResponse> {
     try {
-      return await providerFetch(url.toString(), { method: req.method ?? "GET", headers, body: req.body === undefined ? undefined : JSON.stringify(req.body) });
+      return await providerFetch(url, init);
     } catch (err) {
       if (!(err instanceof NetError)) throw err;
       const f = providerFailure(err);
       const what = f.kind === "timeout" ? "did not answer in time" : f.kind === "too_large" ? "answered with more data than Realmgate accepts" : "could not be reached";
-      throw new AppError("provider_unavailable", `${this.provider.label} ${what}.${req.once ? ` ${req.once}` : ""} Nothing was retried.`, {
+      throw new AppError("provider_unavailable", `${this.provider.label} ${what}.${once ? ` ${once}` : ""} Nothing was retried.`, {
         status: f.status,
-        details: { provider: this.provider.id, account_id: this.row.id, failure: f.kind, retried: false, ...(req.once ? { may_have_taken_effect: true } : {}) },
+        details: { provider: this.provider.id, account_id: this.row.id, failure: f.kind, retried: false, ...(once ? { may_have_taken_effect: true } : {}) },
         cause: err,
       });
     }
@@ -152,16 +207,20 @@ class Session implements AccountSession {
     if (verdict.outcome === "ok") return (jsonOf(res) ?? {}) as T;
     const said = verdict.message ?? `status ${res.status}`;
     if (verdict.outcome === "missing_scope") {
-      // The provider knows better than our record: forget the claims it just refused.
-      this.dropClaims(this.need.claims);
-      throw await denial(this.ctx, this.need, { allow: false, kind: "demand", reason: "claim_upgrade_required", missingClaims: this.need.claims, candidates: [this.account], account: { ...this.account, claims: this.account.claims.filter((c) => !this.need.claims.includes(c)) } });
+      // The provider knows better than our record: forget the claims it just refused — those asking for the
+      // scopes it says were needed, when it says, else the ones the operation declares.
+      const missing = this.refusedClaims(verdict.scopes);
+      this.dropClaims(missing);
+      throw await denial(this.ctx, this.need, { allow: false, kind: "demand", reason: "claim_upgrade_required", missingClaims: missing, candidates: [this.account], account: { ...this.account, claims: this.account.claims.filter((c) => !missing.includes(c)) } });
     }
     if (verdict.outcome === "denied") throw new AppError("realm_denied", `${this.provider.label} refused: ${said}`, { details: { provider: this.provider.id, account_id: this.row.id } });
     if (verdict.outcome === "not_found") throw new AppError("not_found", `${this.provider.label} has no such object (or it was deleted).`, { details: { provider: this.provider.id } });
     if (verdict.outcome === "unavailable") {
+      // A 429, as imported services answer one: rate_limited, with the provider's Retry-After.
+      if (res.status === 429) throw rateLimited(this.provider, res, "calls with this account", { account_id: this.row.id, ...(verdict.message ? { provider_message: verdict.message } : {}) });
       const retryAfter = headerOf(res, "retry-after");
       throw new AppError("provider_unavailable", `${this.provider.label} is unavailable (${res.status}).${req.once && res.status >= 500 ? ` ${req.once}` : ""} Nothing was retried.`, {
-        status: res.status === 429 || res.status === 503 ? 503 : 502,
+        status: res.status === 503 ? 503 : 502,
         headers: retryAfter && /^\d{1,6}$/.test(retryAfter) ? { "Retry-After": retryAfter } : {},
         details: { provider: this.provider.id, account_id: this.row.id, provider_status: res.status, retried: false, ...(req.once && res.status >= 500 ? { may_have_taken_effect: true } : {}) },
       });
@@ -204,6 +263,12 @@ class Session implements AccountSession {
         .set({ ...sealed, tokenExpiresAt: expiresAt, version: sql`${connectedAccounts.version} + 1`, updatedAt: new Date() })
         .where(and(eq(connectedAccounts.id, this.row.id), eq(connectedAccounts.tenantId, this.row.tenantId), eq(connectedAccounts.version, expected)));
     });
+  }
+
+  private refusedClaims(scopes: string[] | undefined): string[] {
+    if (!scopes?.length) return this.need.claims;
+    const asking = apiFamily(this.need.api).claims.filter((c) => (typeof c.request === "string" ? [c.request] : c.request).some((s) => scopes.includes(s)));
+    return asking.length ? asking.map((c) => c.name) : this.need.claims;
   }
 
   private dropClaims(claims: string[]) {

@@ -7,7 +7,7 @@ import type { Executor } from "@/db/client";
 import { connectedAccounts } from "@/db/schema";
 import type { ParsedRef, RealmManifest } from "@/lib/realms/contract";
 import { fixLink } from "./demand";
-import { gateTwo, type AccountFacts, type DemandReason } from "./gate-two";
+import { accountName, gateTwo, type AccountFacts, type DemandReason } from "./gate-two";
 import { apiFamilies, claimLabel, findProvider, type ApiFamily } from "./providers";
 
 /** One wall of gate two ahead of a call, as `details.also_needed` of a `consent_required` answer lists it. */
@@ -112,7 +112,7 @@ export async function wallsAhead(db: Executor, ask: WallsAsk): Promise<WallView[
       api: api.id,
       missing_claims: decision.missingClaims,
       account_id: account?.id ?? null,
-      account_label: account ? (account.email ?? account.label) : null,
+      account_label: account ? accountName(account) : null,
       connection_hub_url: url,
       api_label: api.label,
       missing: decision.missingClaims.map((c) => ({ name: c, label: claimLabel(api, c) })),

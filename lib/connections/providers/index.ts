@@ -8,12 +8,28 @@ import { bareHost, jsonOf, NetError, type PrivatePolicy } from "@/lib/net";
 import { providerFailure, providerFetch } from "../http";
 import { devmail } from "./devmail";
 import { google } from "./google";
+import { devslack, slack } from "./slack";
 import type { ApiFamily, OAuthEndpoints, ProviderConfig, ProviderModule } from "./types";
 
-export type { ApiFamily, ClaimDef, Identity, IdentityStrategy, OAuthEndpoints, ProviderAnswer, ProviderConfig, ProviderModule, ProviderOutcome, Verdict } from "./types";
+export type {
+  ApiFamily,
+  ApiProbe,
+  ClaimDef,
+  Identity,
+  IdentityStrategy,
+  OAuthEndpoints,
+  ProviderAnswer,
+  ProviderConfig,
+  ProviderModule,
+  ProviderOutcome,
+  RevocationStrategy,
+  ScopeRequest,
+  TokenAnswer,
+  Verdict,
+} from "./types";
 
 /** Every provider Realmgate knows, in display order. */
-const modules: ProviderModule[] = [google, devmail];
+const modules: ProviderModule[] = [google, devmail, slack, devslack];
 
 export const apiFamilies: Record<string, ApiFamily> = Object.fromEntries(modules.flatMap((m) => m.apis).map((a) => [a.id, a]));
 
@@ -53,10 +69,11 @@ export function apiFamily(id: string): ApiFamily {
   return a;
 }
 
-/** The claims a set of granted scopes covers. */
+/** The claims a set of granted scopes covers: one of a claim's alternatives, every scope of it granted. */
 export function claimsFromScopes(api: ApiFamily, scopes: readonly string[]): string[] {
   const granted = new Set(scopes);
-  return api.claims.filter((c) => c.satisfiedBy.some((s) => granted.has(s))).map((c) => c.name);
+  const holds = (alt: string | string[]) => (typeof alt === "string" ? granted.has(alt) : alt.length > 0 && alt.every((s) => granted.has(s)));
+  return api.claims.filter((c) => c.satisfiedBy.some(holds)).map((c) => c.name);
 }
 
 /** The scopes to ask for so that `claims` are covered. Unknown claims are `invalid_input`. */
@@ -65,7 +82,7 @@ export function scopesForClaims(api: ApiFamily, claims: readonly string[]): stri
   for (const name of claims) {
     const c = api.claims.find((x) => x.name === name);
     if (!c) throw new AppError("invalid_input", `Unknown claim "${name.slice(0, 60)}" for ${api.label}.`, { details: { known_claims: api.claims.map((x) => x.name) } });
-    out.add(c.request);
+    for (const s of typeof c.request === "string" ? [c.request] : c.request) out.add(s);
   }
   return [...out];
 }
