@@ -54,7 +54,7 @@ export function ConnectionsManager({ result, error }: { result: string | null; e
             {accounts.isPending ? <Spinner label="Loading your connected accounts…" /> : null}
             {accounts.isError ? <Alert tone="error" title="Your accounts could not be loaded">{accounts.error.message}</Alert> : null}
             {accounts.data && accounts.data.accounts.length === 0 ? (
-              <EmptyState title="No accounts connected yet">Connect a mail account below; you can connect several and tell agents which one to use by its label.</EmptyState>
+              <EmptyState title="No accounts connected yet">Connect an account below; you can connect several (each workspace or mailbox is one) and tell agents which one to use by its label.</EmptyState>
             ) : null}
             {accounts.data && accounts.data.accounts.length > 0 ? (
               <ul className="divide-y divide-slate-200" aria-label="Connected accounts">
@@ -84,7 +84,7 @@ function AccountRow({ account: a, onStart, starting, onNotice }: RowProps) {
       // The list first (this row leaves it), then the words, so what is said matches what is shown.
       await qc.invalidateQueries({ queryKey: ["accounts"] });
       // Realmgate forgot the tokens either way; say so when the provider could not be told to revoke them.
-      const who = gone.email ?? gone.label;
+      const who = gone.name;
       onNotice(
         gone.provider_revocation === "revoked"
           ? { tone: "success", title: `${who} is disconnected`, text: `${gone.provider_label} revoked Realmgate's access and Realmgate forgot the account's tokens. Agents that used it will be asked to connect an account again.` }
@@ -99,7 +99,7 @@ function AccountRow({ account: a, onStart, starting, onNotice }: RowProps) {
     },
   });
   const status = statusWords[a.status] ?? { label: a.status, tone: "slate" as const };
-  const name = a.email ?? a.label;
+  const name = a.name;
   return (
     <li className="py-4">
       <div className="flex flex-col gap-3 sm:flex-row sm:items-start sm:justify-between">

@@ -86,7 +86,7 @@ function Missing({ view, live, onStart, starting }: { view: FixView; live: NonNu
     case "claim_upgrade_required":
       return (
         <section aria-labelledby="fix-title">
-          <h2 id="fix-title" className="font-semibold">Allow {missing} for {acct?.email ?? acct?.label}</h2>
+          <h2 id="fix-title" className="font-semibold">Allow {missing} for {acct?.name}</h2>
           <p className="mt-1 text-sm text-slate-600">
             The account is connected, but without this permission. You will be asked at {acct?.provider_label} for this permission only; everything else stays as it is.
           </p>
@@ -99,7 +99,7 @@ function Missing({ view, live, onStart, starting }: { view: FixView; live: NonNu
     case "reconnect_required":
       return (
         <section aria-labelledby="fix-title">
-          <h2 id="fix-title" className="font-semibold">Reconnect {acct?.email ?? acct?.label}</h2>
+          <h2 id="fix-title" className="font-semibold">Reconnect {acct?.name}</h2>
           <p className="mt-1 text-sm text-slate-600">
             {acct?.provider_label ?? "The provider"} no longer accepts this connection{acct?.status_reason ? ` (${acct.status_reason})` : ""}. Sign in to it again to restore access.
           </p>

@@ -1,5 +1,6 @@
 // Connected accounts: what a person sees of them (never a token), listing, disconnecting (revoking the
 // token at the provider first: RFC 7009, or the provider's own API), and sealing/opening their token sets through the vault.
+import { accountName } from "./gate-two";
 import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, ne, or, sql } from "drizzle-orm";
 import type { Db, Executor } from "@/db/client";
 import { actors, auditEvents, connectedAccounts, grants, type ConnectedAccount } from "@/db/schema";
@@ -16,6 +17,8 @@ export type Who = Pick<UserContext, "tenantId" | "userId" | "requestId">;
 export type TokenSet = { access_token: string; refresh_token: string | null };
 
 export type AccountView = {
+  /** How pages name it: its email, or its label when the label already says the email (two workspaces, one email). */
+  name: string;
   id: string;
   provider: string;
   provider_label: string;
@@ -49,6 +52,7 @@ export function accountView(a: ConnectedAccount): AccountView {
   const api = apiFamilies[a.api];
   const named = (c: string) => ({ name: c, label: api ? claimLabel(api, c) : c });
   return {
+    name: accountName(a),
     id: a.id,
     provider: a.provider,
     provider_label: provider?.label ?? a.provider,

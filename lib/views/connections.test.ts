@@ -24,7 +24,7 @@ describe("the fix page's view of a consent demand", () => {
   it("says what is missing now, and that nothing is once the account is there", async () => {
     const tt = await makeTenant({ alice: "owner" });
     const who = tt.users.alice!;
-    const link = { reason: "connect_required", claims: "gmail:read", operation: "object.search", namespace: "mail" };
+    const link = { api: "gmail", reason: "connect_required", claims: "gmail:read", operation: "object.search", namespace: "mail" };
     const before = await view(tt.db, who, link);
     expect(before).toMatchObject({ asked: "connect_required", live: { reason: "connect_required", missing: [{ name: "gmail:read", label: "Read your mail and labels" }] }, operation: { label: "Search your mail" }, realm: { title: "Mail" } });
     await addAccount(tt, "alice", "Home", ["gmail:read"]);
@@ -37,7 +37,7 @@ describe("the fix page's view of a consent demand", () => {
 
   it("follows an upgrade link to its account and notices when the claim arrives", async () => {
     const id = await addAccount(t, "bob", "Bob mail", ["gmail:read"]);
-    const link = { reason: "claim_upgrade_required", claims: "gmail:send", account: id, operation: "object.action.send" };
+    const link = { api: "gmail", reason: "claim_upgrade_required", claims: "gmail:send", account: id, operation: "object.action.send" };
     const upgrade = await view(t.db, t.users.bob!, link);
     expect(upgrade!.live).toMatchObject({ reason: "claim_upgrade_required", account: { id }, missing: [{ name: "gmail:send" }] });
     expect(upgrade!.operation.label).toBe("Send a new email");
@@ -48,10 +48,10 @@ describe("the fix page's view of a consent demand", () => {
 
   it("names only the person's own actor, and keeps the return path on this site", async () => {
     const { actor } = await createActor(t.db, t.users.alice!, { name: "Inbox helper", kind: "automation", issue_token: false, token_expires_in_days: null });
-    const mine = await view(t.db, t.users.alice!, { reason: "connect_required", actor: actor.id, return_to: "/agents" });
+    const mine = await view(t.db, t.users.alice!, { api: "gmail", reason: "connect_required", actor: actor.id, return_to: "/agents" });
     expect(mine!.actor).toEqual({ id: actor.id, name: "Inbox helper" });
     expect(mine!.returnTo).toBe("/agents");
-    const theirs = await view(t.db, t.users.bob!, { reason: "connect_required", actor: actor.id, return_to: "//evil.test/x" });
+    const theirs = await view(t.db, t.users.bob!, { api: "gmail", reason: "connect_required", actor: actor.id, return_to: "//evil.test/x" });
     expect(theirs!.actor).toBeNull();
     expect(theirs!.returnTo).toBe("/connections");
     expect(await view(t.db, t.users.bob!, { reason: "open_sesame" })).toBeNull();
