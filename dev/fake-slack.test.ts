@@ -104,7 +104,7 @@ describe("OAuth v2", () => {
     expect((await fetch(authorizeUrl(["search:read"], { client_id: "other" }))).status).toBe(400);
     expect((await fetch(authorizeUrl(["search:read"], { redirect_uri: "http://evil.test/cb" }))).status).toBe(400);
     expect((await fetch(authorizeUrl(["no:such-scope"]))).status).toBe(400);
-    await expect(approveAtDevSlack(authorizeUrl(["search:read"]), { login: "bob", team: "Beta Labs" })).rejects.toThrow(/bob is not a member of Beta Labs/);
+    await expect(approveAtDevSlack(authorizeUrl(["search:read"]), { login: "bob", team: "Beta Labs" })).rejects.toThrow(/Bob Member is not a member of Beta Labs/);
     const denied = new URL(await approveAtDevSlack(authorizeUrl(["search:read"]), { login: "alice", decline: true }));
     expect(denied.searchParams.get("error")).toBe("access_denied");
     expect(denied.searchParams.get("state")).toBe("st-123");
@@ -405,6 +405,24 @@ describe("Web API", () => {
       slack.setMode("normal");
     }
     expect(await call("auth.test", alice)).toMatchObject({ ok: true });
+    // Only some methods, when named.
+    slack.setMode("ratelimited", { retryAfter: 2, methods: ["search.messages"] });
+    try {
+      expect(await call("auth.test", alice)).toMatchObject({ ok: true });
+      const res = await fetch(`${slack.env.REALMGATE_DEVSLACK_API_URL}/search.messages?query=x`, { headers: { authorization: `Bearer ${alice}` } });
+      expect([res.status, res.headers.get("retry-after")]).toEqual([429, "2"]);
+    } finally {
+      slack.setMode("normal");
+    }
+  });
+
+  it("a token whose scopes were narrowed answers missing_scope, and the auth.test url is the workspace's page", async () => {
+    const t = slack.state.issueToken({ user: "sam", scopes: ["search:read", "files:read"] });
+    slack.state.setScopes(t, ["search:read"]);
+    expect(await call("files.info", t, { file: S.files[0].id })).toEqual({ ok: false, error: "missing_scope", needed: "files:read", provided: "search:read" });
+    const home = await fetch((await call("auth.test", t)).url as string);
+    expect(home.status).toBe(200);
+    expect(await home.text()).toContain("#launch");
   });
 
   it("auth.revoke: revoked:true, then token_revoked everywhere, files included", async () => {

@@ -65,7 +65,8 @@ type Reaction = { name: string; users: string[] };
 type Message = { channel: string; ts: string; user: string; text: string; threadTs: string | null; files: string[]; reactions: Reaction[]; pinned: boolean };
 type SlackFile = { id: string; team: string; user: string; name: string; title: string; mimetype: string; filetype: string; created: number; bytes: Buffer; width?: number; height?: number; channels: string[]; shares: { channel: string; ts: string }[] };
 
-export type SlackToken = { token: string; user: string; team: string; scopes: string[]; revoked: boolean; issuedAt: number };
+/** `via`: the OAuth flow (one cumulative token per user and workspace) or `issueToken` (tests). */
+export type SlackToken = { token: string; user: string; team: string; scopes: string[]; revoked: boolean; issuedAt: number; via: "oauth" | "test" };
 export type SlackUpload = { fileId: string; uploadUrl: string; user: string; team: string; filename: string; length: number; bytes: Buffer | null; completed: boolean; title: string | null; channel: string | null; threadTs: string | null; expiresAt: number };
 export type SlackPosted = { channel: string; ts: string; user: string; team: string; text: string; threadTs: string | null; files: string[] };
 export type SlackRequest = { at: number; httpMethod: string; path: string; method: string | null; user: string | null; team: string | null; status: number; error: string | null };
@@ -77,10 +78,12 @@ export type DevSlackState = {
   retryAfter: number;
   /** Every token issued (live and revoked), newest last. */
   tokens: SlackToken[];
-  /** The live token of a user (Slack id, or handle with `team`) in a workspace, if any. */
+  /** The live token a user (Slack id, or handle with `team`) got through the OAuth flow in a workspace, if any. */
   tokenFor: (user: string, team?: string) => SlackToken | null;
-  /** Mint a token without the browser (tests): scopes as Slack would grant them. */
+  /** Mint a fresh token with exactly these scopes, without the browser (tests; the OAuth path keeps one cumulative token per user and workspace). */
   issueToken: (opts: { user: string; team?: string; scopes: string[] }) => string;
+  /** Replace a live token's scopes (tests: a grant that lost a scope answers `missing_scope`). */
+  setScopes: (token: string, scopes: string[]) => void;
   /** Tokens revoked (by auth.revoke), in order. */
   revoked: string[];
   /** Messages posted through the API (chat.postMessage, files.completeUploadExternal with a channel). */
@@ -103,7 +106,11 @@ export type DevSlack = {
   url: string;
   env: Record<string, string>;
   state: DevSlackState;
-  setMode: (mode: SlackMode, opts?: { retryAfter?: number }) => void;
+  /**
+   * `ratelimited`: Web API calls answer HTTP 429 with `Retry-After` (all but oauth.v2.access, or only
+   * `methods` when given); `normal` serves them again.
+   */
+  setMode: (mode: SlackMode, opts?: { retryAfter?: number; methods?: string[] }) => void;
   close: () => Promise<void>;
 };
 
@@ -320,6 +327,7 @@ export async function startDevSlack(opts: { appUrl: string; port?: number; host?
   const tokens = new Map<string, SlackToken>();
   const uploads = new Map<string, SlackUpload>();
   let mode: SlackMode = "normal";
+  let limitedMethods: string[] | null = null;
   let lastTs = 0;
   let base = "";
 
@@ -331,12 +339,17 @@ export async function startDevSlack(opts: { appUrl: string; port?: number; host?
     tokens: [],
     tokenFor: (user, team) => {
       const u = resolveUser(user, team);
-      return u ? ([...tokens.values()].reverse().find((t) => t.user === u.id && t.team === u.team && !t.revoked) ?? null) : null;
+      return u ? ([...tokens.values()].reverse().find((t) => t.user === u.id && t.team === u.team && !t.revoked && t.via === "oauth") ?? null) : null;
     },
     issueToken: ({ user, team, scopes }) => {
       const u = resolveUser(user, team);
       if (!u) throw new Error(`no user ${user} in ${team ?? "any workspace"}`);
-      return grant(u, scopes).token;
+      return grant(u, scopes, true).token;
+    },
+    setScopes: (token, scopes) => {
+      const t = tokens.get(token);
+      if (!t) throw new Error("no such token");
+      t.scopes = [...new Set(scopes)];
     },
     revoked: [],
     posted: [],
@@ -369,14 +382,14 @@ export async function startDevSlack(opts: { appUrl: string; port?: number; host?
   }
 
   /** One token per (user, workspace): a new authorization adds its scopes to the live token, as Slack's are cumulative. */
-  function grant(u: User, scopes: string[]): SlackToken {
-    const live = [...tokens.values()].find((t) => t.user === u.id && t.team === u.team && !t.revoked);
+  function grant(u: User, scopes: string[], fresh = false): SlackToken {
+    const live = fresh ? undefined : [...tokens.values()].reverse().find((t) => t.user === u.id && t.team === u.team && !t.revoked && t.via === "oauth");
     if (live) {
       for (const s of scopes) if (!live.scopes.includes(s)) live.scopes.push(s);
       return live;
     }
     const digits = () => String(1000000000000 + Math.floor(Math.random() * 8999999999999));
-    const t: SlackToken = { token: `xoxp-${digits()}-${digits()}-${digits()}-${randomBytes(16).toString("hex")}`, user: u.id, team: u.team, scopes: [...new Set(scopes)], revoked: false, issuedAt: Date.now() };
+    const t: SlackToken = { token: `xoxp-${digits()}-${digits()}-${digits()}-${randomBytes(16).toString("hex")}`, user: u.id, team: u.team, scopes: [...new Set(scopes)], revoked: false, issuedAt: Date.now(), via: fresh ? "test" : "oauth" };
     tokens.set(t.token, t);
     state.tokens.push(t);
     return t;
@@ -567,7 +580,7 @@ ${error ? `<p class="alert" role="alert">${esc(error)}</p>` : ""}
 <form method="post" action="/oauth/v2/authorize">${hidden}
 <fieldset><legend>Who are you?</legend>${people.map(([id, name, email]) => `<label><input type="radio" name="login" value="${id}"${id === login ? " checked" : ""}> ${esc(name!)} (${esc(email!)})</label>`).join("")}</fieldset>
 <fieldset><legend>Workspace</legend>${workspaces.map((t) => `<label><input type="radio" name="workspace" value="${t.id}"${t.id === team ? " checked" : ""}> ${esc(t.name)}</label>`).join("")}</fieldset>
-<fieldset><legend>It will be able to</legend><ul>${scopes.map((s) => `<li><code>${esc(s)}</code></li>`).join("")}</ul></fieldset>
+<h2>It will be able to</h2><ul>${scopes.map((s) => `<li><code>${esc(s)}</code></li>`).join("")}</ul>
 <button type="submit" class="primary" name="decision" value="allow">Allow</button><button type="submit" name="decision" value="deny">Cancel</button>
 </form>`,
     );
@@ -598,7 +611,8 @@ ${error ? `<p class="alert" role="alert">${esc(error)}</p>` : ""}
     if (form.get("team") && form.get("team") !== teamId) return authorizePage(res, form, `This request is for another workspace.`, { login });
     const u = [...users.values()].find((x) => x.name === login && x.team === team.id);
     const known = ["alice", "bob", "sam"].includes(login);
-    if (!u) return authorizePage(res, form, known ? `${login} is not a member of ${team.name}: choose another workspace or person.` : "Choose who you are.", { login, team: team.id });
+    const person = [...users.values()].find((x) => x.name === login)?.realName ?? login;
+    if (!u) return authorizePage(res, form, known ? `${person} is not a member of ${team.name}: choose another workspace or person.` : "Choose who you are.", { login, team: team.id });
     if (u.deleted) return authorizePage(res, form, `${u.realName}'s account in ${team.name} is deactivated.`, { login, team: team.id });
     const code = `${Date.now()}.${randomBytes(20).toString("hex")}`;
     codes.set(code, { user: u.id, team: team.id, scopes: (form.get("user_scope") ?? "").split(/[,\s]+/).filter(Boolean), redirectUri: form.get("redirect_uri"), expiresAt: Date.now() + CODE_TTL_MS });
@@ -812,7 +826,6 @@ ${error ? `<p class="alert" role="alert">${esc(error)}</p>` : ""}
         return {
           iid: randomUUID(),
           team: c.team,
-          score: 0,
           channel: { id: c.id, is_channel: !c.isPrivate, is_group: c.isPrivate, is_im: false, is_mpim: false, is_shared: false, is_org_shared: false, is_ext_shared: false, is_private: c.isPrivate, is_pending_ext_shared: false, pending_shared: [], name: c.name },
           type: "message",
           user: u.id,
@@ -967,7 +980,7 @@ ${error ? `<p class="alert" role="alert">${esc(error)}</p>` : ""}
   async function handleApi(req: IncomingMessage, res: ServerResponse, url: URL, method: string, log: SlackRequest) {
     log.method = method;
     const raw = await readRaw(req, 10 * 1024 * 1024);
-    if (mode === "ratelimited" && method !== "oauth.v2.access") {
+    if (mode === "ratelimited" && method !== "oauth.v2.access" && (!limitedMethods || limitedMethods.includes(method))) {
       log.status = 429;
       log.error = "ratelimited";
       return json(res, 429, { ok: false, error: "ratelimited" }, { "retry-after": String(state.retryAfter) });
@@ -1065,6 +1078,12 @@ ${error ? `<p class="alert" role="alert">${esc(error)}</p>` : ""}
       const u = users.get(msg.user)!;
       return html(res, 200, `#${c.name} — Local Slack`, `<h1>#${esc(c.name)}</h1><p><strong>${esc(u.realName)}</strong> <time datetime="${new Date(tsSeconds(t) * 1000).toISOString()}">${new Date(tsSeconds(t) * 1000).toUTCString()}</time></p><p>${esc(msg.text)}</p>`);
     }
+    const home = /^\/([a-z0-9-]+)\/$/.exec(path);
+    const homeTeam = home && [...teams.values()].find((t) => t.domain === home[1]);
+    if (homeTeam && req.method === "GET") {
+      const list = [...channels.values()].filter((c) => c.team === homeTeam.id && !c.isPrivate);
+      return html(res, 200, `${homeTeam.name} — Local Slack`, `<h1>${esc(homeTeam.name)}</h1><p>A workspace of the local Slack.</p><ul>${list.map((c) => `<li>#${esc(c.name)}${c.isArchived ? " (archived)" : ""}</li>`).join("")}</ul>`);
+    }
     if (path === "/" && req.method === "GET")
       return html(res, 200, "Local Slack", `<h1>Local Slack</h1><p>A Slack-compatible server for development: OAuth at <code>/oauth/v2/authorize</code>, the Web API under <code>/api/</code>.</p>`);
     throw new HttpFail(404, "Not found.");
@@ -1092,6 +1111,7 @@ ${error ? `<p class="alert" role="alert">${esc(error)}</p>` : ""}
     state,
     setMode: (next, o) => {
       mode = next;
+      limitedMethods = next === "ratelimited" && o?.methods ? [...o.methods] : null;
       if (o?.retryAfter !== undefined) state.retryAfter = o.retryAfter;
     },
     env: {
