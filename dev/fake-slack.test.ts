@@ -2,7 +2,7 @@
 // each Web API method with its scope, cursors, search, files behind the token, the upload flow, revocation
 // and the rate-limited mode.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { approveAtDevSlack, SLACK_SEED, startDevSlack, type DevSlack } from "./fake-slack";
+import { approveAtDevSlack, devSlackControl, SLACK_SEED, startDevSlack, type DevSlack } from "./fake-slack";
 import { PNG_SIGNATURE, pngSize } from "./png";
 import { slackQuery, type SearchableSlackMessage } from "./slack-query";
 
@@ -438,6 +438,31 @@ describe("Web API", () => {
     const again = await connect("bob", ["search:read"]);
     expect(again).not.toBe(token);
     expect(await call("auth.test", again)).toMatchObject({ ok: true });
+  });
+});
+
+describe("the test hooks over HTTP (for tests in another process)", () => {
+  it("need the client secret; switch modes, narrow scopes, deactivate, mint tokens and show the state", async () => {
+    expect((await fetch(`${slack.url}/_dev/state`)).status).toBe(401);
+    expect((await fetch(`${slack.url}/_dev/state`, { headers: { authorization: "Bearer wrong" } })).status).toBe(401);
+    const control = devSlackControl(slack.env);
+    const token = await control.issueToken("bob", ["search:read", "files:read"], "Acme");
+    expect(await call("auth.test", token)).toMatchObject({ ok: true, user_id: S.users.bob.id });
+    await control.setScopes(token, ["files:read"]);
+    expect(await call("search.messages", token, { query: "x" })).toMatchObject({ ok: false, error: "missing_scope", needed: "search:read", provided: "files:read" });
+    await control.setMode("ratelimited", { retryAfter: 3, methods: ["auth.test"] });
+    const res = await fetch(`${slack.env.REALMGATE_DEVSLACK_API_URL}/auth.test`, { headers: { authorization: `Bearer ${token}` } });
+    expect([res.status, res.headers.get("retry-after")]).toEqual([429, "3"]);
+    expect((await control.state()).mode).toBe("ratelimited");
+    await control.setMode("normal");
+    await control.deactivate(S.users.bob.id);
+    expect(await call("auth.test", token)).toEqual({ ok: false, error: "account_inactive" });
+    await control.reactivate(S.users.bob.id);
+    const snapshot = await control.state();
+    expect(snapshot.mode).toBe("normal");
+    expect(snapshot.tokens.find((t) => t.token === token)).toMatchObject({ user: S.users.bob.id, team: S.teams.acme.id, scopes: ["files:read"], via: "test", revoked: false });
+    expect(snapshot.requests.at(-1)).toMatchObject({ method: "auth.test", error: "account_inactive" });
+    await expect(control.setMode("sideways" as "normal")).rejects.toThrow(/400/);
   });
 });
 

@@ -1057,11 +1057,76 @@ ${error ? `<p class="alert" role="alert">${esc(error)}</p>` : ""}
     res.end(text);
   }
 
+  /**
+   * The test hooks over HTTP, for tests in another process than the server (the e2e specs): behind the
+   * client secret as a bearer token. See devSlackControl.
+   */
+  async function handleControl(req: IncomingMessage, res: ServerResponse, path: string) {
+    if ((/^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? "")?.[1] ?? "") !== clientSecret) throw new HttpFail(401, "The control endpoints need the client secret as a bearer token.");
+    let body: Record<string, unknown> = {};
+    if (req.method === "POST") {
+      const raw = await readRaw(req, 64 * 1024);
+      try {
+        const v: unknown = raw.length ? JSON.parse(raw.toString("utf8")) : {};
+        body = v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+      } catch {
+        throw new HttpFail(400, "A JSON body is expected.");
+      }
+    }
+    const strings = (v: unknown) => (Array.isArray(v) && v.every((x) => typeof x === "string") ? (v as string[]) : null);
+    if (req.method === "GET" && path === "/_dev/state") {
+      return json(res, 200, {
+        mode,
+        retryAfter: state.retryAfter,
+        tokens: state.tokens.map((t) => ({ ...t, scopes: [...t.scopes] })),
+        revoked: state.revoked,
+        posted: state.posted,
+        reactions: state.reactions,
+        uploads: state.uploads.map(({ bytes, ...u }) => ({ ...u, size: bytes?.length ?? null })),
+        requests: state.requests.slice(-1000),
+      });
+    }
+    if (req.method === "POST" && path === "/_dev/mode") {
+      if (body.mode !== "normal" && body.mode !== "ratelimited") throw new HttpFail(400, "mode is normal or ratelimited.");
+      const retryAfter = body.retryAfter === undefined ? undefined : Number(body.retryAfter);
+      if (retryAfter !== undefined && (!Number.isInteger(retryAfter) || retryAfter < 0)) throw new HttpFail(400, "retryAfter is a whole number of seconds.");
+      const only = body.methods === undefined ? undefined : strings(body.methods);
+      if (only === null) throw new HttpFail(400, "methods is a list of method names.");
+      setMode(body.mode, { retryAfter, methods: only });
+      return json(res, 200, { ok: true });
+    }
+    if (req.method === "POST" && (path === "/_dev/deactivate" || path === "/_dev/reactivate")) {
+      if (typeof body.user !== "string" || !users.has(body.user)) throw new HttpFail(400, "user is a Slack user id.");
+      (path === "/_dev/deactivate" ? state.deactivate : state.reactivate)(body.user);
+      return json(res, 200, { ok: true });
+    }
+    if (req.method === "POST" && path === "/_dev/scopes") {
+      const scopes = strings(body.scopes);
+      if (typeof body.token !== "string" || !tokens.has(body.token) || !scopes) throw new HttpFail(400, "token is an issued token, scopes a list.");
+      state.setScopes(body.token, scopes);
+      return json(res, 200, { ok: true });
+    }
+    if (req.method === "POST" && path === "/_dev/tokens") {
+      const scopes = strings(body.scopes);
+      const u = typeof body.user === "string" ? resolveUser(body.user, typeof body.team === "string" ? body.team : undefined) : null;
+      if (!u || !scopes) throw new HttpFail(400, "user (id or handle, with team) and scopes are needed.");
+      return json(res, 200, { ok: true, token: state.issueToken({ user: u.id, scopes }) });
+    }
+    throw new HttpFail(404, "No such control endpoint.");
+  }
+
+  function setMode(next: SlackMode, o?: { retryAfter?: number; methods?: string[] }) {
+    mode = next;
+    limitedMethods = next === "ratelimited" && o?.methods ? [...o.methods] : null;
+    if (o?.retryAfter !== undefined) state.retryAfter = o.retryAfter;
+  }
+
   async function handle(req: IncomingMessage, res: ServerResponse, log: SlackRequest) {
     const url = new URL(req.url ?? "/", "http://local");
     const path = url.pathname;
     let m: RegExpExecArray | null;
     if (path === "/oauth/v2/authorize") return handleOauth(req, res, url);
+    if (path.startsWith("/_dev/")) return handleControl(req, res, path);
     if ((m = /^\/api\/([A-Za-z0-9_.]+)$/.exec(path))) {
       if (req.method !== "GET" && req.method !== "POST") throw new HttpFail(405, "Method not allowed.");
       return handleApi(req, res, url, m[1]!, log);
@@ -1091,7 +1156,7 @@ ${error ? `<p class="alert" role="alert">${esc(error)}</p>` : ""}
 
   const server = createServer((req, res) => {
     const log: SlackRequest = { at: Date.now(), httpMethod: req.method ?? "GET", path: (req.url ?? "/").split("?")[0]!, method: null, user: null, team: null, status: 200, error: null };
-    state.requests.push(log);
+    if (!log.path.startsWith("/_dev/")) state.requests.push(log); // the test hooks are not Slack's traffic
     handle(req, res, log).catch((err: unknown) => {
       const e = err instanceof HttpFail ? err : new HttpFail(500, "Internal error.");
       if (!(err instanceof HttpFail)) console.error("[fake-slack]", err);
@@ -1109,11 +1174,7 @@ ${error ? `<p class="alert" role="alert">${esc(error)}</p>` : ""}
   return {
     url: base,
     state,
-    setMode: (next, o) => {
-      mode = next;
-      limitedMethods = next === "ratelimited" && o?.methods ? [...o.methods] : null;
-      if (o?.retryAfter !== undefined) state.retryAfter = o.retryAfter;
-    },
+    setMode,
     env: {
       REALMGATE_DEVSLACK_CLIENT_ID: DEVSLACK_CLIENT_ID,
       REALMGATE_DEVSLACK_CLIENT_SECRET: clientSecret,
@@ -1162,3 +1223,42 @@ export async function approveAtDevSlack(authorizationUrl: string, opts: { login:
 }
 
 const unesc = (s: string) => s.replace(/&#(\d+);/g, (_, n: string) => String.fromCharCode(Number(n)));
+
+export type DevSlackSnapshot = {
+  mode: SlackMode;
+  retryAfter: number;
+  tokens: SlackToken[];
+  revoked: string[];
+  posted: SlackPosted[];
+  reactions: { channel: string; ts: string; name: string; user: string }[];
+  uploads: (Omit<SlackUpload, "bytes"> & { size: number | null })[];
+  requests: SlackRequest[];
+};
+
+/**
+ * The test hooks of a local Slack running in another process (the e2e run starts it in its global setup),
+ * over its `/_dev/` endpoints: `env` is its REALMGATE_DEVSLACK_* environment (the API URL and the client secret).
+ */
+export function devSlackControl(env: Record<string, string | undefined>) {
+  const api = env.REALMGATE_DEVSLACK_API_URL;
+  const secret = env.REALMGATE_DEVSLACK_CLIENT_SECRET;
+  if (!api || !secret) throw new Error("REALMGATE_DEVSLACK_API_URL and REALMGATE_DEVSLACK_CLIENT_SECRET are needed");
+  const base = api.replace(/\/api\/?$/, "");
+  const send = async (path: string, body?: unknown) => {
+    const res = await fetch(`${base}/_dev/${path}`, {
+      method: body === undefined ? "GET" : "POST",
+      headers: { authorization: `Bearer ${secret}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!res.ok) throw new Error(`the local Slack refused ${path}: ${res.status} ${await res.text()}`);
+    return (await res.json()) as Record<string, unknown>;
+  };
+  return {
+    state: async () => (await send("state")) as unknown as DevSlackSnapshot,
+    setMode: async (mode: SlackMode, opts: { retryAfter?: number; methods?: string[] } = {}) => void (await send("mode", { mode, ...opts })),
+    deactivate: async (userId: string) => void (await send("deactivate", { user: userId })),
+    reactivate: async (userId: string) => void (await send("reactivate", { user: userId })),
+    setScopes: async (token: string, scopes: string[]) => void (await send("scopes", { token, scopes })),
+    issueToken: async (user: string, scopes: string[], team?: string) => (await send("tokens", { user, scopes, team })).token as string,
+  };
+}
