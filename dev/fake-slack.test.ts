@@ -1,7 +1,8 @@
 // The local Slack-compatible server (dev/fake-slack.ts) speaks Slack's wire format: the OAuth v2 dance,
 // each Web API method with its scope, cursors, search, files behind the token, the upload flow, revocation
 // and the rate-limited mode.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createHash } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { approveAtDevSlack, devSlackControl, SLACK_SEED, startDevSlack, type DevSlack } from "./fake-slack";
 import { PNG_SIGNATURE, pngSize } from "./png";
 import { slackQuery, type SearchableSlackMessage } from "./slack-query";
@@ -48,10 +49,10 @@ function authorizeUrl(scopes: string[], extra: Record<string, string> = {}) {
   return u.toString();
 }
 
-async function exchange(code: string, opts: { basic?: boolean; secret?: string; redirect?: string } = {}): Promise<Answer> {
+async function exchange(code: string, opts: { basic?: boolean; secret?: string; redirect?: string; verifier?: string } = {}): Promise<Answer> {
   const id = slack.env.REALMGATE_DEVSLACK_CLIENT_ID!;
   const secret = opts.secret ?? slack.env.REALMGATE_DEVSLACK_CLIENT_SECRET!;
-  const body = new URLSearchParams({ code, redirect_uri: opts.redirect ?? CALLBACK, ...(opts.basic ? {} : { client_id: id, client_secret: secret }) });
+  const body = new URLSearchParams({ code, redirect_uri: opts.redirect ?? CALLBACK, ...(opts.basic ? {} : { client_id: id, client_secret: secret }), ...(opts.verifier ? { code_verifier: opts.verifier } : {}) });
   const res = await fetch(slack.env.REALMGATE_DEVSLACK_TOKEN_URL!, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded", ...(opts.basic ? { authorization: `Basic ${Buffer.from(`${id}:${secret}`).toString("base64")}` } : {}) },
@@ -108,6 +109,25 @@ describe("OAuth v2", () => {
     const denied = new URL(await approveAtDevSlack(authorizeUrl(["search:read"]), { login: "alice", decline: true }));
     expect(denied.searchParams.get("error")).toBe("access_denied");
     expect(denied.searchParams.get("state")).toBe("st-123");
+  });
+
+  it("PKCE: a code whose authorization carried a challenge needs its verifier; codes expire after ten minutes", async () => {
+    const verifier = "v".repeat(43);
+    const challenge = createHash("sha256").update(verifier).digest("base64url");
+    const url = authorizeUrl(["search:read"], { code_challenge: challenge, code_challenge_method: "S256" });
+    const code = async () => new URL(await approveAtDevSlack(url, { login: "sam" })).searchParams.get("code")!;
+    expect(await exchange(await code())).toEqual({ ok: false, error: "invalid_code_verifier" });
+    expect(await exchange(await code(), { verifier: "w".repeat(43) })).toEqual({ ok: false, error: "invalid_code_verifier" });
+    expect(await exchange(await code(), { verifier })).toMatchObject({ ok: true, authed_user: { id: S.users.sam.id } });
+    expect((await fetch(authorizeUrl(["search:read"], { code_challenge: challenge, code_challenge_method: "S512" }))).status).toBe(400);
+
+    const late = await code();
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 11 * 60_000 });
+    try {
+      expect(await exchange(late, { verifier })).toEqual({ ok: false, error: "invalid_code" });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("a person in two workspaces gets one token per workspace; `team` narrows the page; scopes add up", async () => {

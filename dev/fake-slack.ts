@@ -8,7 +8,7 @@
 // external flow (`files.getUploadURLExternal`, POST the bytes to `upload_url`, `files.completeUploadExternal`).
 // Search runs Slack's query language (dev/slack-query.ts). Nothing under lib/ knows this exists: the app
 // sees one more provider configured from the environment (REALMGATE_DEVSLACK_*).
-import { randomBytes, randomUUID } from "node:crypto";
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { solidPng } from "./png";
@@ -323,7 +323,7 @@ export async function startDevSlack(opts: { appUrl: string; port?: number; host?
   const clientSecret = opts.clientSecret ?? randomBytes(16).toString("hex");
   const host = opts.host ?? "127.0.0.1";
   const { teams, users, channels, files, messages } = seed();
-  const codes = new Map<string, { user: string; team: string; scopes: string[]; redirectUri: string | null; expiresAt: number }>();
+  const codes = new Map<string, { user: string; team: string; scopes: string[]; redirectUri: string | null; expiresAt: number; challenge: { value: string; method: "S256" | "plain" } | null }>();
   const tokens = new Map<string, SlackToken>();
   const uploads = new Map<string, SlackUpload>();
   let mode: SlackMode = "normal";
@@ -556,6 +556,9 @@ export async function startDevSlack(opts: { appUrl: string; port?: number; host?
     if (!scopes.length || scopes.some((s) => !(SLACK_USER_SCOPES as readonly string[]).includes(s))) return "invalid_scope";
     const team = p.get("team");
     if (team && !teams.has(team)) return "invalid_team";
+    const method = p.get("code_challenge_method");
+    if (method !== null && method !== "S256" && method !== "plain") return "invalid_code_challenge_method";
+    if (method !== null && !p.get("code_challenge")) return "invalid_code_challenge";
     return null;
   }
 
@@ -568,7 +571,7 @@ export async function startDevSlack(opts: { appUrl: string; port?: number; host?
       ["sam", "Sam Support", "sam@acme.test"],
     ];
     const workspaces = [...teams.values()].filter((t) => !onlyTeam || t.id === onlyTeam);
-    const hidden = ["client_id", "user_scope", "redirect_uri", "state", "team"].map((k) => (p.get(k) !== null ? `<input type="hidden" name="${k}" value="${esc(p.get(k)!)}">` : "")).join("");
+    const hidden = ["client_id", "user_scope", "redirect_uri", "state", "team", "code_challenge", "code_challenge_method"].map((k) => (p.get(k) !== null ? `<input type="hidden" name="${k}" value="${esc(p.get(k)!)}">` : "")).join("");
     const login = chosen.login ?? "alice";
     const team = chosen.team ?? workspaces[0]!.id;
     html(
@@ -615,7 +618,10 @@ ${error ? `<p class="alert" role="alert">${esc(error)}</p>` : ""}
     if (!u) return authorizePage(res, form, known ? `${person} is not a member of ${team.name}: choose another workspace or person.` : "Choose who you are.", { login, team: team.id });
     if (u.deleted) return authorizePage(res, form, `${u.realName}'s account in ${team.name} is deactivated.`, { login, team: team.id });
     const code = `${Date.now()}.${randomBytes(20).toString("hex")}`;
-    codes.set(code, { user: u.id, team: team.id, scopes: (form.get("user_scope") ?? "").split(/[,\s]+/).filter(Boolean), redirectUri: form.get("redirect_uri"), expiresAt: Date.now() + CODE_TTL_MS });
+    codes.set(code, { user: u.id, team: team.id, scopes: (form.get("user_scope") ?? "").split(/[,\s]+/).filter(Boolean), redirectUri: form.get("redirect_uri"),
+      expiresAt: Date.now() + CODE_TTL_MS,
+      challenge: form.get("code_challenge") ? { value: form.get("code_challenge")!, method: form.get("code_challenge_method") === "S256" ? "S256" : "plain" } : null,
+    });
     back.searchParams.set("code", code);
     if (st !== null) back.searchParams.set("state", st);
     res.writeHead(302, { location: back.toString() }).end();
@@ -646,6 +652,13 @@ ${error ? `<p class="alert" role="alert">${esc(error)}</p>` : ""}
     }
     const ru = args.get("redirect_uri");
     if (c.redirectUri !== null && ru !== c.redirectUri) throw new SlackError("bad_redirect_uri");
+    if (c.challenge) {
+      // PKCE (RFC 7636): the verifier must hash to the challenge the authorization carried.
+      const verifier = typeof args.get("code_verifier") === "string" ? (args.get("code_verifier") as string) : "";
+      const expected = Buffer.from(c.challenge.value);
+      const got = Buffer.from(c.challenge.method === "S256" ? createHash("sha256").update(verifier).digest("base64url") : verifier);
+      if (!verifier || got.length !== expected.length || !timingSafeEqual(got, expected)) throw new SlackError("invalid_code_verifier");
+    }
     codes.delete(code); // single use
     const u = users.get(c.user)!;
     const t = grant(u, c.scopes);
