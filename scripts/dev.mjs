@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm run dev`: the app on the embedded database with the demo tenant and the development sign-in, plus
-// the development fixtures (dev/start-fixtures.ts: a local mail provider to connect a demo mail account).
+// the development fixtures (dev/start-fixtures.ts: local mail and Slack providers to connect demo accounts).
 // A development AUTH_SECRET is generated once into .data/ so sessions survive restarts.
 // REALMGATE_DEV_FIXTURES=0 starts the app alone.
 import { spawn } from "node:child_process";
@@ -52,7 +52,7 @@ function startFixtures() {
       else process.stdout.write(`[fixtures] ${line}\n`);
     });
     child.on("exit", (code) => {
-      if (!done) console.error(`[fixtures] exited (${code}) before starting; the app runs without the local mail provider.`);
+      if (!done) console.error(`[fixtures] exited (${code}) before starting; the app runs without the local mail and Slack providers.`);
       finish(null);
     });
   });
