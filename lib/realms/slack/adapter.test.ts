@@ -5,6 +5,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { getDb } from "@/db/client";
 import { connectedAccounts } from "@/db/schema";
 import { makeTenant, errorOf, type TestTenant } from "@/test-support";
 import type { ActorContext, UserContext } from "@/lib/authz/context";
@@ -16,7 +17,8 @@ import { newId } from "@/lib/ids";
 import { manifestSchema, operationKeysOf } from "@/lib/realms/contract";
 import { dispatch } from "@/lib/tools/dispatch";
 import { redeemLiveUrl } from "@/lib/tools/files";
-import { GET as liveGet, PUT as livePut } from "@/app/api/v1/files/live/route";
+import { errorResponse } from "@/lib/http/route";
+import { serveLiveUrl } from "@/lib/tools/live-files";
 import { manifest } from "./manifest";
 import { adapter, parseSlackRef } from "./adapter";
 
@@ -229,6 +231,17 @@ beforeAll(async () => {
   stub.url = base;
 });
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+/** What the route /api/v1/files/live answers (it is serveLiveUrl inside route()). */
+async function live(req: Request): Promise<Response> {
+  try {
+    return await serveLiveUrl(await getDb(), req);
+  } catch (err) {
+    return errorResponse(err, "req_test");
+  }
+}
+const liveGet = live;
+const livePut = live;
 
 // ── Worlds.
 const READS = ["provider.about", "object.schema", "object.list", "object.search", "object.get"];
