@@ -8,8 +8,7 @@ import { deriveKey, hmac, safeEqual } from "./keys";
 import { MAX_URL_TTL_SECONDS } from "./signed-urls";
 
 export const LIVE_PATH = "/api/v1/files/live";
-/** The most a streamed download or an upload slot carries. */
-export const MAX_LIVE_BYTES = 16 * 1024 * 1024;
+export { MAX_LIVE_BYTES } from "./port";
 
 export type LiveUrlParts = {
   method: "GET" | "PUT";

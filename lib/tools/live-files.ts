@@ -3,12 +3,13 @@
 import type { Db } from "@/db/client";
 import { liveFileResponse } from "@/lib/delivery/live-response";
 import { MAX_LIVE_BYTES } from "@/lib/delivery/live-urls";
-import { readBodyBytes } from "@/lib/http/body";
+import { AppError } from "@/lib/errors";
+import { readBoundedBytes } from "@/lib/input/bytes";
 import { redeemLiveUrl } from "./files";
 
 export async function serveLiveUrl(db: Db, req: Request): Promise<Response> {
   if (req.method === "PUT") {
-    const bytes = await readBodyBytes(req, MAX_LIVE_BYTES);
+    const bytes = await readBoundedBytes(req, MAX_LIVE_BYTES, () => new AppError("payload_too_large", `An upload is limited to ${MAX_LIVE_BYTES} bytes.`, { details: { max_bytes: MAX_LIVE_BYTES } }));
     const r = await redeemLiveUrl(db, req.url, { method: "PUT", body: { bytes, contentType: req.headers.get("content-type") ?? "application/octet-stream" } });
     return Response.json(r.kind === "upload" ? r.result : {}, { headers: { "cache-control": "no-store" } });
   }

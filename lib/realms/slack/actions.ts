@@ -2,7 +2,7 @@
 // slot (lib/delivery), and the bytes PUT to it go through Slack's external upload flow with the workspace's token
 // (`receiveUpload`). A post is never resent: when its answer is lost, the error says it may have been posted.
 import { AppError, isAppError, parseWith } from "@/lib/errors";
-import { MAX_LIVE_BYTES } from "@/lib/delivery/live-urls";
+import { MAX_LIVE_BYTES } from "@/lib/delivery/port";
 import type { ActionDef, RealmContext, UploadInput } from "@/lib/realms/contract";
 import { FILE_WRITE_CLAIMS, manifest, postPayload, reactionPayload, replyPayload, uploadPayload } from "./manifest";
 import { findMessage } from "./read";

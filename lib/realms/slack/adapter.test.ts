@@ -4,7 +4,7 @@
 // the provider below is the real `slack` provider.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/db/client";
 import { connectedAccounts } from "@/db/schema";
 import { makeTenant, errorOf, type TestTenant } from "@/test-support";
@@ -12,6 +12,7 @@ import type { ActorContext, UserContext } from "@/lib/authz/context";
 import { createActor } from "@/lib/authz/actors";
 import { createGrant, revokeGrant } from "@/lib/authz/grants";
 import { disconnectAccount, sealTokens } from "@/lib/connections/accounts";
+import { apiFamilies, configuredProviders, findProvider, type ApiFamily, type ProviderConfig } from "@/lib/connections/providers";
 import { env } from "@/lib/env";
 import { newId } from "@/lib/ids";
 import { manifestSchema, operationKeysOf } from "@/lib/realms/contract";
@@ -23,53 +24,53 @@ import { manifest } from "./manifest";
 import { adapter, parseSlackRef } from "./adapter";
 
 // ── The provider, until lib/connections/providers/slack exists in this tree: Slack's API family and a config
-// pointing at the stub. Its classify speaks Slack's dialect (missing_scope, invalid_auth, 429).
-const stub = vi.hoisted(() => ({ url: "" }));
-vi.mock("@/lib/connections/providers", async (importOriginal) => {
-  const real = await importOriginal<typeof import("@/lib/connections/providers")>();
-  const family = {
-    id: "slack",
-    label: "Slack",
-    claims: [
-      { name: "slack:read", label: "Read channels, messages and people", request: "channels:history", satisfiedBy: ["channels:history"] },
-      { name: "slack:files:read", label: "Open files", request: "files:read", satisfiedBy: ["files:read"] },
-      { name: "slack:write", label: "Post as you", request: "chat:write", satisfiedBy: ["chat:write"] },
-      { name: "slack:files:write", label: "Upload files", request: "files:write", satisfiedBy: ["files:write"] },
-    ],
-  };
-  const config = () => ({
-    id: "slack",
-    label: "Slack",
-    api: "slack",
-    apiBaseUrl: `${stub.url}/api`,
-    issuer: stub.url,
-    issuerAliases: [],
-    endpoints: { authorization: `${stub.url}/oauth`, token: `${stub.url}/api/oauth.v2.access`, revocation: null, jwks: `${stub.url}/jwks` },
-    clientId: "c",
-    clientSecret: "s",
-    tokenAuthMethod: "client_secret_post" as const,
-    baseScopes: [],
-    authParams: { connect: {}, upgrade: {}, reconnect: {} },
-    incremental: "missing_only" as const,
-    mapTokens: () => null,
-    identity: { kind: "id_token" as const },
-    classify({ status, body }: { status: number; body: unknown }) {
-      const b = body as { ok?: boolean; error?: string } | null;
-      if (status === 429 || status >= 500) return { outcome: "unavailable" as const, message: null };
-      if (b?.ok === false && b.error === "missing_scope") return { outcome: "missing_scope" as const, message: b.error };
-      if (b?.ok === false && ["invalid_auth", "token_revoked", "account_inactive", "not_authed"].includes(b.error ?? "")) return { outcome: "auth_invalid" as const, message: b.error ?? null };
-      return { outcome: "ok" as const, message: null };
-    },
-  });
-  return {
-    ...real,
-    apiFamilies: { ...real.apiFamilies, slack: family },
-    apiFamily: (id: string) => (id === "slack" ? family : real.apiFamily(id)),
-    findProvider: (id: string) => (id === "slack" ? config() : real.findProvider(id)),
-    requireProvider: (id: string) => (id === "slack" ? config() : real.requireProvider(id)),
-    providersForApi: (api: string) => (api === "slack" ? [config()] : real.providersForApi(api)),
-  };
+// pointing at the stub, added to the real registry for this file (test files share modules: no module mock). Its
+// classify speaks Slack's dialect (missing_scope, invalid_auth, 429).
+const family: ApiFamily = {
+  id: "slack",
+  label: "Slack",
+  claims: [
+    { name: "slack:read", label: "Read channels, messages and people", request: "channels:history", satisfiedBy: ["channels:history"] },
+    { name: "slack:files:read", label: "Open files", request: "files:read", satisfiedBy: ["files:read"] },
+    { name: "slack:write", label: "Post as you", request: "chat:write", satisfiedBy: ["chat:write"] },
+    { name: "slack:files:write", label: "Upload files", request: "files:write", satisfiedBy: ["files:write"] },
+  ],
+};
+const providerConfig = (url: string): ProviderConfig => ({
+  id: "slack",
+  label: "Slack",
+  api: "slack",
+  apiBaseUrl: `${url}/api`,
+  issuer: url,
+  issuerAliases: [],
+  endpoints: { authorization: `${url}/oauth`, token: `${url}/api/oauth.v2.access`, revocation: null, jwks: `${url}/jwks` },
+  clientId: "c",
+  clientSecret: "s",
+  tokenAuthMethod: "client_secret_post",
+  baseScopes: [],
+  authParams: { connect: {}, upgrade: {}, reconnect: {} },
+  incremental: "missing_only",
+  mapTokens: () => null,
+  identity: { kind: "id_token" },
+  classify({ status, body }) {
+    const b = body as { ok?: boolean; error?: string } | null;
+    if (status === 429 || status >= 500) return { outcome: "unavailable", message: null };
+    if (b?.ok === false && b.error === "missing_scope") return { outcome: "missing_scope", message: b.error };
+    if (b?.ok === false && ["invalid_auth", "token_revoked", "account_inactive", "not_authed"].includes(b.error ?? "")) return { outcome: "auth_invalid", message: b.error ?? null };
+    return { outcome: "ok", message: null };
+  },
 });
+const hadSlack = Object.hasOwn(apiFamilies, "slack");
+let added: ProviderConfig | null = null;
+function registerProvider(url: string) {
+  if (!hadSlack) apiFamilies.slack = family;
+  if (!findProvider("slack")) configuredProviders().push((added = providerConfig(url)));
+}
+function unregisterProvider() {
+  if (!hadSlack) delete apiFamilies.slack;
+  const list = configuredProviders();
+  if (added && list.includes(added)) list.splice(list.indexOf(added), 1);
+}
 
 // ── A Slack-shaped server: one workspace, a channel whose message (Cyrillic and English) carries three PNGs.
 const PNG_SIG = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
@@ -228,9 +229,12 @@ beforeAll(async () => {
   server = createServer((req, res) => void handle(req, res).catch(() => res.writeHead(500).end()));
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  stub.url = base;
+  registerProvider(base);
 });
-afterAll(() => new Promise<void>((r) => server.close(() => r())));
+afterAll(async () => {
+  unregisterProvider();
+  await new Promise<void>((r) => server.close(() => r()));
+});
 
 /** What the route /api/v1/files/live answers (it is serveLiveUrl inside route()). */
 async function live(req: Request): Promise<Response> {

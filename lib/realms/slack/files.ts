@@ -2,7 +2,7 @@
 // signed link (lib/delivery/live-urls.ts) is redeemed — after gate one and, here, gate two (the workspace still
 // connected, its slack:files:read claim) — so neither the token nor the bytes ever enter a tool result.
 import { AppError } from "@/lib/errors";
-import { MAX_LIVE_BYTES } from "@/lib/delivery/live-urls";
+import { MAX_LIVE_BYTES } from "@/lib/delivery/port";
 import type { RealmContext, StreamedFile } from "@/lib/realms/contract";
 import { FILE_READ_CLAIMS } from "./manifest";
 import { fileInfo } from "./read";

@@ -7,15 +7,16 @@ import { openTokens } from "@/lib/connections/accounts";
 import { providerFailure, providerFetch } from "@/lib/connections/http";
 import type { AccountSession, ApiCall } from "@/lib/connections/session";
 import { openAccount } from "@/lib/connections/session";
-import { MAX_LIVE_BYTES } from "@/lib/delivery/live-urls";
+import { MAX_LIVE_BYTES } from "@/lib/delivery/port";
 import { AppError, isAppError } from "@/lib/errors";
-import { env } from "@/lib/env";
 import { bareHost, headerOf, NetError, request } from "@/lib/net";
 import type { RealmContext } from "@/lib/realms/contract";
 import { manifest } from "./manifest";
 
 export const API = manifest.connection!.api;
 export const CONCURRENCY = 5;
+/** How long Slack's upload URL may take to accept a file. */
+const UPLOAD_TIMEOUT_MS = 60_000;
 
 export type SlackFile = { id: string; name?: string; title?: string; mimetype?: string; filetype?: string; size?: number; url_private?: string; url_private_download?: string; user?: string; created?: number; mode?: string };
 export type SlackMessage = {
@@ -147,7 +148,7 @@ export async function sendUploadBytes(s: AccountSession, uploadUrl: string, byte
   if (!fileHostAllowed(s, target)) throw new AppError("provider_unavailable", "Slack named an upload location Realmgate does not send files to.", { status: 502, details: { provider: s.provider.id, host: bareHost(target) } });
   let res;
   try {
-    res = await request({ url: target, method: "POST", headers: { "content-type": contentType }, body: bytes, maxBytes: 64 * 1024, timeoutMs: env().REALMGATE_PROVIDER_TIMEOUT_MS, allowPrivate: true, redirect: "refuse" });
+    res = await request({ url: target, method: "POST", headers: { "content-type": contentType }, body: bytes, maxBytes: 64 * 1024, timeoutMs: UPLOAD_TIMEOUT_MS, allowPrivate: true, redirect: "refuse" });
   } catch (err) {
     if (err instanceof NetError) throw unavailable(s, err, "file upload", once);
     throw err;
