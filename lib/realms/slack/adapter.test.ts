@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/db/client";
 import { connectedAccounts } from "@/db/schema";
-import { makeTenant, errorOf, type TestTenant } from "@/test-support";
+import { errorOf, inCall, makeTenant, refusingDelivery, type TestTenant } from "@/test-support";
 import type { ActorContext, UserContext } from "@/lib/authz/context";
 import { createActor } from "@/lib/authz/actors";
 import { createGrant, revokeGrant } from "@/lib/authz/grants";
@@ -22,6 +22,7 @@ import { errorResponse } from "@/lib/http/route";
 import { serveLiveUrl } from "@/lib/tools/live-files";
 import { manifest } from "./manifest";
 import { adapter, parseSlackRef } from "./adapter";
+import { presentRequest } from "./presenter";
 
 // ── The provider, until lib/connections/providers/slack exists in this tree: Slack's API family and a config
 // pointing at the stub, added to the real registry for this file (test files share modules: no module mock). Its
@@ -504,5 +505,28 @@ describe("actions", () => {
     expect(u.completed).toMatchObject({ channel_id: CH, initial_comment: "Numbers", files: [{ id: u.id, title: "chart.png" }] });
     // The slot is a PUT slot only.
     expect((await liveGet(new Request(slot.upload.url))).status).toBe(403);
+  });
+});
+
+describe("the consent page", () => {
+  it("says where a post would go and what it would say, by the channel's name, with the grantor's own workspace", async () => {
+    const w = await world();
+    const { id } = await connect(w);
+    const asAlice = { type: "user" as const, userId: w.alice.userId };
+    const shown = await inCall(w.t, asAlice, refusingDelivery("slack"), (ctx) =>
+      presentRequest(ctx, { operation: "object.action.post_message", ref: `slack:${id}:channel:${CH}`, input: { action: "post_message", payload: { text: "Релиз в пятницу" } } }),
+    );
+    expect(shown!.title).toBe("Post a message in Slack as you");
+    expect(Object.fromEntries(shown!.lines.map((l) => [l.label, l.value]))).toMatchObject({ Channel: expect.stringContaining("#launch"), Message: "Релиз в пятницу" });
+    const react = await inCall(w.t, asAlice, refusingDelivery("slack"), (ctx) =>
+      presentRequest(ctx, { operation: "object.action.add_reaction", ref: `slack:${id}:message:${CH}:${TS}`, input: { payload: { name: "tada" } } }),
+    );
+    expect(Object.fromEntries(react!.lines.map((l) => [l.label, l.value]))).toMatchObject({ Message: expect.stringContaining("Макеты"), Reaction: ":tada:" });
+    // Someone else's workspace (or a ref alice cannot read) is never named.
+    const other = await inCall(w.t, asAlice, refusingDelivery("slack"), (ctx) =>
+      presentRequest(ctx, { operation: "object.action.post_message", ref: `slack:${ACC}:channel:${CH}`, input: { payload: { text: "x" } } }),
+    );
+    expect(other!.lines[0]).toEqual({ label: "Channel", value: "something you cannot see" });
+    expect(await inCall(w.t, asAlice, refusingDelivery("slack"), (ctx) => presentRequest(ctx, { operation: "object.get", ref: null, input: {} }))).toBeNull();
   });
 });
