@@ -10,6 +10,7 @@ import { redeemLiveUrl } from "./files";
 export async function serveLiveUrl(db: Db, req: Request): Promise<Response> {
   if (req.method === "PUT") {
     const bytes = await readBoundedBytes(req, MAX_LIVE_BYTES, () => new AppError("payload_too_large", `An upload is limited to ${MAX_LIVE_BYTES} bytes.`, { details: { max_bytes: MAX_LIVE_BYTES } }));
+    if (bytes.byteLength === 0) throw new AppError("invalid_input", "The upload is empty: PUT the file's bytes to the slot.");
     const r = await redeemLiveUrl(db, req.url, { method: "PUT", body: { bytes, contentType: req.headers.get("content-type") ?? "application/octet-stream" } });
     return Response.json(r.kind === "upload" ? r.result : {}, { headers: { "cache-control": "no-store" } });
   }

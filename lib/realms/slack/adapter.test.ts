@@ -503,8 +503,22 @@ describe("actions", () => {
     expect(answer.file).toBe(`slack:${id}:file:${u.id}`);
     expect(u.bytes.equals(bytes)).toBe(true);
     expect(u.completed).toMatchObject({ channel_id: CH, initial_comment: "Numbers", files: [{ id: u.id, title: "chart.png" }] });
-    // The slot is a PUT slot only.
+    // The slot is a PUT slot only; an empty body is refused before Slack is asked.
     expect((await liveGet(new Request(slot.upload.url))).status).toBe(403);
+    const before = uploads.length;
+    const empty = await livePut(new Request(slot.upload.url, { method: "PUT", body: new Uint8Array(), headers: { "content-type": "image/png" } }));
+    expect(empty.status).toBe(400);
+    expect(uploads.length).toBe(before);
+    // Without the upload claim, the slot is not handed out: the demand names it.
+    const v = await world();
+    const narrow = await connect(v, { claims: ["slack:read", "slack:files:read"] });
+    const denied = await errorOf(dispatch(v.agent, "object_action", { ref: `slack:${narrow.id}:channel:${CH}`, action: "request_upload", payload: { filename: "a.png" } }));
+    expect(denied.details).toMatchObject({ reason: "claim_upgrade_required", missing_claims: ["slack:files:write"] });
+    // A revoked grant stops a slot handed out before.
+    const later = (await dispatch(w.agent, "object_action", { ref: `slack:${id}:channel:${CH}`, action: "request_upload", payload: { filename: "b.png" } })) as { upload: { url: string } };
+    await revokeGrant(w.t.db, w.alice, w.grantId, "done");
+    expect((await livePut(new Request(later.upload.url, { method: "PUT", body: bytes, headers: { "content-type": "image/png" } }))).status).toBe(403);
+    expect(uploads.length).toBe(before);
   });
 });
 
