@@ -41,8 +41,10 @@ export async function runAction(ctx: RealmContext, action: ActionDef, ref: strin
         await slack(s, "reactions.add", { json: { channel: target.channel, timestamp: target.ts, name: p.name } });
         return { ref: messageRef(acct, target.channel, target.ts), reaction: p.name, added: true };
       } catch (err) {
-        if (isAppError(err) && err.details?.provider_error === "already_reacted") return { ref: messageRef(acct, target.channel, target.ts), reaction: p.name, added: false, already_reacted: true };
-        if (isAppError(err) && err.details?.provider_error === "invalid_name") throw new AppError("invalid_input", `Slack has no emoji named "${p.name}".`, { details: { field: "name" } });
+        // Slack's error word: in details (a session passing ok:false through) or in the refusal's text.
+        const said = (word: string) => isAppError(err) && (err.details?.provider_error === word || err.message.includes(word));
+        if (said("already_reacted")) return { ref: messageRef(acct, target.channel, target.ts), reaction: p.name, added: false, already_reacted: true };
+        if (said("invalid_name")) throw new AppError("invalid_input", `Slack has no emoji named "${p.name}".`, { details: { field: "name" } });
         throw err;
       }
     }
@@ -69,7 +71,7 @@ export async function receiveUpload(ctx: RealmContext, input: UploadInput): Prom
   if (input.bytes.byteLength === 0) throw new AppError("invalid_input", "The upload is empty: PUT the file's bytes.");
   const s = await open(ctx, "object.action.request_upload", FILE_WRITE_CLAIMS, { pinned: target.accountId });
   const slot = await slack<{ upload_url: string; file_id: string }>(s, "files.getUploadURLExternal", { json: { filename: input.name, length: input.bytes.byteLength } });
-  await sendUploadBytes(s, slot.upload_url, input.bytes, input.contentType, UPLOAD_UNCERTAIN);
+  await sendUploadBytes(ctx, s, slot.upload_url, input.bytes, input.contentType, UPLOAD_UNCERTAIN);
   const done = await slack<{ files?: { id: string; title?: string }[] }>(
     s,
     "files.completeUploadExternal",

@@ -17,6 +17,6 @@ export async function streamFile(ctx: RealmContext, { ref }: { ref: string }): P
   if ((f.size ?? 0) > MAX_LIVE_BYTES) throw new AppError("payload_too_large", `This file is larger than ${MAX_LIVE_BYTES} bytes; open it in Slack.`, { details: { max_bytes: MAX_LIVE_BYTES, size: f.size } });
   const url = f.url_private_download ?? f.url_private;
   if (!url || f.mode === "external" || f.mode === "tombstone") throw new AppError("not_found", "Slack keeps no bytes for this file (it is external or deleted).");
-  const got = await downloadFile(ctx, s, url);
+  const got = await downloadFile(ctx, s, url, f.mimetype ?? null);
   return { contentType: f.mimetype || got.contentType || "application/octet-stream", size: got.bytes.byteLength, filename: f.name ?? f.title ?? f.id, body: got.bytes };
 }
