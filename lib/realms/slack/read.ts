@@ -57,7 +57,7 @@ function messageLine(accountId: string, channel: string, m: SlackMessage, names:
 
 export async function getChannel(s: AccountSession, r: Channel) {
   const acct = s.account.id;
-  const info = await slack<{ channel: SlackChannel }>(s, "conversations.info", { channel: r.channel });
+  const info = await slack<{ channel: SlackChannel }>(s, "conversations.info", { channel: r.channel, include_num_members: "true" });
   const page = await slack<{ messages?: SlackMessage[]; has_more?: boolean }>(s, "conversations.history", { channel: r.channel, limit: WINDOW, ...(r.at ? { latest: r.at, inclusive: "true" } : {}) });
   const msgs = (page.messages ?? []).slice(0, WINDOW).sort((a, b) => (Number(a.ts) < Number(b.ts) ? -1 : 1));
   const names = await namesOf(s, msgs.map((m) => m.user));
