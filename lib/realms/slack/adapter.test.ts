@@ -336,6 +336,19 @@ describe("the slack manifest", () => {
   });
 });
 
+describe("discovery", () => {
+  it("capability search finds Slack's operations by what a person would say, and each contract reads", async () => {
+    const w = await world();
+    type Match = { namespace: string; operation: string };
+    const find = async (query: string) => ((await dispatch(w.agent, "object_schema", { query })) as { matches: Match[] }).matches.filter((m) => m.namespace === "slack").map((m) => m.operation);
+    expect(await find("search slack messages")).toContain("object.search");
+    expect(await find("post a message in a slack channel")).toContain("object.action.post_message");
+    expect(await find("upload a file to slack")).toContain("object.action.request_upload");
+    const contract = (await dispatch(w.agent, "object_schema", { namespace: "slack", operation: "object.action.add_reaction" })) as Record<string, unknown>;
+    expect(JSON.stringify(contract)).toContain("thumbsup");
+  });
+});
+
 describe("the seed's trace", () => {
   it("search (Cyrillic) → a windowed ref → three file refs → three signed URLs → three PNGs, no token or bytes in any result", async () => {
     const w = await world();
