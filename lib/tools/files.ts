@@ -1,9 +1,9 @@
-// Redeeming a signed file URL (a stored file, or a provider-backed live link: redeemLiveUrl below): the signature and expiry first, then a fresh check that the caller named in
-// the URL may still read the file. For an agent, the link follows the grant it was minted under: that grant must
-// still be live and cover what the link was minted for (the object it was reached through, or what contains it —
-// an export's document); a revoked grant or actor stops the link at once. Then the realm's own get (gate two)
-// when the URL names an object, so an unshared document stops it too; otherwise only the file's owner may redeem
-// it. Audited.
+// Redeeming a signed file URL (a stored file; a provider-backed live link is redeemLiveUrl below): the signature
+// and expiry first, then a fresh check that the caller named in the URL may still read the file. For an agent, the
+// link follows the grant it was minted under: that grant must still be live and cover what the link was minted for
+// (the object it was reached through, or what contains it — an export's document); a revoked grant or actor stops
+// the link at once. Then the realm's own get (gate two) when the URL names an object, so an unshared document stops
+// it too; otherwise only the file's owner may redeem it. Audited.
 import { and, eq } from "drizzle-orm";
 import type { Db, Tx } from "@/db/client";
 import { actors, memberships } from "@/db/schema";
