@@ -118,7 +118,7 @@ async function stillReadable(tx: Tx, r: Redemption, run?: (ctx: RealmContext) =>
     return null;
   } catch (err) {
     // The provider's own trouble (an outage, a rate limit, a file too large) is said as it is; anything else is a refusal.
-    if (isAppError(err) && run && (err.code === "provider_unavailable" || err.code === "payload_too_large")) throw err;
+    if (isAppError(err) && run && (err.code === "provider_unavailable" || err.code === "rate_limited" || err.code === "payload_too_large")) throw err;
     if (isAppError(err)) return objectGone;
     throw err;
   }

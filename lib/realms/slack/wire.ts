@@ -145,7 +145,7 @@ async function legacyTransfer(ctx: RealmContext, s: AccountSession, req: Transfe
   }
   if (res.status === 429) {
     const retryAfter = headerOf(res, "retry-after");
-    throw new AppError("provider_unavailable", `Slack is rate-limiting this workspace's ${what}s. Nothing was retried.`, { status: 503, headers: retryAfter && /^\d{1,6}$/.test(retryAfter) ? { "Retry-After": retryAfter } : {}, details: { provider: s.provider.id, provider_status: 429, retried: false } });
+    throw new AppError("rate_limited", `Slack is rate-limiting this workspace's ${what}s. Nothing was retried.`, { headers: retryAfter && /^\d{1,6}$/.test(retryAfter) ? { "Retry-After": retryAfter } : {}, details: { provider: s.provider.id, provider_status: 429, retried: false } });
   }
   return { status: res.status, contentType: headerOf(res, "content-type"), headers: res.headers, bytes: new Uint8Array(res.body) };
 }
