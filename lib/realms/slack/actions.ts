@@ -70,7 +70,8 @@ export async function receiveUpload(ctx: RealmContext, input: UploadInput): Prom
   if (target.type !== "channel") throw new AppError("invalid_input", "Uploads go to a slack.channel.");
   if (input.bytes.byteLength === 0) throw new AppError("invalid_input", "The upload is empty: PUT the file's bytes.");
   const s = await open(ctx, "object.action.request_upload", FILE_WRITE_CLAIMS, { pinned: target.accountId });
-  const slot = await slack<{ upload_url: string; file_id: string }>(s, "files.getUploadURLExternal", { json: { filename: input.name, length: input.bytes.byteLength } });
+  // Slack documents this method as form-encoded (no JSON body): its arguments go in the query, as for a GET.
+  const slot = await slack<{ upload_url: string; file_id: string }>(s, "files.getUploadURLExternal", { filename: input.name, length: input.bytes.byteLength });
   await sendUploadBytes(ctx, s, slot.upload_url, input.bytes, input.contentType, UPLOAD_UNCERTAIN);
   const done = await slack<{ files?: { id: string; title?: string }[] }>(
     s,
