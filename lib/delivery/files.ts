@@ -8,6 +8,7 @@ import { AppError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
 import type { DeliveryPort } from "@/lib/realms/contract";
 import { MAX_FILE_BYTES } from "./port";
+import { signLiveUrl } from "./live-urls";
 import { signUrl } from "./signed-urls";
 
 export { MAX_FILE_BYTES };
@@ -60,6 +61,22 @@ export function deliveryPort(tx: Executor, caller: DeliveryCaller): DeliveryPort
     },
     async deleteFile(fileId) {
       await tx.delete(files).where(and(eq(files.id, fileId), eq(files.tenantId, caller.tenantId)));
+    },
+    async liveUrl({ namespace, ref, method, name, ttlSeconds, params = {} }) {
+      if (caller.checkOnly) return { encoding: "url" as const, url: "", expires_at: caller.now.toISOString() };
+      const grantId = caller.grantId ?? null;
+      const signed = signLiveUrl(caller.appUrl, { method, tenantId: caller.tenantId, namespace, ref, principalId: caller.principalId, grantId, operation: caller.operation ?? null, name, params }, caller.now, ttlSeconds);
+      await recordAudit(tx, {
+        tenantId: caller.tenantId,
+        event: "url.minted",
+        principal: caller.audit,
+        requestId: caller.requestId,
+        namespace,
+        ref,
+        outcome: "ok",
+        details: { expires_at: signed.expires_at, live: method, ...(grantId ? { grant_id: grantId } : {}) },
+      });
+      return { encoding: "url" as const, url: signed.url, expires_at: signed.expires_at };
     },
   };
 }

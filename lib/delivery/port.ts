@@ -3,3 +3,6 @@
 
 /** The largest file the DeliveryPort stores (host_file, attachments, large results). */
 export const MAX_FILE_BYTES = 512 * 1024;
+
+/** The most a provider-backed download streams, or an upload slot takes (lib/delivery/live-urls.ts). */
+export const MAX_LIVE_BYTES = 16 * 1024 * 1024;

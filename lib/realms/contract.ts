@@ -294,6 +294,8 @@ export interface DeliveryPort {
   fileUrl(fileId: string, opts?: { ttlSeconds?: number; name?: string; ref?: string }): Promise<{ encoding: "url"; url: string; expires_at: string }>;
   /** Destroy a stored file's bytes: links minted earlier stop working at once. */
   deleteFile(fileId: string): Promise<void>;
+  /** A link to bytes the realm streams from its provider (`streamFile`), or a slot to PUT bytes to (`receiveUpload`); nothing stored. */
+  liveUrl?(input: { namespace: string; ref: string; method: "GET" | "PUT"; name: string; ttlSeconds?: number; params?: Record<string, string> }): Promise<{ encoding: "url"; url: string; expires_at: string }>;
 }
 
 export type RealmContext = {
@@ -359,33 +361,16 @@ export interface RealmAdapter {
    * malformed refs map to []. Realms whose objects contain nothing may omit it.
    */
   lineage?(ctx: RealmContext, input: { refs: string[] }): Promise<Record<string, string[]>>;
+  /** The current bytes of a file ref, from the provider (a `liveUrl` GET being redeemed); gate two runs inside. */
+  streamFile?(ctx: RealmContext, input: { ref: string }): Promise<StreamedFile>;
+  /** Bytes PUT to a `liveUrl` slot, handed to the provider under `ref`; returns what the upload made. */
+  receiveUpload?(ctx: RealmContext, input: UploadInput): Promise<Record<string, unknown>>;
 }
 
-/**
- * One capability-search document: an (operation, catalog node) pair with the words it is found by. Capability
- * search (lib/catalog) builds them from a manifest's catalog, or takes the ones a realm brings (`Realm.capabilityDocs`).
- */
-export type CapabilityDoc = {
-  id: string;
-  namespace: string;
-  catalog_path: string;
-  kind: string | null;
-  operation: string;
-  label: string;
-  description: string;
-  keywords: string;
-  ids: string;
-  /** `GET /search/person` for imported operations. */
-  endpoint?: string;
-  /** The operation's group words (tag, vendor category). */
-  group?: string;
-  /** Words for what the HTTP method does (`DELETE` → delete remove). */
-  verbs?: string;
-  /** Required input fields, space-separated (to say how near alternatives differ). */
-  required?: string;
-  risk?: string;
-  deprecated?: boolean;
-};
+export type { CapabilityDoc } from "./capability-doc";
+import type { CapabilityDoc } from "./capability-doc";
+export type { StreamedFile, UploadInput } from "./streaming";
+import type { StreamedFile, UploadInput } from "./streaming";
 
 /**
  * A realm: its declaration, its code, optionally how it presents a call on the consent page (presenters.ts) and,

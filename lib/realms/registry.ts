@@ -10,13 +10,14 @@ import { manifest as mailManifest } from "./mail/manifest";
 import { presentRequest as presentMailRequest } from "./mail/presenter";
 import { memory } from "./memory";
 import { openApiRealmSource } from "./openapi/source";
+import { slack } from "./slack";
 import type { TenantRealmSource } from "./tenant-source";
 
 /**
  * The built-in realms, each its folder's `index.ts` (`{ realm, demo? }`), in the order the demo seeds them. Adding
  * a realm is one line here: its key, its tables and its demo data all follow from the module.
  */
-export const builtInRealmModules: readonly RealmModule[] = [memory, docs, board, { realm: { manifest: mailManifest, adapter: mailAdapter, presentRequest: presentMailRequest } }];
+export const builtInRealmModules: readonly RealmModule[] = [memory, docs, board, { realm: { manifest: mailManifest, adapter: mailAdapter, presentRequest: presentMailRequest } }, slack];
 
 /** Namespace → realm (the key is the manifest's namespace, and the folder's name: registry.test.ts). */
 export const builtInRealms: Record<string, Realm> = Object.fromEntries(builtInRealmModules.map((m) => [m.realm.manifest.namespace, m.realm]));

@@ -1,9 +1,9 @@
-// Redeeming a signed file URL: the signature and expiry first, then a fresh check that the caller named in
-// the URL may still read the file. For an agent, the link follows the grant it was minted under: that grant must
-// still be live and cover what the link was minted for (the object it was reached through, or what contains it —
-// an export's document); a revoked grant or actor stops the link at once. Then the realm's own get (gate two)
-// when the URL names an object, so an unshared document stops it too; otherwise only the file's owner may redeem
-// it. Audited.
+// Redeeming a signed file URL (a stored file; a provider-backed live link is redeemLiveUrl below): the signature
+// and expiry first, then a fresh check that the caller named in the URL may still read the file. For an agent, the
+// link follows the grant it was minted under: that grant must still be live and cover what the link was minted for
+// (the object it was reached through, or what contains it — an export's document); a revoked grant or actor stops
+// the link at once. Then the realm's own get (gate two) when the URL names an object, so an unshared document stops
+// it too; otherwise only the file's owner may redeem it. Audited.
 import { and, eq } from "drizzle-orm";
 import type { Db, Tx } from "@/db/client";
 import { actors, memberships } from "@/db/schema";
@@ -11,7 +11,8 @@ import { recordAudit } from "@/lib/audit/record";
 import { readFileRow } from "@/lib/delivery/files";
 import { verifySignedUrl } from "@/lib/delivery/signed-urls";
 import { AppError, isAppError } from "@/lib/errors";
-import { isOperationKey, type OperationKey, type ParsedRef, type Principal, type Realm } from "@/lib/realms/contract";
+import { verifyLiveUrl } from "@/lib/delivery/live-urls";
+import { isOperationKey, type OperationKey, type ParsedRef, type Principal, type Realm, type RealmContext, type StreamedFile } from "@/lib/realms/contract";
 import { namespaceOfRef } from "@/lib/realms/refs";
 import { findRealm } from "@/lib/realms/registry";
 import { auditPrincipalFor, openCall } from "./call";
@@ -57,7 +58,7 @@ export async function redeemFileUrl(
 }
 
 /** The user (still a member of the file's tenant) or the live actor the URL was minted for. */
-async function principalFor(tx: Tx, file: FileRow, principalId: string): Promise<Principal | null> {
+async function principalFor(tx: Tx, file: Pick<FileRow, "tenantId">, principalId: string): Promise<Principal | null> {
   if (principalId.startsWith("usr_")) {
     const [m] = await tx.select({ role: memberships.role }).from(memberships).where(and(eq(memberships.tenantId, file.tenantId), eq(memberships.userId, principalId)));
     return m ? { type: "user", userId: principalId } : null;
@@ -68,7 +69,7 @@ async function principalFor(tx: Tx, file: FileRow, principalId: string): Promise
 }
 
 /** The realm of the object the link was minted through (the file's own), and that ref as it parses there. */
-async function realmOf(tx: Tx, file: FileRow, ref: string): Promise<{ realm: Realm; parsed: Record<string, ParsedRef> } | null> {
+async function realmOf(tx: Tx, file: Pick<FileRow, "tenantId" | "namespace">, ref: string): Promise<{ realm: Realm; parsed: Record<string, ParsedRef> } | null> {
   if (namespaceOfRef(ref) !== file.namespace) return null;
   const realm = await findRealm(tx, file.tenantId, file.namespace);
   if (!realm) return null;
@@ -80,14 +81,14 @@ async function realmOf(tx: Tx, file: FileRow, ref: string): Promise<{ realm: Rea
   }
 }
 
-type Redemption = { file: FileRow; principal: Principal; ref: string | null; realm: Realm | null; parsed: Record<string, ParsedRef>; grantId: string | null; operation: OperationKey; now: Date };
+type Redemption = { file: Pick<FileRow, "tenantId" | "namespace">; principal: Principal; ref: string | null; realm: Realm | null; parsed: Record<string, ParsedRef>; grantId: string | null; operation: OperationKey; now: Date };
 
 /**
  * Gate one, as for a call, with the minting grant the only one that may let it in: it must be live and still
  * cover the minting operation (not suspended, not turned off by the ceiling or the grantor) and reach the object
  * (or what contains it). Then the realm's own get. Null when the file may still be read; otherwise why not.
  */
-async function stillReadable(tx: Tx, r: Redemption): Promise<string | null> {
+async function stillReadable(tx: Tx, r: Redemption, run?: (ctx: RealmContext) => Promise<void>): Promise<string | null> {
   const party = { tenantId: r.file.tenantId, principal: r.principal, requestId: "redeem", now: r.now, checkOnly: true };
   // A link minted by a call a person approved carries that approval (apr_…) instead of a grant.
   const by = r.grantId?.startsWith("apr_") ? { approval: { id: r.grantId, digest: "", tool: "", link: true as const } } : r.grantId ? { grantId: r.grantId } : {};
@@ -113,9 +114,11 @@ async function stillReadable(tx: Tx, r: Redemption): Promise<string | null> {
   const realm = r.realm;
   const ref = r.ref;
   try {
-    await tx.transaction((sp) => realm.adapter.get({ ...ctx, tx: sp }, { ref, full: false })).finally(() => opened.settled.run(tx));
+    await tx.transaction(async (sp) => void (run ? await run({ ...ctx, tx: sp }) : await realm.adapter.get({ ...ctx, tx: sp }, { ref, full: false }))).finally(() => opened.settled.run(tx));
     return null;
   } catch (err) {
+    // The provider's own trouble (an outage, a rate limit, a file too large) is said as it is; anything else is a refusal.
+    if (isAppError(err) && run && (err.code === "provider_unavailable" || err.code === "rate_limited" || err.code === "payload_too_large")) throw err;
     if (isAppError(err)) return objectGone;
     throw err;
   }
@@ -136,5 +139,47 @@ export function redeemSignedUrl(db: Db, url: string | URL, opts: { method?: stri
     grant: q.get("g"),
     op: q.get("op"),
     now: opts.now,
+  });
+}
+
+/**
+ * Redeem a provider-backed link (lib/delivery/live-urls.ts): the signature and expiry, the caller still there,
+ * gate one with the minting grant only (as for stored files), then the realm itself, whose hook runs gate two
+ * (the account still connected, its claims) before it fetches the current bytes (GET, `streamFile`) or hands the
+ * PUT bytes to the provider (`receiveUpload`). Nothing is stored; audited.
+ */
+export async function redeemLiveUrl(db: Db, url: string | URL, opts: { method: string; now?: Date; body?: { bytes: Uint8Array; contentType: string } }): Promise<{ kind: "download"; file: StreamedFile } | { kind: "upload"; result: Record<string, unknown> }> {
+  const now = opts.now ?? new Date();
+  const p = verifyLiveUrl(new URL(url), opts.method, now);
+  return db.transaction(async (tx) => {
+    const where = { tenantId: p.tenantId, namespace: p.namespace };
+    const gone = (why: string) => new AppError("forbidden", `This link no longer works: ${why}.`, { details: { ref: p.ref } });
+    const principal = await principalFor(tx, where, p.principalId);
+    if (!principal) throw gone("the caller it was issued to is gone");
+    if (principal.type === "actor" && !p.grantId) throw gone("the grant it was issued under has ended");
+    // The link names the operation that minted it; a person's download link may name none (their own get).
+    const minting = p.operation && isOperationKey(p.operation) ? p.operation : principal.type === "user" && p.method === "GET" ? "object.get" : null;
+    if (!minting) throw gone("the operation it was issued by is turned off or changed");
+    const realm = await realmOf(tx, where, p.ref);
+    if (!realm) throw gone("the object it came from is no longer yours to read");
+    const hook = p.method === "GET" ? realm.realm.adapter.streamFile : realm.realm.adapter.receiveUpload;
+    if (!hook) throw gone(`${p.namespace} no longer serves such links`);
+    let out: { kind: "download"; file: StreamedFile } | { kind: "upload"; result: Record<string, unknown> } | null = null;
+    const run = async (ctx: RealmContext) => {
+      if (p.method === "GET") out = { kind: "download", file: await realm.realm.adapter.streamFile!(ctx, { ref: p.ref }) };
+      else out = { kind: "upload", result: await realm.realm.adapter.receiveUpload!(ctx, { ref: p.ref, name: p.name, contentType: opts.body?.contentType ?? "application/octet-stream", bytes: opts.body?.bytes ?? new Uint8Array(), params: p.params }) };
+    };
+    const why = await stillReadable(tx, { file: where, principal, ref: p.ref, realm: realm.realm, parsed: realm.parsed, grantId: p.grantId, operation: minting, now }, run);
+    if (why) throw gone(why);
+    await recordAudit(tx, {
+      tenantId: p.tenantId,
+      event: "url.redeemed",
+      principal: auditPrincipalFor(principal),
+      namespace: p.namespace,
+      ref: p.ref,
+      outcome: "ok",
+      details: { live: p.method, ...(p.grantId ? { grant_id: p.grantId } : {}) },
+    });
+    return out!;
   });
 }
