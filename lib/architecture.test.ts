@@ -59,6 +59,7 @@ export const folderRules: FolderRule[] = [
   { folder: "lib/delivery/", rule: "cursors, signed URLs, stored files: the DeliveryPort behind realms", may: [...BASE, ...DB, "lib/audit/"], typesOnly: ["lib/realms/contract.ts"] },
   { folder: "lib/realms/", rule: "the realm contract, registry, shared realm code and one folder per realm (rule b)", may: REALM, refuse: realmsApart },
   { folder: "lib/realms/mail/", rule: "a connected realm: also lib/connections", may: [...REALM, "lib/connections/"], refuse: realmsApart },
+  { folder: "lib/realms/slack/", rule: "a connected realm: also lib/connections", may: [...REALM, "lib/connections/"], refuse: realmsApart },
   { folder: "lib/realms/openapi/", rule: "imported services: also lib/connections (sealed credentials)", may: [...REALM, "lib/connections/"], refuse: realmsApart },
   { folder: "lib/catalog/", rule: "capability search over realms' manifests and capability docs", may: [...BASE, ...DB, "lib/input/", "lib/net/"], typesOnly: ["lib/realms/contract.ts"] },
   {

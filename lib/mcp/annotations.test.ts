@@ -22,7 +22,7 @@ describe("MCP tool hints for one caller", () => {
     expect(all.object_action).toMatchObject({ readOnlyHint: false, destructiveHint: true, openWorldHint: true });
 
     // Bob leaves only reading actions on: object_action becomes read-only for his agents.
-    for (const ns of ["docs", "board", "memory", "mail"]) {
+    for (const ns of ["docs", "board", "memory", "mail", "slack"]) {
       const writes = (await operationStates(t.db, t.tenantId, bob.userId, ns)).filter((s) => s.operation.startsWith("object.action.") && !isRead(ns, s.operation));
       if (writes.length) await changeChoices(t.db, call(bob), { namespace: ns, changes: writes.map((w) => ({ operation: w.operation, mode: "off" as const })) });
     }

@@ -24,7 +24,7 @@ describe("the realm registry", () => {
   });
 
   it("lists the same realms as ever", async () => {
-    expect((await listRealms(t.db, t.tenantId)).map((r) => r.manifest.namespace).sort()).toEqual(["board", "docs", "mail", "memory"]);
+    expect((await listRealms(t.db, t.tenantId)).map((r) => r.manifest.namespace).sort()).toEqual(["board", "docs", "mail", "memory", "slack"]);
   });
 });
 

@@ -25,7 +25,7 @@ describe("an agent with no grant at all", () => {
   it("lists every realm, imported ones included, and reads any realm's description and catalog", async () => {
     const agent = await makeActor(t, t.users.alice!, "Fresh agent");
     const root = (await dispatch(call(agent), "provider_about", {})) as { realms: { namespace: string; needs_grant?: true }[]; rules: string[] };
-    expect(root.realms.map((r) => r.namespace).sort()).toEqual(["board", "docs", "helpdesk", "mail", "memory"]);
+    expect(root.realms.map((r) => r.namespace).sort()).toEqual(["board", "docs", "helpdesk", "mail", "memory", "slack"]);
     expect(root.realms.some((r) => r.needs_grant)).toBe(false);
     expect(root.rules.join(" ")).toContain("Refs are opaque");
 

@@ -36,7 +36,7 @@ describe("an agent's whole path, as a person's delegate", () => {
 
     // Every realm it could be granted, described without asking (descriptions are open by default).
     const about = (await dispatch(call(agent), "provider_about", {})) as { realms: { namespace: string; needs_grant?: true }[] };
-    expect(about.realms.map((r) => r.namespace).sort()).toEqual(["board", "docs", "mail", "memory"]);
+    expect(about.realms.map((r) => r.namespace).sort()).toEqual(["board", "docs", "mail", "memory", "slack"]);
     expect(about.realms.filter((r) => r.needs_grant)).toEqual([]);
 
     const found = (await dispatch(call(agent), "object_schema", { query: "reply to a comment" })) as { mode_ran: string; matches: Json[] };

@@ -1,22 +1,17 @@
 // The Slack Web API wire: the resources (only the fields used), the account session every call goes through
 // (gate two and the provider calls live in lib/connections), and the two byte transfers Slack's files need —
 // a download with the account's token, an upload to the URL Slack hands out — which never leave the server.
-import { and, eq } from "drizzle-orm";
-import { connectedAccounts } from "@/db/schema";
-import { openTokens } from "@/lib/connections/accounts";
-import { providerFailure } from "@/lib/connections/http";
-import type { AccountSession, ApiCall } from "@/lib/connections/session";
+import type { AccountSession, ApiCall, Transfer, Transferred } from "@/lib/connections/session";
 import { openAccount } from "@/lib/connections/session";
 import { MAX_LIVE_BYTES } from "@/lib/delivery/port";
 import { AppError, isAppError } from "@/lib/errors";
-import { bareHost, headerOf, NetError, request } from "@/lib/net";
+import { bareHost } from "@/lib/net";
 import type { RealmContext } from "@/lib/realms/contract";
 import { manifest } from "./manifest";
 
 export const API = manifest.connection!.api;
 export const CONCURRENCY = 5;
 /** How long a file's bytes may take to come or go. */
-const TRANSFER_TIMEOUT_MS = 60_000;
 
 export type SlackFile = { id: string; name?: string; title?: string; mimetype?: string; filetype?: string; size?: number; url_private?: string; url_private_download?: string; user?: string; created?: number; mode?: string };
 export type SlackMessage = {
@@ -105,54 +100,17 @@ export function fileHostAllowed(s: AccountSession, url: URL): boolean {
   return url.protocol === "https:" && /^(files|files-edge|files-origin)\.slack\.com$/.test(bareHost(url)) && /(^|\.)slack\.com$/.test(bareHost(api));
 }
 
-const unavailable = (s: AccountSession, err: NetError, what: string, once?: string) => {
-  const f = providerFailure(err);
-  return new AppError("provider_unavailable", `Slack ${f.kind === "too_large" ? "sent more than Realmgate passes on" : "could not be reached"} (${what}).${once ? ` ${once}` : ""} Nothing was retried.`, {
-    status: f.status,
-    details: { provider: s.provider.id, account_id: s.account.id, failure: f.kind, retried: false, ...(once ? { may_have_taken_effect: true } : {}) },
-    cause: err,
-  });
-};
 
-/**
- * The session's byte transfer with the account's token (`AccountSession.transfer`, on the provider branch): when
- * the session has it, file bytes go through it (refreshed token, the provider's token origins, 429 as
- * rate_limited). Until then, `legacyTransfer` below does the same with the sealed token read for one request.
- */
-type Transfer = { url: string; method?: "GET" | "POST" | "PUT"; body?: Uint8Array; contentType?: string; maxBytes?: number; once?: string };
-type Transferred = { status: number; contentType: string | null; headers: Record<string, string | string[] | undefined>; bytes: Uint8Array };
-type Transferring = { transfer?(req: Transfer): Promise<Transferred> };
-
-async function transfer(ctx: RealmContext, s: AccountSession, req: Transfer, what: string): Promise<Transferred> {
+/** A byte transfer with the account's token, through the session (refreshed token, the provider's token origins, 429 as rate_limited). */
+async function transfer(s: AccountSession, req: Transfer, what: string): Promise<Transferred> {
   const target = new URL(req.url);
   if (!fileHostAllowed(s, target)) throw new AppError("provider_unavailable", `Slack named a ${what} location Realmgate does not send tokens to.`, { status: 502, details: { provider: s.provider.id, host: bareHost(target) } });
-  const session = s as AccountSession & Transferring;
-  if (typeof session.transfer === "function") return session.transfer(req);
-  return legacyTransfer(ctx, s, req, what);
-}
-
-async function legacyTransfer(ctx: RealmContext, s: AccountSession, req: Transfer, what: string): Promise<Transferred> {
-  const [row] = await ctx.tx.select().from(connectedAccounts).where(and(eq(connectedAccounts.id, s.account.id), eq(connectedAccounts.tenantId, ctx.tenantId)));
-  if (!row) throw new AppError("not_found", "No such object (or you may not see it).");
-  const headers: Record<string, string> = { authorization: `Bearer ${openTokens(row).access_token}` };
-  if (req.contentType) headers["content-type"] = req.contentType;
-  let res;
-  try {
-    res = await request({ url: req.url, method: req.method ?? "GET", headers, body: req.body, maxBytes: req.maxBytes ?? MAX_LIVE_BYTES, timeoutMs: TRANSFER_TIMEOUT_MS, allowPrivate: true, redirect: "return" });
-  } catch (err) {
-    if (err instanceof NetError) throw unavailable(s, err, what, req.once);
-    throw err;
-  }
-  if (res.status === 429) {
-    const retryAfter = headerOf(res, "retry-after");
-    throw new AppError("rate_limited", `Slack is rate-limiting this workspace's ${what}s. Nothing was retried.`, { headers: retryAfter && /^\d{1,6}$/.test(retryAfter) ? { "Retry-After": retryAfter } : {}, details: { provider: s.provider.id, provider_status: 429, retried: false } });
-  }
-  return { status: res.status, contentType: headerOf(res, "content-type"), headers: res.headers, bytes: new Uint8Array(res.body) };
+  return s.transfer(req);
 }
 
 /** A file's bytes with the account's token (Slack's file URLs need it), bounded. The session has opened the account (gate two) just before. */
 export async function downloadFile(ctx: RealmContext, s: AccountSession, url: string, mimetype: string | null): Promise<{ contentType: string | null; bytes: Uint8Array }> {
-  const res = await transfer(ctx, s, { url, maxBytes: MAX_LIVE_BYTES }, "file download");
+  const res = await transfer(s, { url, maxBytes: MAX_LIVE_BYTES }, "file download");
   if (res.status === 404 || res.status === 410) throw new AppError("not_found", "Slack no longer has this file.");
   if (res.status >= 500) throw new AppError("provider_unavailable", `Slack is unavailable (${res.status}). Nothing was retried.`, { status: 502, details: { provider: s.provider.id, provider_status: res.status, retried: false } });
   // Slack answers a token it does not accept for a file with its HTML sign-in page, not an error status.
@@ -163,6 +121,6 @@ export async function downloadFile(ctx: RealmContext, s: AccountSession, url: st
 
 /** Step two of Slack's external upload: the bytes to the URL files.getUploadURLExternal gave. */
 export async function sendUploadBytes(ctx: RealmContext, s: AccountSession, uploadUrl: string, bytes: Uint8Array, contentType: string, once: string): Promise<void> {
-  const res = await transfer(ctx, s, { url: uploadUrl, method: "POST", body: bytes, contentType, maxBytes: 64 * 1024, once }, "file upload");
+  const res = await transfer(s, { url: uploadUrl, method: "POST", body: bytes, contentType, maxBytes: 64 * 1024, once }, "file upload");
   if (res.status !== 200) throw new AppError("provider_unavailable", `Slack did not take the file (${res.status}). ${once} Nothing was retried.`, { status: 502, details: { provider: s.provider.id, provider_status: res.status, retried: false, may_have_taken_effect: true } });
 }
