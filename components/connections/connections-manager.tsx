@@ -233,7 +233,7 @@ function ConnectForm({ providers, onStart, starting }: { providers: ProviderChoi
         <h2 className="font-semibold">Connect an account</h2>
         <div className="mt-3">
           <Alert tone="warning" title="No provider is configured">
-            This Realmgate has no mail provider set up yet. An administrator can add Google (GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET); see the Connections section of the README.
+            This Realmgate has no provider set up yet. An administrator can add Google (GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET) or Slack (SLACK_CLIENT_ID and SLACK_CLIENT_SECRET); see the Connections section of the README.
           </Alert>
         </div>
       </Card>
@@ -252,7 +252,16 @@ function ConnectForm({ providers, onStart, starting }: { providers: ProviderChoi
         <div className="grid gap-4 sm:grid-cols-2">
           {providers.length > 1 ? (
             <Field id="connect-provider" label="Provider">
-              <Select id="connect-provider" value={provider.id} onChange={(e) => setProviderId(e.target.value)}>
+              <Select
+                id="connect-provider"
+                value={provider.id}
+                onChange={(e) => {
+                  // Each provider speaks its own permissions: start from the new one's first.
+                  const next = providers.find((p) => p.id === e.target.value);
+                  setProviderId(e.target.value);
+                  setClaims(new Set(next ? [next.claims[0]!.name] : []));
+                }}
+              >
                 {providers.map((p) => (
                   <option key={p.id} value={p.id}>
                     {p.label}
@@ -266,7 +275,7 @@ function ConnectForm({ providers, onStart, starting }: { providers: ProviderChoi
               <span className="mt-2 block">{provider.label}</span>
             </p>
           )}
-          <Field id="connect-label" label="Label (optional)" hint="How you and your agents name this account, e.g. Work or Personal. Defaults to its email.">
+          <Field id="connect-label" label="Label (optional)" hint="How you and your agents name this account, e.g. Work or Personal. Defaults to what the provider calls it (its email, or its workspace).">
             <Input id="connect-label" value={label} onChange={(e) => setLabel(e.target.value)} maxLength={60} aria-describedby="connect-label-hint" placeholder="e.g. Work" />
           </Field>
         </div>

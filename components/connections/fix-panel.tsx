@@ -171,7 +171,7 @@ function ConnectHere({ view, live, onStart, starting }: { view: FixView; live: N
                 </Select>
               </Field>
             ) : null}
-            <Field id="fix-label" label="Label (optional)" hint="How agents will name this account, e.g. Work. Defaults to its email.">
+            <Field id="fix-label" label="Label (optional)" hint="How agents will name this account, e.g. Work. Defaults to what the provider calls it (its email, or its workspace).">
               <Input id="fix-label" value={label} onChange={(e) => setLabel(e.target.value)} maxLength={60} aria-describedby="fix-label-hint" placeholder="e.g. Work" />
             </Field>
           </div>
