@@ -43,6 +43,8 @@ export function liveFileResponse(file: StreamedFile, method: string): Response {
     "cache-control": "private, no-store",
     "x-content-type-options": "nosniff",
   };
-  if (file.size !== undefined) headers["content-length"] = String(file.size);
+  // Bytes in hand say their own length; a stream, what the provider announced.
+  const length = file.body instanceof Uint8Array ? file.body.byteLength : file.size;
+  if (length !== undefined && length <= limit) headers["content-length"] = String(length);
   return new Response(method === "HEAD" ? null : bounded(file.body, limit), { headers });
 }

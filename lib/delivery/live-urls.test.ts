@@ -57,6 +57,8 @@ describe("live responses", () => {
     expect([...new Uint8Array(await res.arrayBuffer())]).toEqual([1, 2, 3]);
     expect(liveFileResponse({ contentType: "text/html\r\nx: y", filename: "a", body: new Uint8Array() }, "GET").headers.get("content-type")).toBe("application/octet-stream");
     expect(safeContentType("text/plain; charset=utf-8")).toBe("text/plain; charset=utf-8");
+    // Bytes in hand say their length even when the provider announced none, so a client can tell it got them all.
+    expect(liveFileResponse({ contentType: "image/png", filename: "a", body: new Uint8Array(5) }, "GET").headers.get("content-length")).toBe("5");
   });
 
   it("stream chunk by chunk and stop past their bound", async () => {
