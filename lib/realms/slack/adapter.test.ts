@@ -418,9 +418,16 @@ describe("the seed's trace", () => {
     expect(byEmail.handle).toBe("bob");
     const byHandle = (await dispatch(w.agent, "get_object", { namespace: "slack", kind: "slack.user", selector: { handle: "@ana" } })) as { name: string; title: string };
     expect(byHandle).toMatchObject({ name: "ana", title: "Designer" });
-    const ambiguous = await errorOf(dispatch(w.agent, "get_object", { namespace: "slack", kind: "slack.user", selector: { handle: "bo" } }));
-    expect(ambiguous.code).toBe("ambiguous_selector");
-    expect(JSON.stringify(ambiguous.details)).toContain("bobby");
+    // A part of a handle or a name names no one, even when one contains it: the near ones are suggested.
+    const partial = await errorOf(dispatch(w.agent, "get_object", { namespace: "slack", kind: "slack.user", selector: { handle: "bo" } }));
+    expect(partial.code).toBe("not_found");
+    expect(JSON.stringify(partial.details.did_you_mean)).toContain("bobby");
+    const one = await errorOf(dispatch(w.agent, "get_object", { namespace: "slack", kind: "slack.channel", selector: { name: "laun" } }));
+    expect(one.code).toBe("not_found");
+    expect((one.details.did_you_mean as { label: string }[]).map((c) => c.label)).toEqual(["#launch"]);
+    // The workspace is a selector too (with several connected).
+    const named = (await dispatch(w.agent, "get_object", { namespace: "slack", kind: "slack.channel", selector: { name: "launch", account: "Demo workspace" } })) as { ref: string };
+    expect(named.ref).toBe(`slack:${id}:channel:${CH}`);
   });
 
   it("two workspaces: a search without an account answers the candidates; naming one works", async () => {

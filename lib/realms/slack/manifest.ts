@@ -132,6 +132,8 @@ export const manifest: RealmManifest = manifestSchema.parse({
     { kind: "slack.channel", by: "name", description: "The channel's name, with or without # (general, #design)." },
     { kind: "slack.user", by: "handle", description: "The person's handle, with or without @ (ana, @ana.ivanova)." },
     { kind: "slack.user", by: "email", description: "The person's email address." },
+    { kind: "slack.channel", by: "account", description: "Which connected workspace (its label or email) to look in, when you have several." },
+    { kind: "slack.user", by: "account", description: "Which connected workspace (its label or email) to look in, when you have several." },
   ],
   actions: [
     {

@@ -182,6 +182,9 @@ export async function listing(ctx: RealmContext, l: Listing): Promise<{ items: L
 }
 
 /** A selector → one ref, or the choices: a channel by name (with or without #), a person by handle (with or without @) or email. */
+const noSuchName = (message: string, near: LeanItem[]) =>
+  new AppError("not_found", `${message}${near.length ? " Names that contain it are listed: call again with one of their refs, or the exact name." : ""}`, { details: { did_you_mean: near } });
+
 export async function resolveSelector(ctx: RealmContext, type: RefType, selector: Record<string, unknown>): Promise<ResolveResult> {
   const sel = parseWith(selectorSchema, selector, "slack selector");
   const s = await open(ctx, "object.get", READ_CLAIMS, { selector: sel.account ?? null });
@@ -199,7 +202,9 @@ export async function resolveSelector(ctx: RealmContext, type: RefType, selector
     }
     const exact = all.filter((c) => c.name?.toLowerCase() === want);
     if (exact.length === 1) return { ref: channelRef(acct, exact[0]!.id) };
-    return { choices: (exact.length ? exact : all.filter((c) => c.name?.toLowerCase().includes(want))).slice(0, 20).map((c) => channelItem(acct, c)) };
+    if (exact.length) return { choices: exact.slice(0, 20).map((c) => channelItem(acct, c)) };
+    // A part of a name never names a channel by itself (least of all for a write): the near ones are suggested.
+    throw noSuchName(`No channel is named #${want}.`, all.filter((c) => c.name?.toLowerCase().includes(want)).slice(0, 20).map((c) => channelItem(acct, c)));
   }
   if (type === "user") {
     if (sel.name || (!sel.handle && !sel.email) || (sel.handle && sel.email)) throw new AppError("invalid_input", "Name a person with {handle} or {email}.", { details: { selectors: ["handle", "email", "account"] } });
@@ -218,7 +223,8 @@ export async function resolveSelector(ctx: RealmContext, type: RefType, selector
     }
     const exact = all.filter((u) => u.name?.toLowerCase() === want || u.profile?.display_name?.toLowerCase() === want);
     if (exact.length === 1) return { ref: userRef(acct, exact[0]!.id) };
-    return { choices: (exact.length ? exact : all.filter((u) => `${u.name} ${u.profile?.display_name ?? ""} ${u.real_name ?? ""}`.toLowerCase().includes(want))).slice(0, 20).map((u) => userItem(acct, u)) };
+    if (exact.length) return { choices: exact.slice(0, 20).map((u) => userItem(acct, u)) };
+    throw noSuchName(`No one's handle is @${want}.`, all.filter((u) => `${u.name} ${u.profile?.display_name ?? ""} ${u.real_name ?? ""}`.toLowerCase().includes(want)).slice(0, 20).map((u) => userItem(acct, u)));
   }
   throw new AppError("invalid_input", "slack resolves channels by name and people by handle or email; messages are found with search_objects.", { details: { selectors: ["slack.channel: name", "slack.user: handle, email"] } });
 }
