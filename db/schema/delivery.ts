@@ -1,6 +1,6 @@
 // Stored files (hosted by agents or rendered by realms) and idempotency records of effectful tool calls.
 import { bigint, customType, index, jsonb, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
-import { createdAt, idColumn } from "./columns";
+import { createdAt, idColumn, timestampCol } from "./columns";
 import { tenants } from "./tenancy";
 
 const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({
@@ -40,3 +40,16 @@ export const idempotencyRecords = pgTable(
   },
   (t) => [primaryKey({ columns: [t.tenantId, t.principalId, t.tool, t.key] })],
 );
+
+/**
+ * Upload slots already used (provider-backed links minted by an action such as Slack's request_upload): a slot
+ * uploads once. Keyed by the SHA-256 of the link's signature; kept until the link would have expired anyway.
+ */
+export const liveUrlUses = pgTable("live_url_uses", {
+  sigHash: text("sig_hash").primaryKey(),
+  tenantId: text("tenant_id")
+    .notNull()
+    .references(() => tenants.id, { onDelete: "cascade" }),
+  expiresAt: timestampCol("expires_at").notNull(),
+  usedAt: createdAt(),
+});

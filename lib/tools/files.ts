@@ -4,9 +4,10 @@
 // (the object it was reached through, or what contains it — an export's document); a revoked grant or actor stops
 // the link at once. Then the realm's own get (gate two) when the URL names an object, so an unshared document stops
 // it too; otherwise only the file's owner may redeem it. Audited.
-import { and, eq } from "drizzle-orm";
+import { createHash } from "node:crypto";
+import { and, eq, lt } from "drizzle-orm";
 import type { Db, Tx } from "@/db/client";
-import { actors, memberships } from "@/db/schema";
+import { actors, liveUrlUses, memberships } from "@/db/schema";
 import { recordAudit } from "@/lib/audit/record";
 import { readFileRow } from "@/lib/delivery/files";
 import { verifySignedUrl } from "@/lib/delivery/signed-urls";
@@ -148,6 +149,14 @@ export function redeemSignedUrl(db: Db, url: string | URL, opts: { method?: stri
  * (the account still connected, its claims) before it fetches the current bytes (GET, `streamFile`) or hands the
  * PUT bytes to the provider (`receiveUpload`). Nothing is stored; audited.
  */
+async function useUploadSlot(tx: Tx, tenantId: string, sig: string, expiresAt: number, now: Date, gone: (why: string) => AppError) {
+  // Uses of slots long expired say nothing any more.
+  await tx.delete(liveUrlUses).where(lt(liveUrlUses.expiresAt, new Date(now.getTime() - 3_600_000)));
+  const sigHash = createHash("sha256").update(sig).digest("hex");
+  const [fresh] = await tx.insert(liveUrlUses).values({ sigHash, tenantId, expiresAt: new Date(expiresAt * 1000) }).onConflictDoNothing().returning({ h: liveUrlUses.sigHash });
+  if (!fresh) throw gone("this upload slot was already used; ask for a new one (request_upload again)");
+}
+
 export async function redeemLiveUrl(db: Db, url: string | URL, opts: { method: string; now?: Date; body?: { bytes: Uint8Array; contentType: string } }): Promise<{ kind: "download"; file: StreamedFile } | { kind: "upload"; result: Record<string, unknown> }> {
   const now = opts.now ?? new Date();
   const p = verifyLiveUrl(new URL(url), opts.method, now);
@@ -164,6 +173,9 @@ export async function redeemLiveUrl(db: Db, url: string | URL, opts: { method: s
     if (!realm) throw gone("the object it came from is no longer yours to read");
     const hook = p.method === "GET" ? realm.realm.adapter.streamFile : realm.realm.adapter.receiveUpload;
     if (!hook) throw gone(`${p.namespace} no longer serves such links`);
+    // An upload slot uploads once: its use is recorded in this transaction (a second PUT, even concurrent, waits
+    // for the first and is refused; a failed upload rolls its use back, so the slot can be tried again).
+    if (p.method === "PUT") await useUploadSlot(tx, p.tenantId, new URL(url).searchParams.get("sig") ?? "", p.expiresAt, now, gone);
     let out: { kind: "download"; file: StreamedFile } | { kind: "upload"; result: Record<string, unknown> } | null = null;
     const run = async (ctx: RealmContext) => {
       if (p.method === "GET") out = { kind: "download", file: await realm.realm.adapter.streamFile!(ctx, { ref: p.ref }) };

@@ -122,6 +122,9 @@ async function body(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+/** Every query search.messages was asked, in order. */
+const searchQueries: string[] = [];
+
 async function handle(req: IncomingMessage, res: ServerResponse) {
   const url = new URL(req.url ?? "/", base);
   const json = (status: number, v: unknown, headers: Record<string, string> = {}) => {
@@ -162,6 +165,7 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
   switch (method) {
     case "search.messages": {
       const q = String(args.query ?? "");
+      searchQueries.push(q);
       const words = q.split(/\s+/).filter((w) => w && !w.includes(":"));
       const inCh = /in:#?([\w-]+)/.exec(q)?.[1];
       const matches = messages.filter((m) => words.every((w) => m.text.toLowerCase().includes(w.toLowerCase())) && (!inCh || inCh === "launch"));
@@ -534,6 +538,12 @@ describe("actions", () => {
     expect(answer.file).toBe(`slack:${id}:file:${u.id}`);
     expect(u.bytes.equals(bytes)).toBe(true);
     expect(u.completed).toMatchObject({ channel_id: CH, initial_comment: "Numbers", files: [{ id: u.id, title: "chart.png" }] });
+    // A slot uploads once: a second PUT (even at the same moment) is refused and reaches nothing.
+    const once = uploads.length;
+    const again = await Promise.all([1, 2].map(() => livePut(new Request(slot.upload.url, { method: "PUT", body: bytes, headers: { "content-type": "image/png" } }))));
+    expect(again.map((r) => r.status)).toEqual([403, 403]);
+    expect(((await again[0]!.json()) as { error: { message: string } }).error.message).toContain("already used");
+    expect(uploads.length).toBe(once);
     // The slot is a PUT slot only; an empty body is refused before Slack is asked.
     expect((await liveGet(new Request(slot.upload.url))).status).toBe(403);
     const before = uploads.length;
@@ -550,6 +560,26 @@ describe("actions", () => {
     await revokeGrant(w.t.db, w.alice, w.grantId, "done");
     expect((await livePut(new Request(later.upload.url, { method: "PUT", body: bytes, headers: { "content-type": "image/png" } }))).status).toBe(403);
     expect(uploads.length).toBe(before);
+  });
+});
+
+describe("search under a grant scoped to channels", () => {
+  it("asks Slack only about those channels: nothing elsewhere is seen, not even a cursor", async () => {
+    const w = await world(["provider.about", "object.schema"]);
+    const { id } = await connect(w);
+    const other = "C0RANDOM01";
+    const one = await createGrant(w.t.db, w.alice, { actor_id: w.agent.actorId, namespace: "slack", operations: ["object.search"], resource_scope: { refs: [`slack:${id}:channel:${other}`] }, expires: "1d" });
+    searchQueries.length = 0;
+    const found = (await dispatch(w.agent, "search_objects", { namespace: "slack", kind: "slack.message", query: "mockups", limit: 1 })) as Items;
+    expect(searchQueries).toEqual([`mockups in:<#${other}>`]);
+    expect(found.items).toEqual([]);
+    expect(found.next_cursor).toBeNull();
+    // Two channels: each searched on its own, one page each.
+    await revokeGrant(w.t.db, w.alice, one.id, "narrower");
+    await createGrant(w.t.db, w.alice, { actor_id: w.agent.actorId, namespace: "slack", operations: ["object.search"], resource_scope: { refs: [`slack:${id}:channel:${other}`, `slack:${id}:channel:${CH}`] }, expires: "1d" });
+    searchQueries.length = 0;
+    await dispatch(w.agent, "search_objects", { namespace: "slack", kind: "slack.message", query: "mockups" });
+    expect(searchQueries.sort()).toEqual([`mockups in:<#${CH}>`, `mockups in:<#${other}>`].sort());
   });
 });
 

@@ -6,7 +6,7 @@ import type { AccountSession } from "@/lib/connections/session";
 import { AppError, parseWith } from "@/lib/errors";
 import type { CursorState, Filter, LeanItem, RealmContext, ResolveResult } from "@/lib/realms/contract";
 import { manifest, READ_CLAIMS } from "./manifest";
-import { channelRef, fileRef, messageRef, userRef, type RefType, type SlackRef } from "./refs";
+import { channelRef, fileRef, messageRef, parseSlackRef, userRef, type RefType, type SlackRef } from "./refs";
 import { CONCURRENCY, dateOfTs, mapLimit, nextCursor, open, orNull, personName, slack, tsBefore, type SlackChannel, type SlackFile, type SlackMessage, type SlackUser } from "./wire";
 
 /** Messages in one channel window. */
@@ -148,6 +148,22 @@ const userItem = (acct: string, u: SlackUser): LeanItem => ({ ref: userRef(acct,
 
 export type Listing = { type: RefType; filter: Filter; query: string | null; after: CursorState | null; limit: number; operation: string };
 
+/** The channels a ref-scoped grant names in this workspace (null: the grant is not scoped by refs). */
+function scopedChannels(ctx: RealmContext, acct: string): string[] | null {
+  const refs = ctx.grantScope && "refs" in ctx.grantScope ? ctx.grantScope.refs : null;
+  if (!refs) return null;
+  const out = new Set<string>();
+  for (const ref of refs) {
+    try {
+      const r = parseSlackRef(ref);
+      if (r.type === "channel" && r.accountId === acct) out.add(r.channel);
+    } catch {
+      // Another realm's ref, or one that no longer parses: it scopes nothing here.
+    }
+  }
+  return [...out];
+}
+
 export async function listing(ctx: RealmContext, l: Listing): Promise<{ items: LeanItem[]; next: CursorState | null }> {
   const f = parseWith(filterSchema, l.filter, "slack filter");
   if (f.types !== undefined && l.type !== "channel") throw new AppError("invalid_input", "filter.types applies to slack.channel only.");
@@ -159,8 +175,25 @@ export async function listing(ctx: RealmContext, l: Listing): Promise<{ items: L
 
   if (l.query !== null) {
     if (l.type !== "message") throw new AppError("invalid_input", "search_objects searches slack.message; list slack.channel and slack.user with list_objects.", { details: { searchable_kinds: ["slack.message"] } });
-    const res = await slack<{ messages?: { matches?: SlackMessage[]; pagination?: { next_cursor?: string } } }>(s, "search.messages", { query: l.query, count: l.limit, cursor: after?.c ?? "*", sort: "timestamp", sort_dir: "desc" });
-    const matches = (res.messages?.matches ?? []).filter((m) => m.channel?.id && /^[CGD][A-Z0-9]{2,20}$/.test(m.channel.id) && /^\d{9,11}\.\d{6}$/.test(m.ts)).slice(0, l.limit);
+    type Found = { messages?: { matches?: SlackMessage[]; pagination?: { next_cursor?: string } }; response_metadata?: { next_cursor?: string } };
+    const search = (query: string, cursor: string) => slack<Found>(s, "search.messages", { query, count: l.limit, cursor, sort: "timestamp", sort_dir: "desc" });
+    // A grant scoped to some channels searches only those, in Slack itself: hits (and their paging) elsewhere are
+    // never seen, not even as a count or a cursor. One channel pages; several are searched one by one, one page each.
+    const scoped = scopedChannels(ctx, acct);
+    let res: Found;
+    let hits: SlackMessage[];
+    if (scoped === null) {
+      res = await search(l.query, after?.c ?? "*");
+      hits = res.messages?.matches ?? [];
+    } else if (scoped.length === 1) {
+      res = await search(`${l.query} in:<#${scoped[0]}>`, after?.c ?? "*");
+      hits = res.messages?.matches ?? [];
+    } else {
+      const pages = await Promise.all(scoped.slice(0, 10).map((c) => search(`${l.query} in:<#${c}>`, "*")));
+      res = {};
+      hits = pages.flatMap((p) => p.messages?.matches ?? []).sort((a, b) => (Number(a.ts) < Number(b.ts) ? 1 : -1));
+    }
+    const matches = hits.filter((m) => m.channel?.id && /^[CGD][A-Z0-9]{2,20}$/.test(m.channel.id) && /^\d{9,11}\.\d{6}$/.test(m.ts)).slice(0, l.limit);
     const items = matches.map((m) => ({
       ref: channelRef(acct, m.channel!.id, m.ts),
       kind: "slack.message",
