@@ -23,6 +23,7 @@ import { serveLiveUrl } from "@/lib/tools/live-files";
 import { manifest } from "./manifest";
 import { adapter, parseSlackRef } from "./adapter";
 import { presentRequest } from "./presenter";
+import { fileHostAllowed } from "./wire";
 
 // ── The provider, until lib/connections/providers/slack exists in this tree: Slack's API family and a config
 // pointing at the stub, added to the real registry for this file (test files share modules: no module mock). Its
@@ -603,5 +604,20 @@ describe("the consent page", () => {
     );
     expect(other!.lines[0]).toEqual({ label: "Channel", value: "something you cannot see" });
     expect(await inCall(w.t, asAlice, refusingDelivery("slack"), (ctx) => presentRequest(ctx, { operation: "object.get", ref: null, input: {} }))).toBeNull();
+  });
+});
+
+describe("where the account's token may go", () => {
+  it("to the provider's file hosts, never to an API method's path, another host or plain HTTP", () => {
+    const on = (apiBaseUrl: string) => ({ provider: { apiBaseUrl } }) as unknown as Parameters<typeof fileHostAllowed>[0];
+    const local = on("http://127.0.0.1:4000/api");
+    expect(fileHostAllowed(local, new URL("http://127.0.0.1:4000/files-pri/T-F/a.png"))).toBe(true);
+    expect(fileHostAllowed(local, new URL("http://127.0.0.1:4000/api/auth.revoke"))).toBe(false);
+    expect(fileHostAllowed(local, new URL("http://127.0.0.1:4001/files-pri/T-F/a.png"))).toBe(false);
+    const real = on("https://slack.com/api");
+    expect(fileHostAllowed(real, new URL("https://files.slack.com/files-pri/T-F/a.png"))).toBe(true);
+    expect(fileHostAllowed(real, new URL("https://slack.com/api/auth.revoke"))).toBe(false);
+    expect(fileHostAllowed(real, new URL("http://files.slack.com/files-pri/T-F/a.png"))).toBe(false);
+    expect(fileHostAllowed(real, new URL("https://files.slack.com.evil.test/x"))).toBe(false);
   });
 });

@@ -96,7 +96,10 @@ export async function orNull<T>(p: Promise<T>): Promise<T | null> {
  */
 export function fileHostAllowed(s: AccountSession, url: URL): boolean {
   const api = new URL(s.provider.apiBaseUrl);
-  if (bareHost(url) === bareHost(api) && url.protocol === api.protocol && url.port === api.port) return true;
+  // On the API's own origin (a local Slack serves files there), never an API method's path: a file's URL is not a call.
+  const apiPath = api.pathname.replace(/\/+$/, "");
+  const underApi = apiPath !== "" && (url.pathname === apiPath || url.pathname.startsWith(`${apiPath}/`));
+  if (bareHost(url) === bareHost(api) && url.protocol === api.protocol && url.port === api.port) return !underApi;
   return url.protocol === "https:" && /^(files|files-edge|files-origin)\.slack\.com$/.test(bareHost(url)) && /(^|\.)slack\.com$/.test(bareHost(api));
 }
 
