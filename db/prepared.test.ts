@@ -1,9 +1,12 @@
 // Named prepared statements (db/prepared.ts): which queries get a name, and — on PostgreSQL — that a statement
 // run again on a connection is not parsed again (the server keeps one prepared statement for its text).
 import { sql } from "drizzle-orm";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { dbKind, getDb } from "./client";
-import { MAX_NAMED_STATEMENTS, withStatementName } from "./prepared";
+import { forgetStatementNames, MAX_NAMED_STATEMENTS, withStatementName } from "./prepared";
+
+// Test files share a process (vitest isolate: false): another file's statements may have filled the bound already.
+beforeAll(() => forgetStatementNames());
 
 describe("which statements are named", () => {
   it("a parameterized statement gets a name made from its text: the same text, the same name", () => {

@@ -49,6 +49,14 @@ export function withStatementName(args: unknown[]): unknown[] {
   return args;
 }
 
+/**
+ * For tests: forget the names given so far (test files share a process, and earlier ones may have filled the bound).
+ * Safe on live connections: a name is the hash of its text, so a text named again gets the same name.
+ */
+export function forgetStatementNames(): void {
+  names.clear();
+}
+
 /** For tests: the statements named so far. */
 export function namedStatementCount(): number {
   return names.size;
