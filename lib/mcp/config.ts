@@ -1,6 +1,7 @@
 // The MCP gateway's fixed facts: its URLs (derived from APP_URL, so the token audience and the discovery
 // documents always agree), its OAuth scopes, lifetimes and limits.
 import { env } from "@/lib/env";
+import type { Risk } from "@/lib/realms/contract";
 import { isLoopbackHost } from "@/lib/http/forwarded";
 
 export { isLoopbackHost };
@@ -28,6 +29,9 @@ export const oauthEndpoints = () => {
  */
 export const SCOPE_READ = "realms:read";
 export const SCOPE_WRITE = "realms:write";
+
+/** The scope a call of this risk needs: reads `realms:read`, anything that changes something `realms:write`. */
+export const scopeForRisk = (risk: Risk): string => (risk === "read" ? SCOPE_READ : SCOPE_WRITE);
 export const scopesSupported = [SCOPE_READ, SCOPE_WRITE] as const;
 
 export const ACCESS_TOKEN_TTL_SECONDS = 600;

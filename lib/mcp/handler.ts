@@ -15,7 +15,7 @@ import { assertCleanText } from "@/lib/input/text";
 import { actionOperationKey, baseOperationRisk, type BaseOperationKey } from "@/lib/realms/contract";
 import { findRealm } from "@/lib/realms/registry";
 import { resolveOperation } from "@/lib/tools/operation";
-import { MCP_MAX_BODY_BYTES, MCP_REQUEST_TIMEOUT_MS, protectedResourceMetadataUrl, rateLimits, SCOPE_READ, SCOPE_WRITE, scopesSupported } from "./config";
+import { MCP_MAX_BODY_BYTES, MCP_REQUEST_TIMEOUT_MS, protectedResourceMetadataUrl, rateLimits, scopeForRisk, scopesSupported } from "./config";
 import { actorForAccessToken } from "./oauth";
 import { callerBucket, enforceRateLimit } from "@/lib/limits/rate-limit";
 import { quoted, scopeRefusal } from "./scope";
@@ -90,13 +90,13 @@ export async function scopeForCall(db: Executor, tenantId: string, name: unknown
   }
   const r = resolveOperation(name, args);
   if (!r.operation) return null;
-  if (!r.operation.startsWith("object.action.")) return baseOperationRisk[r.operation as BaseOperationKey] === "read" ? SCOPE_READ : SCOPE_WRITE;
+  if (!r.operation.startsWith("object.action.")) return scopeForRisk(baseOperationRisk[r.operation as BaseOperationKey]);
   // An action's risk is the realm's to say.
   if ("error" in r || r.namespace === null) return null;
   const realm = await findRealm(db, tenantId, r.namespace);
   const action = realm?.manifest.actions.find((x) => actionOperationKey(x.name) === r.operation);
   if (!action) return null;
-  return action.risk === "read" ? SCOPE_READ : SCOPE_WRITE;
+  return scopeForRisk(action.risk);
 }
 
 async function assertScopes(db: Executor, caller: McpCaller, messages: JsonRpcRequest[]) {

@@ -16,7 +16,7 @@ import { catalogOf } from "@/lib/tools/working-set";
 import type { ExactToolEntry } from "@/lib/working-set/exact-tool";
 import pkg from "@/package.json";
 import type { Risk } from "@/lib/realms/contract";
-import { MCP_REQUEST_TIMEOUT_MS, SCOPE_READ, SCOPE_WRITE } from "./config";
+import { MCP_REQUEST_TIMEOUT_MS, scopeForRisk } from "./config";
 import { scopeRefusal } from "./scope";
 
 const INSTRUCTIONS =
@@ -85,7 +85,7 @@ export async function callTool(
     // An exact tool needs its action's scope, checked when it runs (a batch may have materialized it just before).
     const exactToolCheck = scopes
       ? async (risk: Risk) => {
-          const needed = risk === "read" ? SCOPE_READ : SCOPE_WRITE;
+          const needed = scopeForRisk(risk);
           if (!scopes.includes(needed)) throw await scopeRefusal(await getDb(), auth, scopes, needed, name);
         }
       : undefined;

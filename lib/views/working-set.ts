@@ -10,7 +10,6 @@ import { actorForGrantor } from "@/lib/authz/actors";
 import type { ActorContext, UserContext } from "@/lib/authz/context";
 import { AppError } from "@/lib/errors";
 import { actionOperationKey, type Realm, type Risk } from "@/lib/realms/contract";
-import { listRealms } from "@/lib/realms/registry";
 import { catalogOf, type Unlisted } from "@/lib/tools/working-set";
 import { DEFAULT_CATALOG_BUDGET_BYTES, MAX_CATALOG_BUDGET_BYTES, MIN_CATALOG_BUDGET_BYTES, type CatalogProof } from "@/lib/working-set/budget";
 import { EXACT_TOOL_NAME } from "@/lib/working-set/names";
@@ -87,8 +86,9 @@ export function actorContextOf(actor: Actor, requestId: string): ActorContext {
 
 /** The view of `actor`'s set from its rows (read live at `now`). */
 async function viewOf(db: Executor, who: Viewer, actor: Actor, rows: WorkingSetTool[], now: Date): Promise<WorkingSetView> {
-  const [catalog, realms] = await Promise.all([catalogOf(db, actorContextOf(actor, who.requestId), now, rows), listRealms(db, actor.tenantId)]);
-  const byNs = new Map<string, Realm>(realms.map((r) => [r.manifest.namespace, r]));
+  // The realms the catalog was read with name the tools (no second read of them).
+  const catalog = await catalogOf(db, actorContextOf(actor, who.requestId), now, rows);
+  const byNs = new Map<string, Realm>(catalog.realms.map((r) => [r.manifest.namespace, r]));
   const rowOf = new Map(rows.map((r) => [r.name, r]));
   const realmTitle = (ns: string) => byNs.get(ns)?.manifest.service_card.title ?? ns;
   const actionLabel = (ns: string, op: string) => byNs.get(ns)?.manifest.actions.find((a) => actionOperationKey(a.name) === op)?.label ?? op;

@@ -61,7 +61,6 @@ export function exactTool(realm: Realm, action: ActionDef, name: string): ExactT
   };
   const required = [...(action.target_kind ? ["ref"] : [])];
   const { $schema: _s, $defs, definitions, ...payload } = ps;
-  void _s;
   const defs = { ...($defs ? { $defs } : {}), ...(definitions ? { definitions } : {}) };
   const inputSchema: Record<string, unknown> = nested
     ? { type: "object", properties: { ...own, payload }, required: [...required, ...(Array.isArray(ps.required) && ps.required.length ? ["payload"] : [])], additionalProperties: false, ...defs }
