@@ -26,6 +26,9 @@ export async function signInAs(page: Page, login: "alice" | "bob" | "sam" | stri
 
 /** No serious or critical axe violations on the current page. */
 export async function expectAccessible(page: Page) {
+  // A page refreshed after a change streams its <title> back in a moment later: measure once it is there (a page
+  // that never gets one still fails, below).
+  await page.waitForFunction(() => document.title.trim() !== "", undefined, { timeout: 5000 }).catch(() => {});
   const results = await new AxeBuilder({ page }).analyze();
   const bad = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
   expect(bad.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`)).toEqual([]);
