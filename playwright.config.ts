@@ -18,6 +18,8 @@ export default defineConfig({
     baseURL: process.env.E2E_BASE_URL,
     trace: "retain-on-failure",
     screenshot: "only-on-failure",
+    // Colours settle at once (globals.css honours it), so contrast checks never measure a transition mid-way.
+    reducedMotion: "reduce",
     launchOptions: {
       executablePath,
       args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],

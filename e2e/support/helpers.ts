@@ -29,6 +29,14 @@ export async function expectAccessible(page: Page) {
   // A page refreshed after a change streams its <title> back in a moment later: measure once it is there (a page
   // that never gets one still fails, below).
   await page.waitForFunction(() => document.title.trim() !== "", undefined, { timeout: 5000 }).catch(() => {});
+  // A colour scheme or state just changed: let running transitions finish (axe measured a button mid-fade once).
+  await page
+    .evaluate(async () => {
+      await new Promise((r) => requestAnimationFrame(() => r(null)));
+      const finite = document.getAnimations().filter((a) => a.effect?.getTiming().iterations !== Infinity);
+      await Promise.all(finite.map((a) => a.finished.catch(() => null)));
+    })
+    .catch(() => {});
   const results = await new AxeBuilder({ page }).analyze();
   const bad = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
   expect(bad.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`)).toEqual([]);
