@@ -4,7 +4,7 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   resolve: { alias: { "@": path.resolve(import.meta.dirname) } },
   test: {
-    include: ["{lib,db,app,dev,bench}/**/*.test.ts"],
+    include: ["{lib,db,app,dev,bench,provider-kit,examples}/**/*.test.ts"],
     environment: "node",
     setupFiles: ["./vitest.setup.ts"],
     // One database per worker process, shared by the files it runs: a PGlite instance costs seconds.
