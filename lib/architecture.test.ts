@@ -61,6 +61,14 @@ export const folderRules: FolderRule[] = [
   { folder: "lib/realms/mail/", rule: "a connected realm: also lib/connections", may: [...REALM, "lib/connections/"], refuse: realmsApart },
   { folder: "lib/realms/slack/", rule: "a connected realm: also lib/connections", may: [...REALM, "lib/connections/"], refuse: realmsApart },
   { folder: "lib/realms/openapi/", rule: "imported services: also lib/connections (sealed credentials)", may: [...REALM, "lib/connections/"], refuse: realmsApart },
+  { folder: "lib/realms/remote/", rule: "remote realms: the contract over the provider protocol, through lib/remote", may: [...REALM, "lib/remote/"], refuse: realmsApart },
+  {
+    folder: "lib/remote/",
+    rule: "remote providers: signed calls (the kit's protocol), the breaker, manifests, registrations' rows, refresh (audited)",
+    may: [...BASE, ...DB, "lib/input/", "lib/net/", "lib/audit/", "lib/connections/vault.ts", "lib/realms/contract.ts", "provider-kit/protocol.ts", "provider-kit/types.ts"],
+  },
+  { folder: "provider-kit/", rule: "the provider kit, standalone so a team can copy it: node built-ins and its own files only", may: [] },
+  { folder: "examples/", rule: "example providers, separate processes: the provider kit, never Realmgate's code", may: ["provider-kit/"] },
   { folder: "lib/catalog/", rule: "capability search over realms' manifests and capability docs", may: [...BASE, ...DB, "lib/input/", "lib/net/"], typesOnly: ["lib/realms/contract.ts"] },
   {
     folder: "lib/connections/",
@@ -71,6 +79,7 @@ export const folderRules: FolderRule[] = [
   { folder: "lib/authz/", rule: "credentials, actors, grants, ceiling and choices, gate one, consent", may: [...BASE, ...DB, "lib/audit/", "lib/limits/", "lib/realms/"] },
   { folder: "lib/auth/", rule: "people's sign-in and sessions", may: [...BASE, ...DB, "lib/net/", "lib/audit/", "lib/authz/", "lib/http/forwarded.ts"] },
   { folder: "lib/openapi-admin/", rule: "importing and curating OpenAPI services (audited, suspends grants)", may: [...BASE, ...DB, "lib/net/", "lib/audit/", "lib/authz/", "lib/realms/"] },
+  { folder: "lib/remote-admin/", rule: "registering remote providers: tokens, registration, removal (audited)", may: [...BASE, ...DB, "lib/net/", "lib/audit/", "lib/authz/", "lib/realms/", "lib/remote/"] },
   { folder: "lib/demo/", rule: "demo seeding: the tenant, then each realm's demo.ts and the demo agent", may: [...BASE, ...DB, "lib/authz/", "lib/realms/"] },
   { folder: "lib/working-set/", rule: "an agent's working set of exact tools: names, budgets, the store", may: [...BASE, ...DB, "lib/realms/contract.ts"] },
   { folder: "lib/approvals/", rule: "single-call approvals: asked by the dispatcher, decided by people", may: [...BASE, ...DB, "lib/audit/", "lib/authz/", "lib/realms/"] },
@@ -101,7 +110,7 @@ const ALLOWED: { file: string; imports: string; owner: string }[] = [
 
 const root = process.cwd();
 let sources: SourceFiles | null = null;
-const repo = () => (sources ??= readSources(root, ["lib", "db", "app", "components", "test-support"]));
+const repo = () => (sources ??= readSources(root, ["lib", "db", "app", "components", "test-support", "provider-kit", "examples"]));
 
 describe("import rules", () => {
   it("no import circle in lib/ and db/, type-only imports included (nor anywhere else: app/, components/, tests)", () => {
@@ -110,7 +119,7 @@ describe("import rules", () => {
     expect(cycles(edgesOf(repo()), () => true)).toEqual([]);
   });
 
-  it("every file of lib/, db/, app/ and components/ is under a folder rule", () => {
+  it("every file of lib/, db/, app/, components/, provider-kit/ and examples/ is under a folder rule", () => {
     expect(uncoveredFiles(Object.keys(repo()).filter((f) => !isTestCode(f)), folderRules)).toEqual([]);
   });
 

@@ -93,6 +93,8 @@ export const envSchema = z
     /** Connection providers read their own variables (lib/connections/providers/<id>/). */
     /** Hosts an imported OpenAPI service may reach even when they resolve to private addresses (comma-separated). */
     REALMGATE_OPENAPI_PRIVATE_HOSTS: z.string().trim().optional(),
+    /** Hosts a remote provider may be on although they are private, and reached over plain HTTP (comma-separated; development lists 127.0.0.1). */
+    REALMGATE_REMOTE_PRIVATE_HOSTS: z.string().trim().optional(),
     /** Bound on every call to an outside provider. */
     REALMGATE_PROVIDER_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
     /** An OpenAI-compatible embeddings API (base URL, with or without `/v1`): enables semantic and hybrid capability search. */

@@ -3,7 +3,7 @@
 import { randomBytes } from "node:crypto";
 
 export const idPrefixes = [
-  "tnt", "usr", "mbr", "key", "act", "tok", "grt", "ccr", "acc", "evt", "req", "fil", "idm", "imp", "oas", "cli", "cod", "rft", "cfl", "ses", "apr",
+  "tnt", "usr", "mbr", "key", "act", "tok", "grt", "ccr", "acc", "evt", "req", "fil", "idm", "imp", "oas", "cli", "cod", "rft", "cfl", "ses", "apr", "rrp", "rrt",
 ] as const;
 export type IdPrefix = (typeof idPrefixes)[number];
 

@@ -89,6 +89,11 @@ export function RealmCard({
           <ConnectionLine card={card} />
         </div>
       </div>
+      {card.unavailable ? (
+        <p role="status" className="mt-2 rounded-md border border-red-200 bg-red-50 p-2 text-sm text-red-900" data-testid="card-unavailable">
+          <span className="font-medium">Unavailable now:</span> {card.unavailable}. Agents&apos; calls here fail until its provider serves a valid manifest again.
+        </p>
+      ) : null}
       <p className="mt-2 text-sm text-slate-800">{card.purpose}</p>
       <dl className="mt-3 space-y-2 text-sm">
         <div>

@@ -10,3 +10,4 @@ export * from "./connections";
 export * from "./embeddings";
 export * from "./system";
 export * from "./working-sets";
+export * from "./remote";

@@ -7,7 +7,12 @@ import type { DemoSeedStep } from "@/db/seed";
 import { companionProblems, companionsSchema } from "./companions";
 
 /** Namespaces: lowercase ASCII, start with a letter. */
-export const namespaceSchema = z.string().regex(/^[a-z][a-z0-9_]{1,30}$/, "a namespace is 2–31 of a-z, 0-9, _ starting with a letter");
+/** Words the API uses beside namespaces (`/api/v1/realms/import`, `/api/v1/realms/resolve`): never a realm's. */
+export const RESERVED_NAMESPACES: readonly string[] = ["import", "resolve"];
+export const namespaceSchema = z
+  .string()
+  .regex(/^[a-z][a-z0-9_]{1,30}$/, "a namespace is 2–31 of a-z, 0-9, _ starting with a letter")
+  .refine((n) => !RESERVED_NAMESPACES.includes(n), { message: "that word is reserved (import, resolve); choose another namespace" });
 
 /**
  * Action names are names: a letter or digit, then letters, digits, `_`, `.`, `-` and `/`. Native realms use
@@ -308,6 +313,8 @@ export type RealmContext = {
   delivery: DeliveryPort;
   /** Absolute base URL of the app (for deep links in denials). */
   appUrl: string;
+  /** The operation key gate one decided on (remote realms hand it to their provider). */
+  operation?: string;
   /** The resource scope of the grant that let an actor in (null: the whole namespace). Realms narrow by it. */
   grantScope?: ResourceScope | null;
   /**
@@ -376,7 +383,14 @@ import type { StreamedFile, UploadInput } from "./streaming";
  * A realm: its declaration, its code, optionally how it presents a call on the consent page (presenters.ts) and,
  * when it has its own (imported realms build theirs from cards), the documents capability search indexes.
  */
-export type Realm = { manifest: RealmManifest; adapter: RealmAdapter; capabilityDocs?: CapabilityDoc[]; presentRequest?: import("./presenters").RequestPresenter<RealmContext> };
+export type Realm = {
+  manifest: RealmManifest;
+  adapter: RealmAdapter;
+  capabilityDocs?: CapabilityDoc[];
+  presentRequest?: import("./presenters").RequestPresenter<RealmContext>;
+  /** A realm that cannot be used now says why (a remote provider whose manifest no longer validates); its card shows it. */
+  unavailable?: { reason: string };
+};
 
 /**
  * A built-in realm as its folder's `index.ts` exports it: the realm, and its demo data step (its `demo.ts`) if it

@@ -1,5 +1,5 @@
 // The explicit list of realms. Folder name = namespace = registry key (checked by registry.test.ts).
-// Imported (OpenAPI) realms are per tenant and come from the database through `tenantRealmSources`.
+// Imported (OpenAPI) and remote realms are per tenant and come from the database through `tenantRealmSources`.
 import type { Executor } from "@/db/client";
 import { AppError } from "@/lib/errors";
 import { board } from "./board";
@@ -10,6 +10,7 @@ import { manifest as mailManifest } from "./mail/manifest";
 import { presentRequest as presentMailRequest } from "./mail/presenter";
 import { memory } from "./memory";
 import { openApiRealmSource } from "./openapi/source";
+import { remoteRealmSource } from "./remote/source";
 import { slack } from "./slack";
 import type { TenantRealmSource } from "./tenant-source";
 
@@ -23,7 +24,7 @@ export const builtInRealmModules: readonly RealmModule[] = [memory, docs, board,
 export const builtInRealms: Record<string, Realm> = Object.fromEntries(builtInRealmModules.map((m) => [m.realm.manifest.namespace, m.realm]));
 
 export type { TenantRealmSource };
-export const tenantRealmSources: TenantRealmSource[] = [openApiRealmSource];
+export const tenantRealmSources: TenantRealmSource[] = [openApiRealmSource, remoteRealmSource];
 
 export async function listRealms(db: Executor, tenantId: string): Promise<Realm[]> {
   const extra = (await Promise.all(tenantRealmSources.map((s) => s.list(db, tenantId)))).flat();

@@ -104,6 +104,7 @@ export async function openCall(tx: Tx, party: CallParty, ask: GateAsk): Promise<
   if (!decision.allow) return { ctx, caller, decision, settled, accounts };
 
   ctx.grantScope = decision.scope ?? null;
+  ctx.operation = ask.operation;
   // Links minted by an approved call carry its approval: they stay good while it is the approval that ran.
   caller.grantId = decision.grantId ?? decision.approvalId ?? null;
   caller.operation = ask.operation;

@@ -55,6 +55,8 @@ export type RealmCardView = {
   };
   /** Human labels of every operation: the picker's search matches them. */
   operation_labels: string[];
+  /** Why the realm cannot be used now (a remote provider whose manifest no longer validates), or null. */
+  unavailable: string | null;
   /** Agents may read what the realm is and offers (provider.about, object.schema) without asking (owner's setting). */
   open_description: boolean;
   /** Agents act only on the actions they selected (added to their working set) in this realm (owner's setting, off by default). */
@@ -164,6 +166,7 @@ function cardOf(realm: Realm, modesOf: (op: OperationKey) => Modes, accounts: Ac
     connection: connectionOf(m, accounts),
     operations: counts,
     operation_labels: ops.map((op) => m.service_card.operation_labels[op] ?? op),
+    unavailable: realm.unavailable?.reason ?? null,
     open_description: openDescription,
     selected_only: selectedOnly,
   };
