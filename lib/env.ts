@@ -95,6 +95,8 @@ export const envSchema = z
     REALMGATE_OPENAPI_PRIVATE_HOSTS: z.string().trim().optional(),
     /** Hosts a remote provider may be on although they are private, and reached over plain HTTP (comma-separated; development lists 127.0.0.1). */
     REALMGATE_REMOTE_PRIVATE_HOSTS: z.string().trim().optional(),
+    /** How long calls to a remote provider stop after 5 consecutive failures (read by lib/remote/breaker.ts). */
+    REALMGATE_REMOTE_BREAKER_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
     /** Bound on every call to an outside provider. */
     REALMGATE_PROVIDER_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
     /** An OpenAI-compatible embeddings API (base URL, with or without `/v1`): enables semantic and hybrid capability search. */

@@ -4,12 +4,13 @@
 // purpose: each node protects itself, and a restart starts closed. Transitions are returned so the caller can
 // audit them (docs/provider-protocol.md).
 
+import { env } from "@/lib/env";
+
 export const FAILURES_TO_OPEN = 5;
 
 /** How long the breaker stays open (REALMGATE_REMOTE_BREAKER_MS, default 30 s; tests shorten it). */
 export function openMs(): number {
-  const v = Number(process.env.REALMGATE_REMOTE_BREAKER_MS ?? "");
-  return Number.isFinite(v) && v >= 100 && v <= 600_000 ? v : 30_000;
+  return env().REALMGATE_REMOTE_BREAKER_MS;
 }
 
 type State = { failures: number; openedAt: number | null; probing: boolean };
