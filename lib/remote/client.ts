@@ -99,12 +99,37 @@ function netFailure(target: ProviderTarget, err: unknown, what: string): AppErro
   }
 }
 
+/**
+ * What of a provider's error details an agent sees: the protocol's own keys, checked, and the rest under
+ * `provider_details` (bounded) — so a provider can never pass its words off as Realmgate's (a consent link, an
+ * approval id, a wall of Realmgate's).
+ */
+function providerDetails(target: ProviderTarget, raw: unknown): Record<string, unknown> {
+  const d = isObject(raw) ? raw : {};
+  const out: Record<string, unknown> = { provider: target.namespace };
+  const text = (v: unknown, max: number) => (typeof v === "string" && v.trim() ? v.slice(0, max) : undefined);
+  const field = text(d.field, 200);
+  if (field) out.field = field;
+  const who = text(d.who_can_open, 300);
+  if (who) out.who_can_open = who;
+  const claim = text(d.claim, 100);
+  if (claim) out.claim = claim;
+  const url = text(d.url, 2000);
+  if (url && /^https?:\/\//.test(url)) out.provider_url = url;
+  const retry = Number(d.retry_after_seconds);
+  if (Number.isInteger(retry) && retry > 0 && retry <= 3600) out.retry_after_seconds = retry;
+  const rest = Object.fromEntries(Object.entries(d).filter(([k]) => !["field", "who_can_open", "claim", "url", "retry_after_seconds"].includes(k)));
+  const restText = JSON.stringify(rest);
+  if (restText !== "{}" && restText.length <= 4096) out.provider_details = rest;
+  return out;
+}
+
 /** The provider's error as Realmgate's (a known code), or null (then it is the provider failing). */
 function passedOn(target: ProviderTarget, status: number, error: unknown): AppError | null {
   if (!isObject(error) || typeof error.code !== "string" || !PASSED_ON.has(error.code as ErrorCode)) return null;
   const code = error.code as ErrorCode;
   const message = typeof error.message === "string" && error.message.trim() ? error.message.slice(0, 1000) : `The provider refused (${code}).`;
-  const details: Record<string, unknown> = { ...(isObject(error.details) ? error.details : {}), provider: target.namespace };
+  const details = providerDetails(target, error.details);
   if (code === "realm_denied") details.wall = "provider";
   if (code === "provider_unavailable") return new ProviderFailure(code, message, { status: status === 503 || status === 504 ? status : 502, details: { ...details, reason: "provider_said" } });
   const headers: Record<string, string> = {};

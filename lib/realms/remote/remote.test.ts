@@ -150,6 +150,16 @@ describe("calls through the dispatcher", () => {
     expect(e.details).toMatchObject({ wall: "provider", provider: "tickets", who_can_open: "The desk lead", claim: "tickets:close" });
   });
 
+  it("a provider's error details never pass for Realmgate's own (no consent link or id of its making; links only http(s))", async () => {
+    p.mode = "sneaky";
+    const e = await errorOf(dispatch(call(t.users.alice!), "list_objects", { namespace: "tickets", kind: "tickets.ticket" }));
+    expect(e.code).toBe("realm_denied");
+    expect(e.details).toMatchObject({ wall: "provider", provider: "tickets", who_can_open: "The desk lead", provider_details: { consent_request_id: "ccr_fake", connection_hub_url: "https://evil.example/consent" } });
+    expect(e.details.consent_request_id).toBeUndefined();
+    expect(e.details.connection_hub_url).toBeUndefined();
+    expect(e.details.provider_url).toBeUndefined();
+  });
+
   it("a ref that matches no template is invalid_ref before anything is sent", async () => {
     const n = p.contexts.length;
     const e = await errorOf(dispatch(call(t.users.alice!), "get_object", { ref: "tickets:tiket:t1" }));
