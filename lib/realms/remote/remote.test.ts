@@ -71,6 +71,22 @@ describe("registration", () => {
     }
   });
 
+  it.each([
+    ["larger than 512 KiB", "huge_manifest", "too_large"],
+    ["a redirect", "redirect_manifest", "redirect"],
+  ] as const)("a manifest document that is %s registers nothing (%s)", async (_what, mode, reason) => {
+    const odd = await startTickets("odd_desk");
+    odd.mode = mode;
+    try {
+      const e = await errorOf(registerByUrl(t.db, t.users.alice!, { url: odd.url }));
+      expect(e.code).toBe("provider_unavailable");
+      expect(e.details.reason).toBe(reason);
+      expect((await t.db.select().from(remoteProviders).where(and(eq(remoteProviders.tenantId, t.tenantId), eq(remoteProviders.namespace, "odd_desk")))).length).toBe(0);
+    } finally {
+      await odd.close();
+    }
+  });
+
   it("a private address or plain HTTP is refused unless the operator listed the host", async () => {
     envs.set({ REALMGATE_REMOTE_PRIVATE_HOSTS: "" });
     try {
@@ -140,6 +156,18 @@ describe("calls through the dispatcher", () => {
     const ctx = p.contexts.at(-1)!;
     expect(ctx).toMatchObject({ tenant_id: t.tenantId, registration_id: registrationId, actor: { id: agent.actorId, kind: "hosted_agent", name: "Desk helper" }, grantor: { id: t.users.alice!.userId, email: t.users.alice!.email }, operation: "object.list", scope: null, manifest_version: "1" });
     expect(Date.parse(ctx.expires_at) - Date.parse(ctx.issued_at)).toBe(300_000);
+  });
+
+  it("exact tools work for a remote action as for a native one: materialized, called, audited on the exact path", async () => {
+    const agent = await makeActor(t, t.users.alice!, "Exact desk helper");
+    await grant(t, t.users.alice!, agent.actorId, "tickets", ["object.schema", "object.action.close"]);
+    const m = (await dispatch(call(agent), "object_schema", { namespace: "tickets", operation: "object.action.close", materialize: true })) as { materialized: { name: string } };
+    expect(m.materialized.name).toBe("tickets_close");
+    const closed = (await dispatch(call(agent), "tickets_close", { ref: "tickets:ticket:t1", reason: "Solved" })) as { status: string };
+    expect(closed.status).toBe("closed");
+    expect(p.contexts.at(-1)).toMatchObject({ operation: "object.action.close", actor: { id: agent.actorId } });
+    const [rec] = await t.db.select().from(auditEvents).where(and(eq(auditEvents.tenantId, t.tenantId), eq(auditEvents.actorId, agent.actorId), eq(auditEvents.operation, "object.action.close")));
+    expect(rec!.details).toMatchObject({ path: "exact_tool" });
   });
 
   it("gate two is the provider's: bob's agent is refused with realm_denied naming who can open it", async () => {
