@@ -179,6 +179,9 @@ export async function callProvider(target: ProviderTarget, op: string, context: 
     if (res.status >= 400 && "error" in parsed) {
       const err = passedOn(target, res.status, parsed.error);
       if (err) throw Object.assign(err, { manifestVersion: version });
+      if (isObject(parsed.error) && parsed.error.code === "bad_signature") {
+        throw unavailable(target, "signature_refused", `The ${target.namespace} provider refused Realmgate's signature: the secret it was configured with is not this registration's. A workspace owner registers it again (Providers page).`, 502, { provider_status: res.status });
+      }
     }
     throw unavailable(target, "bad_answer", `The provider's answer to ${op} (HTTP ${res.status}) is not in the protocol's shape or vocabulary.`, 502, { provider_status: res.status });
   });

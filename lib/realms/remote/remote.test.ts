@@ -17,6 +17,7 @@ const envs = envOverride();
 let t: TestTenant;
 let p: TicketsProvider;
 let registrationId: string;
+let saved: { registration_id: string; tenant_id: string; secret: string } | null = null;
 
 beforeAll(async () => {
   envs.set({ REALMGATE_REMOTE_PRIVATE_HOSTS: "127.0.0.1", REALMGATE_REMOTE_BREAKER_MS: "300", REALMGATE_PROVIDER_TIMEOUT_MS: "1000" });
@@ -24,7 +25,8 @@ beforeAll(async () => {
   p = await startTickets();
   const reg = await registerByUrl(t.db, t.users.alice!, { url: p.url });
   registrationId = reg.provider.id;
-  p.setRegistration({ registration_id: reg.provider.id, tenant_id: reg.tenant_id, secret: reg.secret });
+  saved = { registration_id: reg.provider.id, tenant_id: reg.tenant_id, secret: reg.secret };
+  p.setRegistration(saved);
 });
 afterAll(async () => {
   envs.restore();
@@ -228,6 +230,16 @@ describe("calls through the dispatcher", () => {
     const e = await errorOf(dispatch(call(t.users.alice!), "list_objects", { namespace: "tickets", kind: "tickets.ticket" }));
     expect(e.code).toBe("provider_unavailable");
     expect(e.details.reason).toBe(reason);
+  });
+
+  it("a provider configured with another secret refuses the signature: provider_unavailable telling an owner to register it again", async () => {
+    p.setRegistration({ ...saved!, secret: "rgs_not-the-one-realmgate-holds" });
+    try {
+      const e = await errorOf(dispatch(call(t.users.alice!), "list_objects", { namespace: "tickets", kind: "tickets.ticket" }));
+      expect(e).toMatchObject({ code: "provider_unavailable", details: { reason: "signature_refused" } });
+    } finally {
+      p.setRegistration(saved!);
+    }
   });
 
   it("the breaker: 5 failures open it (audited), calls then fail at once, and a success after the pause closes it", async () => {
