@@ -1,6 +1,7 @@
 // The wire constants and the request signature of the Realmgate provider protocol (docs/provider-protocol.md).
 // Pure and side-effect free: Realmgate's own server signs its calls with this file, and a provider verifies
-// them with it (verify.ts), so both sides compute the exact same text. Imports node:crypto only.
+// them with it (verify.ts), so both sides compute the exact same text. Imports node built-ins only.
+import { Buffer } from "node:buffer";
 import { createHash, createHmac } from "node:crypto";
 
 /** The protocol a manifest document declares. */
