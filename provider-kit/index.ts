@@ -6,3 +6,4 @@ export * from "./replay";
 export * from "./verify";
 export * from "./server";
 export * from "./register";
+export * from "./testing";
