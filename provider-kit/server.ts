@@ -54,34 +54,46 @@ function handlerInput(op: ProviderOperation, input: Record<string, unknown>): un
   return { ...rest, bytes: decodeBase64(bytes_base64, "bytes_base64") };
 }
 
-class BodyTooLarge extends Error {}
+/** Past the bound: `drained` when the rest was read and discarded (the connection can carry the answer cleanly). */
+class BodyTooLarge extends Error {
+  constructor(readonly drained: boolean) {
+    super("body too large");
+  }
+}
 
-/** The body's bytes, refusing past `max` (by Content-Length when declared, else while reading). */
+/**
+ * The body's bytes, refusing past `max`. A body a little over (up to twice the bound) is read to its end and
+ * discarded, so the 413 reaches the caller cleanly (closing a socket with unread bytes resets it, and the caller
+ * may lose the answer); anything larger is refused at once — by Content-Length when declared — and the
+ * connection closed after the answer.
+ */
 function readBody(req: IncomingMessage, max: number): Promise<Uint8Array> {
   const declared = Number(req.headers["content-length"]);
-  if (Number.isFinite(declared) && declared > max) return Promise.reject(new BodyTooLarge());
+  if (Number.isFinite(declared) && declared > 2 * max) return Promise.reject(new BodyTooLarge(false));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    let done = false;
+    let settled = false;
+    const fail = (e: Error) => {
+      if (settled) return;
+      settled = true;
+      chunks.length = 0;
+      reject(e);
+    };
     req.on("data", (chunk: Buffer) => {
-      if (done) return;
+      if (settled) return;
       size += chunk.length;
-      if (size > max) {
-        done = true;
-        chunks.length = 0;
-        reject(new BodyTooLarge());
-        return;
-      }
-      chunks.push(chunk);
+      if (size > 2 * max) return fail(new BodyTooLarge(false));
+      if (size > max) chunks.length = 0; // keep reading, keep nothing
+      else chunks.push(chunk);
     });
     req.on("end", () => {
-      if (!done) resolve(new Uint8Array(Buffer.concat(chunks)));
+      if (settled) return;
+      if (size > max) return fail(new BodyTooLarge(true));
+      settled = true;
+      resolve(new Uint8Array(Buffer.concat(chunks)));
     });
-    req.on("error", (e) => {
-      if (!done) reject(e);
-      done = true;
-    });
+    req.on("error", fail);
   });
 }
 
@@ -140,7 +152,8 @@ export function createProvider(opts: ProviderOptions): Provider {
       body = await readBody(req, maxBody);
     } catch (e) {
       if (!(e instanceof BodyTooLarge)) throw e;
-      // Stop reading; close the connection once answered rather than draining an oversize body.
+      if (e.drained) return sendError(res, tooLarge(maxBody));
+      // Far too large to read through: answer, then drop the connection.
       res.on("finish", () => req.destroy());
       return sendError(res, tooLarge(maxBody), { connection: "close" });
     }
