@@ -8,7 +8,7 @@ import { conflict } from "./errors";
 import { HEADER_FILENAME, HEADER_MANIFEST_VERSION, PROTOCOL } from "./protocol";
 import { createProvider, type ProviderHandlers } from "./server";
 import { signedCall, testContext } from "./testing";
-import type { AuthContext, ManifestDocument, OperationInputs } from "./types";
+import type { AuthContext, ManifestDocument, OperationInputs, OperationResults } from "./types";
 
 const registration = { registrationId: "rrp_1", tenantId: "ten_1", secret: "rgs_server_test" };
 const doc: ManifestDocument = {
@@ -36,6 +36,9 @@ const handlers: Partial<ProviderHandlers> = {
   async action(_ctx, input) {
     if (input.action === "explode") throw new Error("database password is hunter2");
     throw conflict("the shipment has left", { state: "departed" });
+  },
+  async upsert() {
+    return undefined as unknown as OperationResults["upsert"];
   },
   async stream_file(_ctx, input) {
     return { content_type: "application/pdf", filename: `pod ${input.ref.split(":").pop()}é.pdf`, bytes: new Uint8Array([0x25, 0x50, 0x44, 0x46, 0x00, 0xff]) };
@@ -94,6 +97,10 @@ describe("createProvider", () => {
     expect(JSON.stringify(body)).not.toContain("hunter2");
     expect(logs.some((l) => l.startsWith("action failed (request req_"))).toBe(true);
     expect(logs.join("\n")).not.toContain(registration.secret);
+
+    const nothing = await post("upsert", { kind: "freight.shipment", ref: null, fields: {} });
+    expect(nothing.status).toBe(503);
+    expect(logs.some((l) => l.includes("the upsert handler returned nothing"))).toBe(true);
   });
 
   it("answers 404 for an operation without a handler, an unknown operation and an unknown path", async () => {

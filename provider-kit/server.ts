@@ -172,7 +172,9 @@ export function createProvider(opts: ProviderOptions): Provider {
     const handler = opts.handlers[op] as ((ctx: AuthContext, input: unknown) => Promise<unknown>) | undefined;
     if (!handler) throw notFound(`this provider does not answer the operation ${op}`, { operation: op });
     try {
-      const result = await handler(context, handlerInput(op, input as Record<string, unknown>));
+      const result = await handler.call(opts.handlers, context, handlerInput(op, input as Record<string, unknown>));
+      // `{ manifest_version }` alone is not an answer Realmgate accepts: a handler that returned nothing is a bug.
+      if (result === undefined) throw new Error(`the ${op} handler returned nothing`);
       if (op === "stream_file") return sendFile(res, result as StreamedFile);
       sendJson(res, 200, { manifest_version: currentVersion(), result });
     } catch (e) {
