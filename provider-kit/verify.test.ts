@@ -65,6 +65,7 @@ describe("verifyCall", () => {
     expect(refusal(() => verify(c, { headers: { ...c.headers, [HEADER_SIGNATURE]: [c.headers[HEADER_SIGNATURE]!, c.headers[HEADER_SIGNATURE]!] } }))).toMatch(/sent once/);
     expect(refusal(() => verify({ ...c, headers: { ...c.headers, [HEADER_SIGNATURE]: "v2=abc" } }))).toMatch(/must be v1=/);
     expect(refusal(() => verify({ ...c, headers: { ...c.headers, [HEADER_TIMESTAMP]: "1.5" } }))).toMatch(/integer/);
+    expect(refusal(() => verify({ ...c, headers: { ...c.headers, [HEADER_TIMESTAMP]: `0${c.headers[HEADER_TIMESTAMP]}` } }))).toMatch(/integer/);
   });
 
   it("refuses a timestamp more than 300 s from the clock, either way", () => {

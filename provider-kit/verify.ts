@@ -87,7 +87,7 @@ export function verifyCall(opts: VerifyOptions): { context: AuthContext; input: 
 
   if (registration !== opts.registrationId) refuse("the call names another registration");
 
-  if (!/^\d{1,15}$/.test(timestampText)) refuse("the timestamp must be an integer count of unix seconds");
+  if (!/^(0|[1-9]\d{0,14})$/.test(timestampText)) refuse("the timestamp must be an integer count of unix seconds");
   const timestamp = Number(timestampText);
   if (Math.abs(timestamp * 1000 - nowMs) > MAX_SKEW_SECONDS * 1000) refuse(`the timestamp is more than ${MAX_SKEW_SECONDS} s from the provider's clock`);
 
