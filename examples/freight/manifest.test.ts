@@ -7,6 +7,7 @@ import { searchCapabilities } from "@/lib/catalog/search";
 import { manifestSchema, operationKeysOf } from "@/lib/realms/contract";
 import { PROTOCOL } from "../../provider-kit/protocol";
 import { manifestDocument } from "./manifest";
+import { protocolSchemas } from "./test-client";
 
 const doc = manifestDocument();
 const parsed = manifestSchema.safeParse(doc.manifest);
@@ -17,6 +18,11 @@ describe("the freight manifest", () => {
     expect(doc.protocol).toBe(PROTOCOL);
     expect(doc.manifest.realm_type).toBe("remote");
     expect(Buffer.byteLength(JSON.stringify(doc))).toBeLessThan(512 * 1024);
+  });
+
+  it("is a manifest document by the protocol's JSON Schema", () => {
+    const validate = protocolSchemas().getSchema("manifest-document.json")!;
+    expect(validate(JSON.parse(JSON.stringify(doc))), JSON.stringify(validate.errors?.slice(0, 5))).toBe(true);
   });
 
   it("offers no upsert, delete or file.host, and labels every operation it offers", () => {

@@ -3,7 +3,7 @@
 // upload flow through to stream_file, scope narrowing, and the kit refusing an unsigned call.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFreight, type FreightApp } from "./app";
-import { call, rawCall, TEST_REGISTRATION } from "./test-client";
+import { call, checkAnswer, rawCall, TEST_REGISTRATION } from "./test-client";
 
 // The desk's clock is fixed (seeded relative to it), so overdue_days is exact; the calls' own clock is real time.
 const NOW = new Date("2026-12-01T12:00:00.000Z");
@@ -196,6 +196,11 @@ describe("scope and signatures", () => {
     expect(((await unsigned.json()) as { error: { code: string } }).error.code).toBe("bad_signature");
     const forged = await call(url, "list", { kind: "freight.shipment", filter: {}, cursor: null, limit: 5 }, { registration: { ...TEST_REGISTRATION, secret: "rgs_not_the_secret" } });
     expect(forged.status).toBe(401);
+  });
+
+  it("checks every answer above against the protocol's schemas (and that check can fail)", () => {
+    expect(() => checkAnswer("list", 200, { manifest_version: "1", result: { items: [{ ref: 1 }], next: null } })).toThrow(/results\/list/);
+    expect(() => checkAnswer("get", 404, { manifest_version: "1", error: { code: "gone", message: "x" } })).toThrow(/answer\.json/);
   });
 
   it("serves the manifest unsigned", async () => {

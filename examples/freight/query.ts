@@ -4,7 +4,7 @@ import { invalidInput } from "../../provider-kit/errors";
 import type { Cursor, Filter, LeanItem, Page } from "../../provider-kit/types";
 import type { Db } from "./db";
 import type { ScopeFilter } from "./gate";
-import { CARRIER_MODES, EXCEPTION_STATUSES, MAX_PAGE_SIZE, SEVERITIES, SHIPMENT_STATUSES } from "./manifest";
+import { CARRIER_MODES, EXCEPTION_STATUSES, manifestDocument, MAX_PAGE_SIZE, SEVERITIES, SHIPMENT_STATUSES } from "./manifest";
 import { parseRef, SEGMENTS, type Kind } from "./refs";
 import { ALIAS, lean, rowsOf, type Row } from "./store";
 
@@ -32,13 +32,8 @@ const likeText = (s: string) => `%${s.toLowerCase().replace(/[\\%_]/g, (c) => `\
 /** Route words as people type them: `Rotterdam -> Munich` reads like the stored `Rotterdam → Munich`. */
 export const normalizeRoute = (s: string): string => s.replace(/\s*-+>\s*/g, " → ").trim();
 
-/** The filters each kind accepts (the manifest's `filters`). */
-export const FILTERS: Record<Kind, string[]> = {
-  "freight.shipment": ["status", "carrier", "route", "overdue_days"],
-  "freight.carrier": ["mode"],
-  "freight.exception": ["shipment", "status", "severity"],
-  "freight.document": ["shipment"],
-};
+/** The filters each kind accepts: the manifest's `filters`, so what is declared is what is taken. */
+export const FILTERS = Object.fromEntries(manifestDocument().manifest.kinds.map((k) => [k.name, k.filters ?? []])) as Record<Kind, string[]>;
 
 function text(filter: Filter, key: string): string {
   const v = filter[key];

@@ -5,16 +5,14 @@ import { invalidInput, notFound } from "../../provider-kit/errors";
 import type { Filter, OperationResults } from "../../provider-kit/types";
 import type { Db } from "./db";
 import type { ScopeFilter } from "./gate";
+import { manifestDocument } from "./manifest";
 import { minimumDays, rowsPage, type PageQuery } from "./query";
 import type { Kind } from "./refs";
 import { lean, type CarrierRow, type Row, type ShipmentRow } from "./store";
 
-/** The selector keys each kind takes (the manifest's selectors' `by`). */
-export const SELECTORS: Partial<Record<Kind, string[]>> = {
-  "freight.shipment": ["reference", "status", "carrier", "route", "overdue_days"],
-  "freight.carrier": ["name"],
-  "freight.exception": ["shipment"],
-};
+/** The selector keys each kind takes: the manifest's selectors' `by`. */
+export const SELECTORS: Partial<Record<Kind, string[]>> = {};
+for (const sel of manifestDocument().manifest.selectors ?? []) (SELECTORS[sel.kind as Kind] ??= []).push(sel.by);
 
 /** More choices than this are cut: a person picks among a few, or narrows the selector. */
 const MAX_CHOICES = 20;
