@@ -51,6 +51,21 @@ describe("reading the desk", () => {
     expect(bad.body.error).toMatchObject({ code: "invalid_input", details: { field: "filter.colour" } });
   });
 
+  it("pages a search over every kind without losing or repeating an item", async () => {
+    const seen: string[] = [];
+    let cursor: unknown = null;
+    for (let pages = 0; pages < 10; pages++) {
+      const r = await call(url, "search", { kind: null, query: "", filter: {}, cursor, limit: 6 });
+      seen.push(...items(r).map((i) => i.ref));
+      cursor = (r.body.result as { next: unknown }).next;
+      if (!cursor) break;
+    }
+    expect(seen).toHaveLength(20); // 12 shipments, 4 carriers, 3 exceptions, 1 document
+    expect(new Set(seen).size).toBe(20);
+    expect(seen.slice(11, 13)).toEqual(["freight:shipment:s1051", "freight:carrier:balticrail"]);
+    expect(seen.at(-1)).toBe("freight:document:d1040");
+  });
+
   it("filters by carrier name or ref, status and route", async () => {
     const byName = await call(url, "list", { kind: "freight.shipment", filter: { carrier: "baltic rail", status: "in_transit" }, cursor: null, limit: 50 });
     expect(labels(byName)).toEqual(["SHP-1043"]);

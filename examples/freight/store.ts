@@ -87,6 +87,8 @@ export const routeOf = (s: Pick<ShipmentRow, "origin" | "destination">): string 
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 const day = (d: Date): string => d.toISOString().slice(0, 10);
 const words = (status: string): string => status.replace(/_/g, " ");
+/** Summaries stay one line: a long note is cut at a word with an ellipsis. */
+const short = (text: string, max = 120): string => (text.length <= max ? text : `${text.slice(0, max).replace(/\s+\S*$/, "")}…`);
 
 // --- Presenting -------------------------------------------------------------------------------------------
 
@@ -111,7 +113,7 @@ export function present(kind: Kind, row: Row, now: Date): { ref: string; label: 
       return {
         ref: makeRef("exception", x.id),
         label: `${x.shipment_reference} ${words(x.kind)} (${x.severity})`,
-        summary: `${x.status} · ${x.note}`,
+        summary: `${x.status} · ${short(x.note)}`,
         lineage: [makeRef("shipment", x.shipment_id)],
         updated_at: x.updated_at.toISOString(),
       };
