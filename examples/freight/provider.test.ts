@@ -205,6 +205,15 @@ describe("scope and signatures", () => {
     expect(items(everything).map((i) => i.ref)).toEqual(["freight:shipment:s1045", "freight:carrier:nordline", "freight:exception:e2"]);
   });
 
+  it("resolves selectors within the scope only", async () => {
+    const scope = { refs: ["freight:shipment:s1042"] };
+    const inside = await call(url, "resolve_selector", { kind: "freight.shipment", selector: { status: "delayed" } }, { scope });
+    expect(inside.body.result).toEqual({ ref: "freight:shipment:s1042" });
+    const outside = await call(url, "resolve_selector", { kind: "freight.shipment", selector: { reference: "SHP-1045" } }, { scope });
+    // Only what the scope shows is suggested: SHP-1045 itself stays unknown, SHP-1042 is one edit away.
+    expect(outside.body.error).toMatchObject({ code: "not_found", details: { did_you_mean: ["SHP-1042"] } });
+  });
+
   it("refuses an unsigned call and a call signed with another secret", async () => {
     const unsigned = await fetch(`${url}/ops/list`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ context: {}, input: {} }) });
     expect(unsigned.status).toBe(401);
