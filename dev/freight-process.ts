@@ -5,6 +5,7 @@
 // back (its registration is kept in its data directory, so it comes back registered).
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import net from "node:net";
 import path from "node:path";
 import readline from "node:readline";
 
@@ -37,6 +38,8 @@ export async function startFreightProcess(opts: { port: number; dataDir: string;
     new Promise<void>((resolve, reject) => {
       const c = spawn(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), "examples/freight/server.ts"], {
         stdio: ["ignore", "pipe", "pipe"],
+        // Its own process group: tsx runs the provider in a child of its own, and a stop must reach both.
+        detached: true,
         env: { ...process.env, FREIGHT_PORT: String(opts.port), FREIGHT_HOST: "127.0.0.1", FREIGHT_DATA_DIR: opts.dataDir, FREIGHT_PUBLIC_URL: url, REALMGATE_URL: opts.realmgateUrl, REALMGATE_REGISTRATION_TOKEN: opts.token },
       });
       child = c;
@@ -62,12 +65,29 @@ export async function startFreightProcess(opts: { port: number; dataDir: string;
       });
     });
 
+  /** Until nothing listens on the port any more (the provider's own process may outlive tsx's by a moment). */
+  const portFree = async () => {
+    for (let i = 0; i < 50; i++) {
+      const open = await new Promise<boolean>((r) => {
+        const sock = net.connect(opts.port, "127.0.0.1");
+        sock.once("connect", () => (sock.destroy(), r(true)));
+        sock.once("error", () => r(false));
+      });
+      if (!open) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+
   const stop = (signal: NodeJS.Signals = "SIGTERM") =>
     new Promise<void>((resolve) => {
       const c = child;
       if (!c || c.exitCode !== null) return resolve();
-      c.once("exit", () => resolve());
-      c.kill(signal);
+      c.once("exit", () => void portFree().then(resolve));
+      try {
+        process.kill(-c.pid!, signal);
+      } catch {
+        c.kill(signal);
+      }
     });
 
   await start();
