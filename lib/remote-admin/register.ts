@@ -81,6 +81,11 @@ async function insertProvider(db: Db, who: Registrant, url: string, via: "owner"
     if (Object.hasOwn(builtInRealms, ns)) throw new AppError("conflict", `"${ns}" is a built-in realm; the provider must use another namespace.`, { details: { namespace: ns } });
     await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`realm-namespace|${who.tenantId}|${ns}`}, 0))`);
     if (await findRealm(tx, who.tenantId, ns)) throw new AppError("conflict", `The namespace "${ns}" is taken by another realm of this workspace.`, { details: { namespace: ns } });
+    const [inserted] = await tx
+      .insert(remoteProviders)
+      .values({ id, tenantId: who.tenantId, namespace: ns, baseUrl: url, manifest: check.manifest, manifestVersion: check.manifestVersion, secretSealed: sealSecret(who.tenantId, id, secret), registeredBy: who.userId, registeredVia: via })
+      .returning();
+    // The token is used up in the same transaction (a concurrent second use waits, then finds it used).
     if (tokenId) {
       const used = await tx
         .update(remoteRegistrationTokens)
@@ -89,10 +94,6 @@ async function insertProvider(db: Db, who: Registrant, url: string, via: "owner"
         .returning({ id: remoteRegistrationTokens.id });
       if (!used.length) throw tokenRefused();
     }
-    const [inserted] = await tx
-      .insert(remoteProviders)
-      .values({ id, tenantId: who.tenantId, namespace: ns, baseUrl: url, manifest: check.manifest, manifestVersion: check.manifestVersion, secretSealed: sealSecret(who.tenantId, id, secret), registeredBy: who.userId, registeredVia: via })
-      .returning();
     await recordChange(tx, who, "remote_provider.registered", {
       namespace: ns,
       subjectId: id,
