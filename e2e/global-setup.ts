@@ -43,6 +43,7 @@ export default async function globalSetup() {
     AUTH_OIDC_CLIENT_ID: "realmgate-e2e",
     AUTH_OIDC_CLIENT_SECRET: clientSecret,
     AUTH_OIDC_NAME: "Local SSO",
+    REALMGATE_REMOTE_PRIVATE_HOSTS: "127.0.0.1,localhost",
     ...fixtureEnv,
   };
   const server = spawnNext(port, env, "e2e/artifacts/server.log");

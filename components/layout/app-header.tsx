@@ -9,6 +9,7 @@ const nav: { href: string; label: string; roles?: readonly string[] }[] = [
   { href: "/connections", label: "Connections" },
   { href: "/support", label: "Support", roles: ["owner", "support"] },
   { href: "/admin/imports", label: "Imports", roles: ["owner"] },
+  { href: "/admin/providers", label: "Providers", roles: ["owner"] },
   { href: "/settings/api-keys", label: "API keys" },
   { href: "/settings/account", label: "Account" },
 ];
