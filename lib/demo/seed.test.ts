@@ -43,14 +43,15 @@ describe("demo seed", () => {
 });
 
 describe("demo steps", () => {
-  it("are the registered realms' demo steps, in the registry's order (memory, docs, board), then the demo's modes, then the agent", async () => {
+  it("are the registered realms' demo steps, in the registry's order (memory, docs, board), then the demo's modes, the agent, and the remote provider's token", async () => {
     const { demoSeedSteps } = await import("./index");
     const { seedDemoAgent } = await import("./agent");
     const { seedDemoModes } = await import("./modes");
     const { seedDemo: memory } = await import("@/lib/realms/memory/demo");
     const { seedDemo: docs } = await import("@/lib/realms/docs/demo");
     const { seedDemo: board } = await import("@/lib/realms/board/demo");
-    expect(demoSeedSteps).toEqual([memory, docs, board, seedDemoModes, seedDemoAgent]);
+    const { seedDemoRemote } = await import("./remote");
+    expect(demoSeedSteps).toEqual([memory, docs, board, seedDemoModes, seedDemoAgent, seedDemoRemote]);
   });
 });
 

@@ -3,10 +3,12 @@
 // re-import or a curation change (which bump the version) is seen by every app instance on its next call.
 import type { Executor } from "@/db/client";
 import type { Realm } from "@/lib/realms/contract";
-import type { TenantRealmSource } from "@/lib/realms/tenant-source";
+import { sql } from "drizzle-orm";
+import { openapiRealms } from "@/db/schema";
+import type { TableRealmSource } from "@/lib/realms/tenant-source";
 import { openApiAdapter } from "./adapter";
 import { buildRealm, type BuiltRealm } from "./manifest";
-import { curations, operationRecords, realmHead, realmHeads, realmRecord, type RealmHead } from "./store";
+import { curations, operationRecords, realmRecord, type RealmHead } from "./store";
 
 const CACHE_MAX = 64;
 const cache = new Map<string, Promise<Realm & { built: BuiltRealm }>>();
@@ -35,16 +37,8 @@ export async function realmOf(db: Executor, h: RealmHead): Promise<Realm & { bui
   return p;
 }
 
-export const openApiRealmSource: TenantRealmSource = {
-  async list(db, tenantId) {
-    const heads = await realmHeads(db, tenantId);
-    // Sequential: a transaction runs one query at a time.
-    const out: Realm[] = [];
-    for (const h of heads) out.push(await realmOf(db, h));
-    return out;
-  },
-  async get(db, tenantId, namespace) {
-    const h = await realmHead(db, tenantId, namespace);
-    return h ? realmOf(db, h) : null;
-  },
+export const openApiRealmSource: TableRealmSource = {
+  heads: (tenantId, namespace) =>
+    sql`select id, namespace, version from ${openapiRealms} where tenant_id = ${tenantId}${namespace === undefined ? sql`` : sql` and namespace = ${namespace}`}`,
+  realmOf: (db, tenantId, head) => realmOf(db, { ...head, tenantId }),
 };
