@@ -2,7 +2,7 @@
 // connections, a consent screen, imported services and a curate view) in the dark scheme — and the light one
 // beside it — at 1280 and 360 px, each axe clean and none wider than a phone's screen.
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
-import { demo, expectAccessible, screenshot, signInAs } from "./support/helpers";
+import { accessibleEveryWay, demo, signInAs } from "./support/helpers";
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 // Letters only: a realm's namespace takes no digits.
@@ -40,32 +40,6 @@ async function consentPath(request: APIRequestContext, apiKey: string): Promise<
   return new URL(body.error.details.connection_hub_url).pathname;
 }
 
-async function everyWay(page: Page, name: string) {
-  for (const scheme of ["dark", "light"] as const) {
-    // Reduced motion: no colour transition is caught half-way by the contrast check.
-    await page.emulateMedia({ colorScheme: scheme, reducedMotion: "reduce" });
-    for (const width of [1280, 360]) {
-      await page.setViewportSize({ width, height: 900 });
-      // Nothing hovered: the mouse rests where the last click left it, maybe over a button after a reflow.
-      await page.mouse.move(0, 0);
-      await expectAccessible(page);
-      if (width === 360) {
-        // Nothing pushes the page sideways on a phone.
-        const wide = await page.evaluate(() => ({
-          scroll: document.scrollingElement!.scrollWidth,
-          inner: window.innerWidth,
-          // The failure names what sticks out.
-          culprits: [...document.querySelectorAll("body *")]
-            .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1)
-            .slice(-3)
-            .map((e) => `${e.tagName.toLowerCase()}.${String(e.className).slice(0, 60)} “${(e.textContent ?? "").slice(0, 40)}”`),
-        }));
-        expect(wide.scroll, `${name} at 360 px (${scheme}): ${wide.culprits.join("; ")}`).toBeLessThanOrEqual(wide.inner);
-      }
-      await screenshot(page, `dark-${name}-${scheme}-${width}`);
-    }
-  }
-}
 
 const pages: { name: string; path: () => string; heading: RegExp | string; ready?: (page: Page) => Promise<void> }[] = [
   { name: "home", path: () => "/", heading: /Welcome/ },
@@ -103,7 +77,7 @@ test.describe.serial("the dark theme on the owner's main pages", () => {
       // Client lists finish loading before the scan (a spinner is not the page).
       await page.waitForLoadState("networkidle");
       await p.ready?.(page);
-      await everyWay(page, p.name);
+      await accessibleEveryWay(page, `dark-${p.name}`);
     });
   }
 });

@@ -5,9 +5,9 @@
 // only an owner registers providers. Axe clean in light and dark at 1280 and 360 px.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
+import { expect, test, type APIRequestContext } from "@playwright/test";
 import { remoteManifestDocument } from "./fixtures/remote-manifest";
-import { demo, expectAccessible, screenshot, signInAs } from "./support/helpers";
+import { accessibleEveryWay, demo, expectAccessible, screenshot, signInAs } from "./support/helpers";
 
 // Unique to this spec: other specs share the database.
 const NS = "tickets_e2e";
@@ -62,31 +62,6 @@ test.afterAll(async ({ request }) => {
   await new Promise((r) => server.close(r));
 });
 
-/** Light and dark, 1280 and 360 px: axe clean, nothing wider than a phone, a screenshot of each. */
-async function everyWay(page: Page, name: string) {
-  for (const scheme of ["light", "dark"] as const) {
-    await page.emulateMedia({ colorScheme: scheme, reducedMotion: "reduce" });
-    for (const width of [1280, 360]) {
-      await page.setViewportSize({ width, height: 900 });
-      await page.mouse.move(0, 0);
-      await expectAccessible(page);
-      if (width === 360) {
-        const wide = await page.evaluate(() => ({
-          scroll: document.scrollingElement!.scrollWidth,
-          inner: window.innerWidth,
-          culprits: [...document.querySelectorAll("body *")]
-            .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1)
-            .slice(-3)
-            .map((e) => `${e.tagName.toLowerCase()}.${String(e.className).slice(0, 60)} “${(e.textContent ?? "").slice(0, 40)}”`),
-        }));
-        expect(wide.scroll, `${name} at 360 px (${scheme}): ${wide.culprits.join("; ")}`).toBeLessThanOrEqual(wide.inner);
-      }
-      await screenshot(page, `providers-${name}-${scheme}-${width}`);
-    }
-  }
-  await page.emulateMedia({ colorScheme: "light", reducedMotion: "reduce" });
-  await page.setViewportSize({ width: 1280, height: 900 });
-}
 
 test("an owner registers, checks and removes a remote provider in the UI", async ({ page, request }) => {
   test.setTimeout(240_000);
@@ -158,7 +133,7 @@ test("an owner registers, checks and removes a remote provider in the UI", async
   await expect(item).toContainText("Why: manifest.realm_type must be");
   await expect(check).toBeFocused();
 
-  await everyWay(page, "owner");
+  await accessibleEveryWay(page, "providers-owner");
 
   state.broken = false;
   await check.click();
@@ -222,5 +197,5 @@ test("a member is told only an owner registers providers", async ({ page }) => {
   await expect(page.getByRole("status").filter({ hasText: "Only a workspace owner registers providers" })).toBeVisible();
   await expect(page.getByLabel("Provider URL")).toHaveCount(0);
   await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Providers" })).toHaveCount(0);
-  await everyWay(page, "member");
+  await accessibleEveryWay(page, "providers-member");
 });

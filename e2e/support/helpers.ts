@@ -42,6 +42,36 @@ export async function expectAccessible(page: Page) {
   expect(bad.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`)).toEqual([]);
 }
 
+/**
+ * Dark and light, 1280 and 360 px: axe clean, nothing wider than a phone at 360 px, and a screenshot of each
+ * (`<prefix>-<scheme>-<width>.png`).
+ */
+export async function accessibleEveryWay(page: Page, prefix: string) {
+  for (const scheme of ["dark", "light"] as const) {
+    // Reduced motion: no colour transition is caught half-way by the contrast check.
+    await page.emulateMedia({ colorScheme: scheme, reducedMotion: "reduce" });
+    for (const width of [1280, 360]) {
+      await page.setViewportSize({ width, height: 900 });
+      // Nothing hovered: the mouse rests where the last click left it, maybe over a button after a reflow.
+      await page.mouse.move(0, 0);
+      await expectAccessible(page);
+      if (width === 360) {
+        // Nothing pushes the page sideways on a phone; the failure names what sticks out.
+        const wide = await page.evaluate(() => ({
+          scroll: document.scrollingElement!.scrollWidth,
+          inner: window.innerWidth,
+          culprits: [...document.querySelectorAll("body *")]
+            .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1)
+            .slice(-3)
+            .map((e) => `${e.tagName.toLowerCase()}.${String(e.className).slice(0, 60)} “${(e.textContent ?? "").slice(0, 40)}”`),
+        }));
+        expect(wide.scroll, `${prefix} at 360 px (${scheme}): ${wide.culprits.join("; ")}`).toBeLessThanOrEqual(wide.inner);
+      }
+      await screenshot(page, `${prefix}-${scheme}-${width}`);
+    }
+  }
+}
+
 export async function screenshot(page: Page, name: string) {
   fs.mkdirSync("e2e/artifacts/screenshots", { recursive: true });
   await page.screenshot({ path: `e2e/artifacts/screenshots/${name}.png`, fullPage: true });

@@ -1,21 +1,9 @@
 // What the /api/v1/remote-providers routes answer (lib/remote-admin/register.ts), as the page reads it.
 import { ApiError } from "@/components/api-client";
 
-export type ProviderView = {
-  id: string;
-  namespace: string;
-  title: string;
-  url: string;
-  manifest_version: string;
-  status: "active" | "unavailable";
-  status_reason: string | null;
-  breaker: "closed" | "open";
-  registered_via: string;
-  kinds: number;
-  actions: number;
-  created_at: string;
-  updated_at: string;
-};
+import type { ProviderView } from "@/lib/remote-admin/register";
+
+export type { ProviderView };
 
 export type Registered = { provider: ProviderView; secret: string; tenant_id: string };
 export type MintedToken = { token: string; expires_at: string; register_url: string };
