@@ -5,7 +5,7 @@
 import { and, eq, isNull, or, sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import { actors, grants } from "@/db/schema";
-import { recordChange } from "@/lib/audit/record";
+import { recordAudit } from "@/lib/audit/record";
 import type { OperationKey } from "@/lib/realms/contract";
 
 export type MeaningChange = { operation: OperationKey; change: string };
@@ -45,7 +45,8 @@ export async function grantsAffectedBy(db: Executor, tenantId: string, namespace
  */
 export async function suspendChangedOperations(
   tx: Executor,
-  who: { tenantId: string; userId: string; requestId?: string | null },
+  /** `userId` null: no person made the change (a remote provider's new manifest): recorded as the system's. */
+  who: { tenantId: string; userId: string | null; requestId?: string | null },
   namespace: string,
   changes: MeaningChange[],
   now = new Date(),
@@ -58,7 +59,12 @@ export async function suspendChangedOperations(
     const next = { ...(row?.suspensions ?? {}) };
     for (const a of list) next[a.operation] = { at: now.toISOString(), change: a.change };
     await tx.update(grants).set({ suspensions: next }).where(eq(grants.id, grantId));
-    await recordChange(tx, who, "grant.suspended", {
+    await recordAudit(tx, {
+      tenantId: who.tenantId,
+      event: "grant.suspended",
+      principal: who.userId ? { type: "user", userId: who.userId } : { type: "system" },
+      requestId: who.requestId ?? null,
+      outcome: "ok",
       namespace,
       subjectId: grantId,
       reason: "meaning_changed",

@@ -6,9 +6,10 @@ import { createHash, randomBytes } from "node:crypto";
 import { and, eq, gt, isNull, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/db/client";
-import { memberships, remoteProviders, remoteRegistrationTokens } from "@/db/schema";
+import { consentRequests, grants, memberships, remoteProviders, remoteRegistrationTokens, workingSetTools } from "@/db/schema";
 import { recordAudit, recordChange } from "@/lib/audit/record";
 import type { UserContext } from "@/lib/authz/context";
+import { voidApprovals } from "@/lib/authz/void-approvals";
 import { AppError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
 import { builtInRealms, findRealm } from "@/lib/realms/registry";
@@ -160,12 +161,40 @@ export async function recheckProvider(db: Db, who: UserContext, id: string) {
   return { ...outcome, provider: providerView((await providerById(db, who.tenantId, id))!) };
 }
 
-/** Remove a registration: the realm goes with it, and grants to its namespace cover nothing from now on. */
+/**
+ * Remove a registration: the realm goes with it, and so does everything people approved for it — its grants are
+ * revoked (links they minted die with them), waiting approvals voided, pending consent requests lapse, agents' exact tools
+ * of it dropped — so whatever registers that namespace later starts from nothing, in the same transaction.
+ */
 export async function removeProvider(db: Db, who: UserContext, id: string) {
   return db.transaction(async (tx) => {
     const [row] = await tx.delete(remoteProviders).where(and(eq(remoteProviders.tenantId, who.tenantId), eq(remoteProviders.id, id))).returning();
     if (!row) throw new AppError("not_found", "No such remote provider in this workspace.", { details: { id: id.slice(0, 80) } });
-    await recordAudit(tx, { tenantId: who.tenantId, event: "remote_provider.removed", principal: { type: "user", userId: who.userId }, requestId: who.requestId ?? null, namespace: row.namespace, outcome: "ok", subjectId: row.id, details: { url: row.baseUrl } });
-    return { removed: true, id: row.id, namespace: row.namespace };
+    const ns = row.namespace;
+    const revoked = await tx
+      .update(grants)
+      .set({ revokedAt: new Date(), revokedBy: who.userId, revokeReason: "provider_removed" })
+      .where(and(eq(grants.tenantId, who.tenantId), eq(grants.namespace, ns), isNull(grants.revokedAt)))
+      .returning({ id: grants.id, actorId: grants.actorId, operations: grants.operations });
+    const by = { tenantId: who.tenantId, userId: who.userId, requestId: who.requestId ?? null };
+    for (const g of revoked) await recordChange(tx, by, "grant.revoked", { namespace: ns, subjectId: g.id, reason: "provider_removed", details: { actor_id: g.actorId, operations: g.operations } });
+    const voided = await voidApprovals(tx, who.tenantId, { namespace: ns }, "provider_removed", who.requestId ?? null);
+    const closed = await tx
+      .update(consentRequests)
+      .set({ expiresAt: new Date() })
+      .where(and(eq(consentRequests.tenantId, who.tenantId), eq(consentRequests.namespace, ns), eq(consentRequests.status, "pending")))
+      .returning({ id: consentRequests.id });
+    await tx.delete(workingSetTools).where(and(eq(workingSetTools.tenantId, who.tenantId), eq(workingSetTools.namespace, ns)));
+    await recordAudit(tx, {
+      tenantId: who.tenantId,
+      event: "remote_provider.removed",
+      principal: { type: "user", userId: who.userId },
+      requestId: who.requestId ?? null,
+      namespace: ns,
+      outcome: "ok",
+      subjectId: row.id,
+      details: { url: row.baseUrl, grants_revoked: revoked.length, approvals_voided: voided, consent_requests_closed: closed.length },
+    });
+    return { removed: true, id: row.id, namespace: ns, grants_revoked: revoked.length, approvals_voided: voided, consent_requests_closed: closed.length };
   });
 }

@@ -128,7 +128,9 @@ function providerDetails(target: ProviderTarget, raw: unknown): Record<string, u
 function passedOn(target: ProviderTarget, status: number, error: unknown): AppError | null {
   if (!isObject(error) || typeof error.code !== "string" || !PASSED_ON.has(error.code as ErrorCode)) return null;
   const code = error.code as ErrorCode;
-  const message = typeof error.message === "string" && error.message.trim() ? error.message.slice(0, 1000) : `The provider refused (${code}).`;
+  // Attributed: the words are the provider's, never Realmgate's own.
+  const said = typeof error.message === "string" && error.message.trim() ? error.message.replace(/\s+/g, " ").trim().slice(0, 500) : `it refused (${code})`;
+  const message = `The ${target.namespace} provider says: ${said}`;
   const details = providerDetails(target, error.details);
   if (code === "realm_denied") details.wall = "provider";
   if (code === "provider_unavailable") return new ProviderFailure(code, message, { status: status === 503 || status === 504 ? status : 502, details: { ...details, reason: "provider_said" } });

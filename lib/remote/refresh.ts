@@ -6,10 +6,13 @@ import { and, eq, sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import { remoteProviders } from "@/db/schema";
 import { recordAudit, type AuditPrincipal } from "@/lib/audit/record";
+import { suspendChangedOperations } from "@/lib/authz/suspensions";
+import type { RealmManifest } from "@/lib/realms/contract";
 import { isAppError } from "@/lib/errors";
 import type { Transition } from "./breaker";
 import { fetchManifestDocument } from "./client";
 import { checkManifestDocument, MAX_MANIFEST_BYTES } from "./manifest";
+import { manifestMeaningChanges } from "./meaning";
 import type { RemoteProvider } from "./store";
 
 export type Refreshed = { status: "unchanged" | "changed" | "unavailable"; problems?: string[] };
@@ -38,7 +41,12 @@ export async function refreshManifest(tx: Executor, row: RemoteProvider, who: Au
       .returning({ id: remoteProviders.id });
     if (updated.length === 0) return { status: "unchanged" };
     if (row.status !== "active") await audit("remote_provider.available", { manifest_version: next.manifestVersion });
-    if (next.manifestVersion !== row.manifestVersion) await audit("remote_provider.manifest_changed", { from: row.manifestVersion, to: next.manifestVersion });
+    // What changed meaning is suspended on the grants covering it, in this same transaction.
+    const changes = manifestMeaningChanges(row.manifest as RealmManifest, next.manifest as RealmManifest);
+    const suspended = await suspendChangedOperations(tx, { tenantId: row.tenantId, userId: who.type === "user" ? who.userId : null, requestId }, row.namespace, changes);
+    if (next.manifestVersion !== row.manifestVersion || changes.length) {
+      await audit("remote_provider.manifest_changed", { from: row.manifestVersion, to: next.manifestVersion, changes: changes.map((c) => `${c.operation}: ${c.change}`).slice(0, 50), suspended_grants: new Set(suspended.map((a) => a.grant_id)).size });
+    }
     return { status: "changed" };
   }
   const reason = problems.slice(0, 10).join("; ").slice(0, 2000);

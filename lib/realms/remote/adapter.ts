@@ -131,7 +131,10 @@ export function remoteRealm(row: RemoteProvider): Realm {
     },
 
     async get(ctx, input) {
-      return shapeObject(ctx, await call(ctx, "get", "object.get", { ref: input.ref, full: input.full }), input.ref, "get");
+      const obj = await call(ctx, "get", "object.get", { ref: input.ref, full: input.full });
+      // The object asked for, and no other (a provider's mix-up must not hand out an object the grant does not reach).
+      if (isObject(obj) && obj.ref !== undefined && obj.ref !== input.ref) throw badAnswer(`get of ${input.ref} answered another object (${JSON.stringify(obj.ref)?.slice(0, 120)})`);
+      return shapeObject(ctx, obj, input.ref, "get");
     },
 
     async action(ctx, input) {

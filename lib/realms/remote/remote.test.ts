@@ -3,7 +3,7 @@
 // context, answers checked, files and upload slots as Realmgate links, the breaker, manifest refresh.
 import { and, eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { auditEvents, remoteProviders } from "@/db/schema";
+import { auditEvents, grants, remoteProviders } from "@/db/schema";
 import { dispatch } from "@/lib/tools/dispatch";
 import { redeemLiveUrl } from "@/lib/tools/files";
 import { listRealms } from "@/lib/realms/registry";
@@ -278,6 +278,72 @@ describe("calls through the dispatcher", () => {
     const { recheckProvider } = await import("@/lib/remote-admin/register");
     expect((await recheckProvider(t.db, t.users.alice!, registrationId)).provider).toMatchObject({ status: "active", manifest_version: "4" });
     expect((await auditOf("remote_provider.available")).length).toBe(1);
+  });
+});
+
+describe("what people approved stays what it was", () => {
+  it("removing a provider revokes its grants and kills their links: a provider registered later under the namespace inherits nothing", async () => {
+    const desk = await startTickets("gone_desk");
+    try {
+      const reg = await registerByUrl(t.db, t.users.alice!, { url: desk.url });
+      desk.setRegistration({ registration_id: reg.provider.id, tenant_id: reg.tenant_id, secret: reg.secret });
+      const agent = await makeActor(t, t.users.alice!, "Gone desk helper");
+      await grant(t, t.users.alice!, agent.actorId, "gone_desk", ["object.get"]);
+      const got = (await dispatch(call(agent), "get_object", { ref: "gone_desk:ticket:t1" })) as { attachment: { url: string } };
+      const removed = await removeProvider(t.db, t.users.alice!, reg.provider.id);
+      expect(removed.grants_revoked).toBe(1);
+      const again = await registerByUrl(t.db, t.users.alice!, { url: desk.url });
+      desk.setRegistration({ registration_id: again.provider.id, tenant_id: again.tenant_id, secret: again.secret });
+      expect((await errorOf(dispatch(call(agent), "get_object", { ref: "gone_desk:ticket:t1" }))).code).toMatch(/^(grant_revoked|consent_required)$/);
+      expect((await errorOf(redeemLiveUrl(t.db, got.attachment.url, { method: "GET" }))).code).toBe("forbidden");
+      await removeProvider(t.db, t.users.alice!, again.provider.id);
+    } finally {
+      await desk.close();
+    }
+  });
+
+  it("a new manifest cannot widen old grants: a new action and a dropped-then-restored one wait for a person again", async () => {
+    const desk = await startTickets("growing_desk");
+    try {
+      const reg = await registerByUrl(t.db, t.users.alice!, { url: desk.url });
+      desk.setRegistration({ registration_id: reg.provider.id, tenant_id: reg.tenant_id, secret: reg.secret });
+      const every = await makeActor(t, t.users.alice!, "Every action helper");
+      await t.db.transaction(async (tx) => {
+        const { createGrantTx } = await import("@/lib/authz/grants");
+        await createGrantTx(tx, t.users.alice!, { actorId: every.actorId, namespace: "growing_desk", operations: ["object.list"], allActions: true, resourceScope: null, expiresAt: null });
+      });
+      // v2 adds "reopen" and drops "close".
+      const v2 = ticketsManifest("growing_desk", "2");
+      const close = v2.manifest.actions.find((a) => a.name === "close")!;
+      v2.manifest.actions = [...v2.manifest.actions.filter((a) => a.name !== "close"), { ...close, name: "reopen", label: "Reopen a ticket" }];
+      (v2.manifest.service_card.operation_labels as Record<string, string>)["object.action.reopen"] = "Reopen a ticket";
+      delete (v2.manifest.service_card.operation_labels as Record<string, string>)["object.action.close"];
+      v2.manifest.catalog.operations = v2.manifest.catalog.operations.map((o) => (o === "object.action.close" ? "object.action.reopen" : o));
+      desk.manifest = v2;
+      await dispatch(call(every), "list_objects", { namespace: "growing_desk", kind: "growing_desk.ticket" });
+      const reopen = await errorOf(dispatch(call(every), "object_action", { ref: "growing_desk:ticket:t1", action: "reopen", payload: { reason: "x" } }));
+      expect(reopen.code).toBe("consent_required");
+      // v3 brings "close" back: the dropped action never inherits its old approval.
+      desk.manifest = ticketsManifest("growing_desk", "3");
+      await dispatch(call(every), "list_objects", { namespace: "growing_desk", kind: "growing_desk.ticket" });
+      expect((await errorOf(dispatch(call(every), "object_action", { ref: "growing_desk:ticket:t1", action: "close", payload: { reason: "x" } }))).code).toBe("consent_required");
+      const [g] = await t.db.select().from(grants).where(eq(grants.actorId, every.actorId));
+      expect(Object.keys(g!.suspensions).sort()).toEqual(["object.action.close", "object.action.reopen"]);
+      const [rec] = await t.db.select().from(auditEvents).where(and(eq(auditEvents.tenantId, t.tenantId), eq(auditEvents.event, "grant.suspended"), eq(auditEvents.subjectId, g!.id)));
+      expect(rec).toMatchObject({ principalType: "system", reason: "meaning_changed" });
+    } finally {
+      const row = (await t.db.select().from(remoteProviders).where(and(eq(remoteProviders.tenantId, t.tenantId), eq(remoteProviders.namespace, "growing_desk"))))[0];
+      if (row) await removeProvider(t.db, t.users.alice!, row.id);
+      await desk.close();
+    }
+  });
+
+  it("a get answered with another object is refused, and a provider's message is attributed to it", async () => {
+    p.mode = "wrong_object";
+    const e = await errorOf(dispatch(call(t.users.alice!), "get_object", { ref: "tickets:ticket:t1" }));
+    expect(e).toMatchObject({ code: "provider_unavailable", details: { reason: "bad_answer" } });
+    p.mode = "sneaky";
+    expect((await errorOf(dispatch(call(t.users.alice!), "list_objects", { namespace: "tickets", kind: "tickets.ticket" }))).message).toBe("The tickets provider says: Ask for consent here.");
   });
 });
 
