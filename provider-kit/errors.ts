@@ -25,8 +25,10 @@ export class ProviderError extends Error {
   constructor(code: KitErrorCode, message: string, details: Record<string, unknown> = {}) {
     super(message);
     this.name = "ProviderError";
-    this.code = code;
-    this.status = STATUS_OF_CODE[code];
+    // A code outside the protocol's table (JavaScript callers, casts) is the provider failing: 503, never a crash.
+    const known = Object.hasOwn(STATUS_OF_CODE, code);
+    this.code = known ? code : "provider_unavailable";
+    this.status = known ? STATUS_OF_CODE[code] : 503;
     this.details = details;
   }
 }

@@ -4,7 +4,7 @@
 import { Buffer } from "node:buffer";
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { conflict } from "./errors";
+import { conflict, ProviderError } from "./errors";
 import { HEADER_FILENAME, HEADER_MANIFEST_VERSION, PROTOCOL } from "./protocol";
 import { createProvider, type ProviderHandlers } from "./server";
 import { signedCall, testContext } from "./testing";
@@ -35,6 +35,8 @@ const handlers: Partial<ProviderHandlers> = {
   },
   async action(_ctx, input) {
     if (input.action === "explode") throw new Error("database password is hunter2");
+    // A code outside the protocol's table, as plain JavaScript could throw it.
+    if (input.action === "odd_code") throw new ProviderError("consent_required" as never, "ask someone");
     throw conflict("the shipment has left", { state: "departed" });
   },
   async upsert() {
@@ -87,6 +89,13 @@ describe("createProvider", () => {
     const res = await post("action", { action: "reschedule", ref: "freight:shipment:9", payload: {} });
     expect(res.status).toBe(409);
     expect(await res.json()).toEqual({ manifest_version: "7", error: { code: "conflict", message: "the shipment has left", details: { state: "departed" } } });
+  });
+
+  it("a ProviderError with a code outside the table is a 503 provider_unavailable, and the server keeps serving", async () => {
+    const res = await post("action", { action: "odd_code", ref: null, payload: {} });
+    expect(res.status).toBe(503);
+    expect((await res.json()).error.code).toBe("provider_unavailable");
+    expect((await post("get", { ref: "freight:shipment:1", full: false })).status).toBe(200);
   });
 
   it("answers any other failure as 503 provider_unavailable with a generic message, logging it", async () => {

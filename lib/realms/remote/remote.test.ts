@@ -314,8 +314,8 @@ describe("what people approved stays what it was", () => {
       });
       // v2 adds "reopen" and drops "close".
       const v2 = ticketsManifest("growing_desk", "2");
-      const close = v2.manifest.actions.find((a) => a.name === "close")!;
-      v2.manifest.actions = [...v2.manifest.actions.filter((a) => a.name !== "close"), { ...close, name: "reopen", label: "Reopen a ticket" }];
+      const close = v2.manifest.actions!.find((a) => a.name === "close")!;
+      v2.manifest.actions = [...v2.manifest.actions!.filter((a) => a.name !== "close"), { ...close, name: "reopen", label: "Reopen a ticket" }];
       (v2.manifest.service_card.operation_labels as Record<string, string>)["object.action.reopen"] = "Reopen a ticket";
       delete (v2.manifest.service_card.operation_labels as Record<string, string>)["object.action.close"];
       v2.manifest.catalog.operations = v2.manifest.catalog.operations.map((o) => (o === "object.action.close" ? "object.action.reopen" : o));
