@@ -45,7 +45,9 @@ function checkPayload(name: ActionName, payload: unknown): void {
 }
 
 /** A note line: when, who, what. */
-const noteLine = (now: Date, ctx: AuthContext, what: string) => `\n${now.toISOString().slice(0, 16).replace("T", " ")} ${ctx.grantor.email}: ${what}`;
+/** Who did it, as the desk's notes say it: the person, or the agent and the person it acts for. */
+export const actedBy = (ctx: AuthContext) => (ctx.actor.kind === "person" ? ctx.grantor.email : `${ctx.actor.name} for ${ctx.grantor.email}`);
+const noteLine = (now: Date, ctx: AuthContext, what: string) => `\n${now.toISOString().slice(0, 16).replace("T", " ")} ${actedBy(ctx)}: ${what}`;
 
 /** Media type from a filename's extension, for an upload slot whose payload named none. */
 export function guessContentType(filename: string): string {

@@ -4,7 +4,7 @@
 import { randomBytes } from "node:crypto";
 import { conflict, invalidInput, notFound, tooLarge } from "../../provider-kit/errors";
 import type { AuthContext, OperationInputs, OperationResults, StreamedFile } from "../../provider-kit/types";
-import { guessContentType } from "./actions";
+import { actedBy, guessContentType } from "./actions";
 import type { Db } from "./db";
 import { makeRef, parseRef } from "./refs";
 import { rowById, type ShipmentRow } from "./store";
@@ -39,7 +39,7 @@ export async function receiveUpload(db: Db, ctx: AuthContext, input: OperationIn
   const id = newDocumentId();
   await db.query(
     "insert into documents (id, shipment_id, filename, content_type, size, uploaded_by, uploaded_at, content) values ($1, $2, $3, $4, $5, $6, $7, $8)",
-    [id, s.id, filename, contentType, input.bytes.byteLength, ctx.grantor.email, now, input.bytes],
+    [id, s.id, filename, contentType, input.bytes.byteLength, actedBy(ctx), now, input.bytes],
   );
   return { document: makeRef("document", id), shipment: makeRef("shipment", s.id), size: input.bytes.byteLength, filename, content_type: contentType };
 }

@@ -190,7 +190,7 @@ const manifest: Manifest = {
         { name: "filename", type: "string", description: "The file's name." },
         { name: "content_type", type: "string", description: "Its media type." },
         { name: "size", type: "integer", description: "Its size in bytes." },
-        { name: "uploaded_by", type: "string", description: "Email of the person whose authority filed it." },
+        { name: "uploaded_by", type: "string", description: "Who filed it: the person's email, or the agent and the person it acted for." },
         { name: "uploaded_at", type: "datetime", description: "When it was filed." },
         { name: "content", type: "file", description: "The file itself, as a short-lived link." },
       ],

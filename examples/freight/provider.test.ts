@@ -174,7 +174,7 @@ describe("proof of delivery", () => {
     expect(doc.document).toMatch(/^freight:document:d[0-9a-z]{10}$/);
 
     const got = await call(url, "get", { ref: doc.document, full: false });
-    expect(got.body.result).toMatchObject({ shipment: "freight:shipment:s1046", uploaded_by: "bob@acme.test", content: { $file: { name: "pod-SHP-1046.png", content_type: "image/png" } } });
+    expect(got.body.result).toMatchObject({ shipment: "freight:shipment:s1046", uploaded_by: "Dispatch helper for bob@acme.test", content: { $file: { name: "pod-SHP-1046.png", content_type: "image/png" } } });
     const shipment = await call(url, "get", { ref: "freight:shipment:s1046", full: false });
     expect(shipment.body.result!.documents).toEqual([doc.document]);
 
