@@ -355,4 +355,16 @@ describe("discovery", () => {
     expect((await resolveRealm(t.db, t.users.bob!, { operation: "tickets/object.list" })).matches).toHaveLength(1);
     expect((await errorOf(resolveRealm(t.db, t.users.bob!, { ref: "tickets:nope" }))).code).toBe("invalid_ref");
   });
+
+  it("an agent resolves only realms it could be granted something in: bob turning every tickets operation off hides it from his agents", async () => {
+    const agent = await makeActor(t, t.users.bob!, "Resolver");
+    expect((await resolveRealm(t.db, agent, { kind: "tickets.ticket" })).matches[0]!.namespace).toBe("tickets");
+    const { changeChoices } = await import("@/lib/authz/policy");
+    const realm = (await listRealms(t.db, t.tenantId)).find((r) => r.manifest.namespace === "tickets")!;
+    const { operationKeysOf } = await import("@/lib/realms/contract");
+    await changeChoices(t.db, t.users.bob!, { namespace: "tickets", changes: operationKeysOf(realm.manifest).map((operation) => ({ operation, mode: "off" as const })) });
+    expect((await errorOf(resolveRealm(t.db, agent, { kind: "tickets.ticket" }))).code).toBe("not_found");
+    // A person of the tenant still may ask.
+    expect((await resolveRealm(t.db, t.users.bob!, { kind: "tickets.ticket" })).matches).toHaveLength(1);
+  });
 });
