@@ -9,25 +9,44 @@ import { recordAudit, type AuditPrincipal } from "@/lib/audit/record";
 import { suspendChangedOperations } from "@/lib/authz/suspensions";
 import type { RealmManifest } from "@/lib/realms/contract";
 import { isAppError } from "@/lib/errors";
-import type { Transition } from "./breaker";
+import { openMs, type Transition } from "./breaker";
 import { fetchManifestDocument } from "./client";
 import { checkManifestDocument, MAX_MANIFEST_BYTES } from "./manifest";
 import { manifestMeaningChanges } from "./meaning";
 import type { RemoteProvider } from "./store";
 
-export type Refreshed = { status: "unchanged" | "changed" | "unavailable"; problems?: string[] };
+export type Refreshed = { status: "unchanged" | "changed" | "unavailable" | "unreachable"; problems?: string[] };
+
+const lastTry = new Map<string, number>();
+/**
+ * Whether this node may fetch a registration's manifest again now: at most once per REALMGATE_REMOTE_BREAKER_MS
+ * (every answer of a provider mid-change names the new version; one fetch is enough). Marks the attempt.
+ */
+export function mayRefresh(id: string, now = Date.now()): boolean {
+  const last = lastTry.get(id);
+  if (last !== undefined && now - last < openMs()) return false;
+  lastTry.set(id, now);
+  if (lastTry.size > 10_000) lastTry.delete(lastTry.keys().next().value!);
+  return true;
+}
+
+/** Tests: forget when manifests were fetched. */
+export function resetRefreshThrottle(): void {
+  lastTry.clear();
+}
 
 /** Fetch and validate the manifest now; store the outcome (one row update and one audit record when it changed). */
-export async function refreshManifest(tx: Executor, row: RemoteProvider, who: AuditPrincipal = { type: "system" }, requestId: string | null = null): Promise<Refreshed> {
+export async function refreshManifest(tx: Executor, row: RemoteProvider, who: AuditPrincipal = { type: "system" }, requestId: string | null = null, fetched?: unknown): Promise<Refreshed> {
   let problems: string[];
   let next: { manifest: unknown; manifestVersion: string } | null = null;
   try {
-    const check = checkManifestDocument(await fetchManifestDocument(row.baseUrl, MAX_MANIFEST_BYTES), { namespace: row.namespace });
+    const check = checkManifestDocument(fetched ?? (await fetchManifestDocument(row.baseUrl, MAX_MANIFEST_BYTES)), { namespace: row.namespace });
     if (check.ok) next = { manifest: check.manifest, manifestVersion: check.manifestVersion };
     problems = check.ok ? [] : check.problems;
   } catch (err) {
     if (!isAppError(err)) throw err;
-    problems = [`the manifest could not be fetched: ${err.message}`];
+    // Not reached is not invalid: the realm keeps the manifest it has (its calls meet the provider's own outage).
+    return { status: "unreachable", problems: [`the manifest could not be fetched: ${err.message}`] };
   }
   const audit = (event: "remote_provider.manifest_changed" | "remote_provider.unavailable" | "remote_provider.available", details: Record<string, unknown>) =>
     recordAudit(tx, { tenantId: row.tenantId, event, principal: who, requestId, namespace: row.namespace, outcome: event === "remote_provider.unavailable" ? "error" : "ok", subjectId: row.id, details });

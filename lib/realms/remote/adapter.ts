@@ -5,9 +5,10 @@
 // bytes stream between the provider and the caller and never sit in a tool result.
 import { AppError, isAppError } from "@/lib/errors";
 import type { Filter, LeanItem, ParsedRef, Realm, RealmAdapter, RealmContext, RealmManifest, RefDescription, ResolveResult } from "@/lib/realms/contract";
-import { callProvider, MAX_FILE_BYTES, streamFromProvider, transitionOf, versionOfError, type ProviderTarget } from "@/lib/remote/client";
+import { callProvider, fetchManifestDocument, MAX_FILE_BYTES, streamFromProvider, transitionOf, versionOfError, type ProviderTarget } from "@/lib/remote/client";
+import { checkManifestDocument, MAX_MANIFEST_BYTES } from "@/lib/remote/manifest";
 import { authorizationContext } from "@/lib/remote/context";
-import { refreshManifest, recordBreaker } from "@/lib/remote/refresh";
+import { mayRefresh, refreshManifest, recordBreaker } from "@/lib/remote/refresh";
 import { kindOfRef, refMatchers } from "@/lib/remote/refs";
 import { openSecret, type RemoteProvider } from "@/lib/remote/store";
 
@@ -31,11 +32,24 @@ export function remoteRealm(row: RemoteProvider): Realm {
 
   function afterCall(ctx: RealmContext, transition: ReturnType<typeof transitionOf>, version: string | null) {
     if (transition) ctx.settled((tx) => recordBreaker(tx, row, transition, ctx.requestId));
-    if (version && version !== row.manifestVersion) ctx.settled(async (tx) => void (await refreshManifest(tx, row, { type: "system" }, ctx.requestId)));
+    if (version && version !== row.manifestVersion && mayRefresh(row.id)) ctx.settled(async (tx) => void (await refreshManifest(tx, row, { type: "system" }, ctx.requestId)));
   }
 
   async function contextFor(ctx: RealmContext, fallbackOperation: string) {
     if (row.status !== "active") {
+      // Unavailable until a manifest validates again: fetch it once in a while (not on every call) to see.
+      if (mayRefresh(row.id)) {
+        // Fetched and checked here; stored as a settled write (the call itself fails, so its transaction may not).
+        const doc = await fetchManifestDocument(row.baseUrl, MAX_MANIFEST_BYTES).catch(() => null);
+        if (doc !== null && checkManifestDocument(doc, { namespace: ns }).ok) {
+          ctx.settled(async (tx) => void (await refreshManifest(tx, row, { type: "system" }, ctx.requestId, doc)));
+          throw new AppError("provider_unavailable", `The ${ns} provider serves a valid manifest again; call again now.`, {
+            status: 503,
+            headers: { "Retry-After": "0" },
+            details: { provider: ns, reason: "manifest_valid_again", retry: "call again now" },
+          });
+        }
+      }
       throw new AppError("provider_unavailable", `The ${ns} provider is unavailable: ${row.statusReason ?? "its manifest no longer validates"}.`, {
         status: 503,
         details: { provider: ns, reason: "manifest_invalid", problems: row.statusReason ?? "", who_can_fix: "The provider's team (then it is used again on its next valid manifest), or a workspace owner" },

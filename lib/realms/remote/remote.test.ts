@@ -8,6 +8,7 @@ import { dispatch } from "@/lib/tools/dispatch";
 import { redeemLiveUrl } from "@/lib/tools/files";
 import { listRealms } from "@/lib/realms/registry";
 import { resetBreakers } from "@/lib/remote/breaker";
+import { resetRefreshThrottle } from "@/lib/remote/refresh";
 import { mintRegistrationToken, registerByUrl, registerWithToken, removeProvider } from "@/lib/remote-admin/register";
 import { resolveRealm } from "@/lib/views/resolve";
 import { call, envOverride, errorOf, grant, makeActor, makeTenant, type TestTenant } from "@/test-support";
@@ -35,6 +36,7 @@ afterAll(async () => {
 afterEach(() => {
   p.mode = "ok";
   resetBreakers();
+  resetRefreshThrottle();
 });
 
 const auditOf = (event: string) => t.db.select().from(auditEvents).where(and(eq(auditEvents.tenantId, t.tenantId), eq(auditEvents.event, event)));
@@ -268,16 +270,27 @@ describe("calls through the dispatcher", () => {
     const broken = ticketsManifest("tickets", "3");
     broken.manifest.kinds[0]!.ref_pattern = "tickets:ticket";
     p.manifest = broken;
+    resetRefreshThrottle(); // (as if the breaker's pause had passed since the last fetch)
     await dispatch(call(t.users.alice!), "list_objects", { namespace: "tickets", kind: "tickets.ticket" });
     const realm = (await listRealms(t.db, t.tenantId)).find((r) => r.manifest.namespace === "tickets")!;
     expect(realm.unavailable?.reason).toMatch(/no <placeholder>/);
     const e = await errorOf(dispatch(call(t.users.alice!), "list_objects", { namespace: "tickets", kind: "tickets.ticket" }));
     expect(e).toMatchObject({ code: "provider_unavailable", details: { reason: "manifest_invalid" } });
-    // Fixed: the next valid manifest brings it back (an owner's check, or the next answer naming a new version).
+    // Fixed at the provider: Realmgate looks again once the pause has passed (not on every call), and the realm is back.
     p.manifest = ticketsManifest("tickets", "4");
+    const fetches = p.manifestFetches;
+    expect((await errorOf(dispatch(call(t.users.alice!), "list_objects", { namespace: "tickets", kind: "tickets.ticket" }))).details.reason).toBe("manifest_invalid");
+    expect(p.manifestFetches).toBe(fetches);
+    await new Promise((r) => setTimeout(r, 350));
+    const back = await errorOf(dispatch(call(t.users.alice!), "list_objects", { namespace: "tickets", kind: "tickets.ticket" }));
+    expect(back).toMatchObject({ code: "provider_unavailable", details: { reason: "manifest_valid_again" }, headers: { "Retry-After": "0" } });
+    await dispatch(call(t.users.alice!), "list_objects", { namespace: "tickets", kind: "tickets.ticket" });
+    expect((await auditOf("remote_provider.available")).length).toBe(1);
+    // An owner's check finds it as it is; a manifest that cannot be fetched changes nothing.
     const { recheckProvider } = await import("@/lib/remote-admin/register");
     expect((await recheckProvider(t.db, t.users.alice!, registrationId)).provider).toMatchObject({ status: "active", manifest_version: "4" });
-    expect((await auditOf("remote_provider.available")).length).toBe(1);
+    p.mode = "redirect_manifest";
+    expect(await recheckProvider(t.db, t.users.alice!, registrationId)).toMatchObject({ status: "unreachable", provider: { status: "active" } });
   });
 });
 
@@ -320,11 +333,13 @@ describe("what people approved stays what it was", () => {
       delete (v2.manifest.service_card.operation_labels as Record<string, string>)["object.action.close"];
       v2.manifest.catalog.operations = v2.manifest.catalog.operations.map((o) => (o === "object.action.close" ? "object.action.reopen" : o));
       desk.manifest = v2;
+      resetRefreshThrottle();
       await dispatch(call(every), "list_objects", { namespace: "growing_desk", kind: "growing_desk.ticket" });
       const reopen = await errorOf(dispatch(call(every), "object_action", { ref: "growing_desk:ticket:t1", action: "reopen", payload: { reason: "x" } }));
       expect(reopen.code).toBe("consent_required");
       // v3 brings "close" back: the dropped action never inherits its old approval.
       desk.manifest = ticketsManifest("growing_desk", "3");
+      resetRefreshThrottle();
       await dispatch(call(every), "list_objects", { namespace: "growing_desk", kind: "growing_desk.ticket" });
       expect((await errorOf(dispatch(call(every), "object_action", { ref: "growing_desk:ticket:t1", action: "close", payload: { reason: "x" } }))).code).toBe("consent_required");
       const [g] = await t.db.select().from(grants).where(eq(grants.actorId, every.actorId));

@@ -20,6 +20,7 @@ const noticeTones = {
 
 function noticeOf(c: Checked): CheckNotice {
   if (c.status === "unchanged") return { tone: "info", title: `Manifest unchanged (version ${c.provider.manifest_version}); ${c.provider.title} is ${c.provider.status === "active" ? "active" : "unavailable"}.` };
+  if (c.status === "unreachable") return { tone: "error", title: `Could not read ${c.provider.title}'s manifest; nothing changed.`, problems: c.problems ?? [] };
   if (c.status === "changed") return { tone: "success", title: `Manifest updated: version ${c.provider.manifest_version} is in use from the next call.` };
   return { tone: "error", title: `${c.provider.title} is now unavailable: its manifest does not pass.`, problems: c.problems ?? [] };
 }

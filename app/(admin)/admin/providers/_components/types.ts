@@ -2,12 +2,13 @@
 import { ApiError } from "@/components/api-client";
 
 import type { ProviderView } from "@/lib/remote-admin/register";
+import type { Refreshed } from "@/lib/remote/refresh";
 
 export type { ProviderView };
 
 export type Registered = { provider: ProviderView; secret: string; tenant_id: string };
 export type MintedToken = { token: string; expires_at: string; register_url: string };
-export type Checked = { status: "unchanged" | "changed" | "unavailable"; problems?: string[]; provider: ProviderView };
+export type Checked = Refreshed & { provider: ProviderView };
 
 export const providersKey = ["remote-providers"] as const;
 
