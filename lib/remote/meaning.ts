@@ -3,12 +3,13 @@
 // (an "every action" grant was approved before it existed) changes that meaning: lib/authz/suspensions then
 // suspends the action on every grant covering it, until the person approves again — so a provider can never widen
 // what existing grants cover by publishing a new manifest, nor bring a dropped action back under its old approval.
+// A new kind does the same to the base operations it supports (a read grant would now read a new kind of thing).
 import type { MeaningChange } from "@/lib/authz/suspensions";
-import { actionOperationKey, type RealmManifest, type Risk } from "@/lib/realms/contract";
+import { actionOperationKey, type OperationKey, type RealmManifest, type Risk } from "@/lib/realms/contract";
 
 const RANK: Record<Risk, number> = { read: 0, write: 1, destructive: 2 };
 
-export function manifestMeaningChanges(before: Pick<RealmManifest, "actions">, after: Pick<RealmManifest, "actions">): MeaningChange[] {
+export function manifestMeaningChanges(before: Pick<RealmManifest, "actions" | "kinds">, after: Pick<RealmManifest, "actions" | "kinds">): MeaningChange[] {
   const old = new Map(before.actions.map((a) => [a.name, a]));
   const now = new Set(after.actions.map((a) => a.name));
   const out: MeaningChange[] = [];
@@ -25,5 +26,10 @@ export function manifestMeaningChanges(before: Pick<RealmManifest, "actions">, a
     if (parts.length) out.push({ operation: actionOperationKey(a.name), change: parts.join("; ") });
   }
   for (const o of before.actions) if (!now.has(o.name)) out.push({ operation: actionOperationKey(o.name), change: `removed by the provider (was "${o.label}")` });
+  // A new kind: the base operations it supports now reach things the person never saw when approving them.
+  const hadKinds = new Set(before.kinds.map((k) => k.name));
+  const reach = new Map<OperationKey, string[]>();
+  for (const k of after.kinds) if (!hadKinds.has(k.name)) for (const op of k.operations) reach.set(op, [...(reach.get(op) ?? []), k.label]);
+  for (const [op, labels] of reach) out.push({ operation: op, change: `now also reaches ${labels.join(", ")} (a new kind)` });
   return out;
 }
