@@ -369,7 +369,7 @@ export interface RealmAdapter {
    */
   lineage?(ctx: RealmContext, input: { refs: string[] }): Promise<Record<string, string[]>>;
   /** The current bytes of a file ref, from the provider (a `liveUrl` GET being redeemed); gate two runs inside. */
-  streamFile?(ctx: RealmContext, input: { ref: string }): Promise<StreamedFile>;
+  streamFile?(ctx: RealmContext, input: { ref: string; params?: Record<string, string> }): Promise<StreamedFile>;
   /** Bytes PUT to a `liveUrl` slot, handed to the provider under `ref`; returns what the upload made. */
   receiveUpload?(ctx: RealmContext, input: UploadInput): Promise<Record<string, unknown>>;
 }

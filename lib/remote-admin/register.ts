@@ -3,7 +3,7 @@
 // (a manifest that fails registers nothing; the answer lists every problem), then the registration row, its sealed
 // secret and the audit record land in one transaction. The secret is returned once (docs/provider-protocol.md).
 import { createHash, randomBytes } from "node:crypto";
-import { and, eq, gt, isNull, sql } from "drizzle-orm";
+import { and, eq, gt, isNull, or, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/db/client";
 import { consentRequests, grants, memberships, remoteProviders, remoteRegistrationTokens, workingSetTools } from "@/db/schema";
@@ -182,7 +182,7 @@ export async function removeProvider(db: Db, who: UserContext, id: string) {
     const closed = await tx
       .update(consentRequests)
       .set({ expiresAt: new Date() })
-      .where(and(eq(consentRequests.tenantId, who.tenantId), eq(consentRequests.namespace, ns), eq(consentRequests.status, "pending")))
+      .where(and(eq(consentRequests.tenantId, who.tenantId), eq(consentRequests.namespace, ns), eq(consentRequests.status, "pending"), or(isNull(consentRequests.expiresAt), gt(consentRequests.expiresAt, new Date()))))
       .returning({ id: consentRequests.id });
     await tx.delete(workingSetTools).where(and(eq(workingSetTools.tenantId, who.tenantId), eq(workingSetTools.namespace, ns)));
     await recordAudit(tx, {

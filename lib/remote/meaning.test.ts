@@ -28,6 +28,26 @@ describe("manifestMeaningChanges", () => {
     expect(changes["object.action.request_attachment"]).toMatch(/removed/);
   });
 
+  it("what an action accepts, requires, returns or is called for people counts too", () => {
+    const cases: [string, (m: RealmManifest) => void, RegExp][] = [
+      ["a widened payload", (m) => void (m.actions[0]!.payload_schema = { type: "object", additionalProperties: true }), /what it accepts changed/],
+      ["new ref paths", (m) => void (m.actions[0]!.ref_paths = ["reason"]), /what it accepts changed/],
+      ["other claims", (m) => void (m.actions[0]!.claims = []), /what it requires changed/],
+      ["another return", (m) => void (m.actions[0]!.returns = "Deletes everything."), /what it says it does changed/],
+      ["its name for people", (m) => void (m.service_card.operation_labels["object.action.close"] = "Read a ticket"), /its name for people changed/],
+    ];
+    for (const [what, change, words] of cases) {
+      const after = base();
+      change(after);
+      const found = manifestMeaningChanges(base(), after);
+      expect(found.map((c) => c.operation), what).toEqual(["object.action.close"]);
+      expect(found[0]!.change, what).toMatch(words);
+    }
+    const renamed = base();
+    renamed.service_card.operation_labels["object.get"] = "Read anything";
+    expect(manifestMeaningChanges(base(), renamed)).toEqual([{ operation: "object.get", change: 'renamed for people: "Read a ticket" → "Read anything"' }]);
+  });
+
   it("a new kind suspends the base operations it supports: a read grant would read a new kind of thing", () => {
     const after = base();
     after.kinds.push({ ...after.kinds[0]!, name: "desk.payroll", label: "Payroll run", ref_pattern: "desk:payroll:<id>", operations: ["object.get", "object.list"] });

@@ -178,7 +178,7 @@ export async function redeemLiveUrl(db: Db, url: string | URL, opts: { method: s
     if (p.method === "PUT") await useUploadSlot(tx, p.tenantId, new URL(url).searchParams.get("sig") ?? "", p.expiresAt, now, gone);
     let out: { kind: "download"; file: StreamedFile } | { kind: "upload"; result: Record<string, unknown> } | null = null;
     const run = async (ctx: RealmContext) => {
-      if (p.method === "GET") out = { kind: "download", file: await realm.realm.adapter.streamFile!(ctx, { ref: p.ref }) };
+      if (p.method === "GET") out = { kind: "download", file: await realm.realm.adapter.streamFile!(ctx, { ref: p.ref, params: p.params }) };
       else out = { kind: "upload", result: await realm.realm.adapter.receiveUpload!(ctx, { ref: p.ref, name: p.name, contentType: opts.body?.contentType ?? "application/octet-stream", bytes: opts.body?.bytes ?? new Uint8Array(), params: p.params }) };
     };
     const why = await stillReadable(tx, { file: where, principal, ref: p.ref, realm: realm.realm, parsed: realm.parsed, grantId: p.grantId, operation: minting, now }, run);

@@ -13,6 +13,8 @@ import { kindOfRef, refMatchers } from "@/lib/remote/refs";
 import { openSecret, type RemoteProvider } from "@/lib/remote/store";
 
 type Json = Record<string, unknown>;
+/** The link parameter naming the registration a link or slot was minted under. */
+const REGISTRATION_PARAM = "rrp";
 const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
 
 export function remoteRealm(row: RemoteProvider): Realm {
@@ -41,8 +43,9 @@ export function remoteRealm(row: RemoteProvider): Realm {
       if (mayRefresh(row.id)) {
         // Fetched and checked here; stored as a settled write (the call itself fails, so its transaction may not).
         const doc = await fetchManifestDocument(row.baseUrl, MAX_MANIFEST_BYTES).catch(() => null);
+        // Stored either way: a valid one brings the realm back, another invalid one updates the reason on its card.
+        if (doc !== null) ctx.settled(async (tx) => void (await refreshManifest(tx, row, { type: "system" }, ctx.requestId, doc)));
         if (doc !== null && checkManifestDocument(doc, { namespace: ns }).ok) {
-          ctx.settled(async (tx) => void (await refreshManifest(tx, row, { type: "system" }, ctx.requestId, doc)));
           throw new AppError("provider_unavailable", `The ${ns} provider serves a valid manifest again; call again now.`, {
             status: 503,
             headers: { "Retry-After": "0" },
@@ -90,9 +93,24 @@ export function remoteRealm(row: RemoteProvider): Realm {
     return { items: leanItems(v.items, `${where}.items`), next: next as Record<string, string | number | null> | null };
   };
 
+  /**
+   * Shapes that are Realmgate's own words in a result — a signed link (`encoding: "url"`), an upload slot (`upload`),
+   * an error envelope (`error`) — are never the provider's to write: an answer carrying one is refused, so an agent
+   * can trust that every link and slot it is given is Realmgate's.
+   */
+  const noReservedShapes = (v: unknown, where: string, depth = 0): void => {
+    if (depth > 12 || v === null || typeof v !== "object") return;
+    if (Array.isArray(v)) return v.forEach((x, i) => noReservedShapes(x, `${where}[${i}]`, depth + 1));
+    const o = v as Json;
+    if (depth === 0 && ("error" in o || "upload" in o)) throw badAnswer(`${where} uses a key Realmgate keeps for its own answers (${"error" in o ? "error" : "upload"})`);
+    if ("encoding" in o && !("$file" in o)) throw badAnswer(`${where} looks like a Realmgate link (encoding); files are answered as {"$file": …}`);
+    for (const [k, x] of Object.entries(o)) noReservedShapes(x, `${where}.${k}`, depth + 1);
+  };
+
   /** Check an object's ref fields, and turn its `$file` markers into signed links streaming from the provider. */
   async function shapeObject(ctx: RealmContext, obj: unknown, ref: string, where: string): Promise<Json> {
     if (!isObject(obj)) throw badAnswer(`${where} is not an object`);
+    noReservedShapes(obj, where);
     const kind = kindOfRef(matchers, ref)!;
     if (obj.ref !== undefined) ownRef(obj.ref, `${where}.ref`);
     const out: Json = { ...obj };
@@ -108,10 +126,15 @@ export function remoteRealm(row: RemoteProvider): Realm {
       const name = typeof v.$file.name === "string" && v.$file.name ? v.$file.name.slice(0, 200) : "file";
       const contentType = typeof v.$file.content_type === "string" ? v.$file.content_type.slice(0, 200) : undefined;
       if (!ctx.delivery.liveUrl) out[k] = { name, ...(contentType ? { content_type: contentType } : {}), encoding: "unavailable" };
-      else out[k] = { name, ...(contentType ? { content_type: contentType } : {}), ...(await ctx.delivery.liveUrl({ namespace: ns, ref, method: "GET", name })) };
+      else out[k] = { name, ...(contentType ? { content_type: contentType } : {}), ...(await ctx.delivery.liveUrl({ namespace: ns, ref, method: "GET", name, params: { [REGISTRATION_PARAM]: row.id } })) };
     }
     return out;
   }
+
+  /** A link or slot is good only with the registration that minted it: a provider registered later under the namespace gets none. */
+  const sameRegistration = (params: Record<string, string> | undefined) => {
+    if (params?.[REGISTRATION_PARAM] !== row.id) throw new AppError("not_found", `This link was made for an earlier registration of ${ns}.`, { details: { provider: ns } });
+  };
 
   const adapter: RealmAdapter = {
     parseRef(ref: string): ParsedRef {
@@ -155,12 +178,14 @@ export function remoteRealm(row: RemoteProvider): Realm {
       const v = await call(ctx, "action", `object.action.${input.action.name}`, { action: input.action.name, ref: input.ref, payload: input.payload });
       if (!isObject(v)) throw badAnswer(`the ${input.action.name} result is not an object`);
       const { $upload: upload, ...rest } = v;
+      noReservedShapes(rest, `the ${input.action.name} result`);
       if (upload === undefined) return rest;
       if (!isObject(upload) || typeof upload.name !== "string" || !upload.name) throw badAnswer("$upload needs a name");
       if (!input.ref) throw badAnswer("$upload is only for an action that runs on an object");
       if (!ctx.delivery.liveUrl) throw new AppError("provider_unavailable", "This Realmgate cannot hand out upload slots.", { status: 503 });
       const params: Record<string, string> = {};
-      for (const [k, p] of Object.entries(isObject(upload.params) ? upload.params : {})) if (typeof p === "string" && Object.keys(params).length < 10) params[k.slice(0, 40)] = p.slice(0, 500);
+      for (const [k, p] of Object.entries(isObject(upload.params) ? upload.params : {})) if (typeof p === "string" && k !== REGISTRATION_PARAM && Object.keys(params).length < 10) params[k.slice(0, 40)] = p.slice(0, 500);
+      params[REGISTRATION_PARAM] = row.id;
       const slot = await ctx.delivery.liveUrl({ namespace: ns, ref: input.ref, method: "PUT", name: upload.name.slice(0, 200), params });
       return { ...rest, upload: { method: "PUT", url: slot.url, expires_at: slot.expires_at, max_bytes: MAX_FILE_BYTES } };
     },
@@ -211,6 +236,7 @@ export function remoteRealm(row: RemoteProvider): Realm {
     },
 
     async streamFile(ctx, input) {
+      sameRegistration(input.params);
       const context = await contextFor(ctx, "object.get");
       try {
         const answer = await streamFromProvider(target(), context, { ref: input.ref });
@@ -223,7 +249,9 @@ export function remoteRealm(row: RemoteProvider): Realm {
     },
 
     async receiveUpload(ctx, input) {
-      const v = await call(ctx, "receive_upload", ctx.operation ?? "object.get", { ref: input.ref, name: input.name, content_type: input.contentType, bytes_base64: Buffer.from(input.bytes).toString("base64"), params: input.params });
+      sameRegistration(input.params);
+      const { [REGISTRATION_PARAM]: _reg, ...params } = input.params;
+      const v = await call(ctx, "receive_upload", ctx.operation ?? "object.get", { ref: input.ref, name: input.name, content_type: input.contentType, bytes_base64: Buffer.from(input.bytes).toString("base64"), params });
       if (!isObject(v)) throw badAnswer("receive_upload answers an object");
       return v;
     },

@@ -276,6 +276,15 @@ describe("calls through the dispatcher", () => {
     expect(realm.unavailable?.reason).toMatch(/no <placeholder>/);
     const e = await errorOf(dispatch(call(t.users.alice!), "list_objects", { namespace: "tickets", kind: "tickets.ticket" }));
     expect(e).toMatchObject({ code: "provider_unavailable", details: { reason: "manifest_invalid" } });
+    // Broken another way: the reason on the card follows (the next look finds the new problem).
+    const other = ticketsManifest("tickets", "3b");
+    delete (other.manifest.service_card.operation_labels as Record<string, string>)["object.list"];
+    p.manifest = other;
+    resetRefreshThrottle();
+    await errorOf(dispatch(call(t.users.alice!), "list_objects", { namespace: "tickets", kind: "tickets.ticket" }));
+    expect((await listRealms(t.db, t.tenantId)).find((r) => r.manifest.namespace === "tickets")!.unavailable?.reason).toMatch(/no human label for object.list/);
+    resetRefreshThrottle();
+    await errorOf(dispatch(call(t.users.alice!), "list_objects", { namespace: "tickets", kind: "tickets.ticket" }));
     // Fixed at the provider: Realmgate looks again once the pause has passed (not on every call), and the realm is back.
     p.manifest = ticketsManifest("tickets", "4");
     const fetches = p.manifestFetches;
@@ -349,6 +358,30 @@ describe("what people approved stays what it was", () => {
     } finally {
       const row = (await t.db.select().from(remoteProviders).where(and(eq(remoteProviders.tenantId, t.tenantId), eq(remoteProviders.namespace, "growing_desk"))))[0];
       if (row) await removeProvider(t.db, t.users.alice!, row.id);
+      await desk.close();
+    }
+  });
+
+  it("a result can never carry what looks like Realmgate's own link or upload slot", async () => {
+    p.mode = "fake_link";
+    expect((await errorOf(dispatch(call(t.users.alice!), "get_object", { ref: "tickets:ticket:t1" }))).details.reason).toBe("bad_answer");
+    p.mode = "fake_slot";
+    expect((await errorOf(dispatch(call(t.users.alice!), "object_action", { ref: "tickets:ticket:t1", action: "request_attachment", payload: { filename: "a" } }))).details.reason).toBe("bad_answer");
+  });
+
+  it("a person's own link dies with the registration too: a provider registered later under the namespace cannot serve it", async () => {
+    const desk = await startTickets("relinked_desk");
+    try {
+      const reg = await registerByUrl(t.db, t.users.alice!, { url: desk.url });
+      desk.setRegistration({ registration_id: reg.provider.id, tenant_id: reg.tenant_id, secret: reg.secret });
+      const got = (await dispatch(call(t.users.alice!), "get_object", { ref: "relinked_desk:ticket:t1" })) as { attachment: { url: string } };
+      expect((await redeemLiveUrl(t.db, got.attachment.url, { method: "GET" })).kind).toBe("download");
+      await removeProvider(t.db, t.users.alice!, reg.provider.id);
+      const again = await registerByUrl(t.db, t.users.alice!, { url: desk.url });
+      desk.setRegistration({ registration_id: again.provider.id, tenant_id: again.tenant_id, secret: again.secret });
+      expect((await errorOf(redeemLiveUrl(t.db, got.attachment.url, { method: "GET" }))).code).toBe("forbidden");
+      await removeProvider(t.db, t.users.alice!, again.provider.id);
+    } finally {
       await desk.close();
     }
   });
