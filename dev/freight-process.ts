@@ -4,15 +4,15 @@
 // check, so the registration finds the token the demo seeded. `stop` and `start` let a test kill it and bring it
 // back (its registration is kept in its data directory, so it comes back registered).
 import { spawn, type ChildProcess } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import net from "node:net";
 import path from "node:path";
 import readline from "node:readline";
+import { newSecret } from "../lib/authz/secrets";
 
 export type FreightProcess = { url: string; running(): boolean; stop(signal?: NodeJS.Signals): Promise<void>; start(): Promise<void>; close(): Promise<void> };
 
 /** A registration token in the shape Realmgate mints (the demo seeds its hash: lib/demo/remote.ts). */
-export const newDemoRegistrationToken = () => `rgr_${randomBytes(32).toString("base64url")}`;
+export const newDemoRegistrationToken = () => newSecret("rgr");
 
 /** Wait until `url` answers 200 (the app's health), up to `timeoutMs`. */
 export async function waitForOk(url: string, timeoutMs: number): Promise<boolean> {

@@ -65,7 +65,7 @@ export const folderRules: FolderRule[] = [
   {
     folder: "lib/remote/",
     rule: "remote providers: signed calls (the kit's protocol), the breaker, manifests, registrations' rows, refresh (audited)",
-    may: [...BASE, ...DB, "lib/input/", "lib/net/", "lib/audit/", "lib/connections/vault.ts", "lib/authz/suspensions.ts", "lib/realms/contract.ts", "provider-kit/protocol.ts", "provider-kit/types.ts"],
+    may: [...BASE, ...DB, "lib/input/", "lib/net/", "lib/audit/", "lib/connections/vault.ts", "lib/authz/suspensions.ts", "lib/realms/contract.ts", "lib/realms/risk-rises.ts", "provider-kit/protocol.ts", "provider-kit/types.ts"],
   },
   { folder: "provider-kit/", rule: "the provider kit, standalone so a team can copy it: node built-ins and its own files only", may: [] },
   { folder: "examples/", rule: "example providers, separate processes: the provider kit, never Realmgate's code", may: ["provider-kit/"] },

@@ -1,10 +1,10 @@
 // The demo's remote provider token: entered for alice when the dev run started freight with one, never when the
 // demo tenant already has a freight provider, never when the token is malformed.
-import { createHash } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
 import { remoteProviders, remoteRegistrationTokens } from "@/db/schema";
 import type { DemoFile } from "@/db/seed";
+import { hashSecret } from "@/lib/authz/secrets";
 import { newId } from "@/lib/ids";
 import { envOverride, makeTenant, type TestTenant } from "@/test-support";
 import { seedDemoRemote } from "./remote";
@@ -28,7 +28,7 @@ describe("seedDemoRemote", () => {
     await seedDemoRemote(t.db, demoOf(t), null);
     const rows = await tokensOf(t);
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ createdBy: t.users.alice!.userId, tokenHash: createHash("sha256").update(token).digest("hex"), usedAt: null });
+    expect(rows[0]).toMatchObject({ createdBy: t.users.alice!.userId, tokenHash: hashSecret(token), usedAt: null });
   });
 
   it("enters nothing when freight is registered already, or the token is not one", async () => {

@@ -2,4 +2,4 @@
 export { bareHost, isPrivateAddress, isPublicAddress } from "./address";
 export { NetError, type NetErrorReason } from "./error";
 export { netFetch, type NetFetchOptions } from "./fetch";
-export { checkUrl, headerOf, jsonOf, request, textOf, type NetRequest, type NetResponse, type PrivatePolicy } from "./request";
+export { checkUrl, headerOf, jsonOf, listedHostsPolicy, request, textOf, type NetRequest, type NetResponse, type PrivatePolicy } from "./request";

@@ -17,6 +17,17 @@ import { NetError } from "./error";
  */
 export type PrivatePolicy = boolean | ((host: string) => boolean);
 
+/** The policy of an operator's allow-list: hostnames or IPs, comma-separated (as written in URLs; case does not matter). */
+export function listedHostsPolicy(list: string | undefined): (host: string) => boolean {
+  const listed = new Set(
+    (list ?? "")
+      .split(",")
+      .map((h) => h.trim().toLowerCase())
+      .filter(Boolean),
+  );
+  return (host) => listed.has(host.toLowerCase());
+}
+
 export type NetRequest = {
   url: URL | string;
   method?: string;

@@ -5,11 +5,10 @@
 // summary, scopes or a lower risk do not change what was approved.
 import type { AffectedGrant, MeaningChange } from "@/lib/authz/suspensions";
 import { actionOperationKey, type Risk } from "@/lib/realms/contract";
+import { riskRises } from "@/lib/realms/risk-rises";
 import type { OperationCard } from "@/lib/realms/openapi/compile";
 import type { Curation } from "@/lib/realms/openapi/manifest";
 
-const RANK: Record<Risk, number> = { read: 0, write: 1, destructive: 2 };
-export const riskRises = (from: Risk, to: Risk): boolean => RANK[to] > RANK[from];
 
 /** At most this many (grant, operation) entries are listed in an answer. */
 export const AFFECTED_LIST_CAP = 200;

@@ -2,13 +2,13 @@
 // registration token an owner minted. Either way the manifest is fetched and validated before anything is written
 // (a manifest that fails registers nothing; the answer lists every problem), then the registration row, its sealed
 // secret and the audit record land in one transaction. The secret is returned once (docs/provider-protocol.md).
-import { createHash, randomBytes } from "node:crypto";
 import { and, eq, gt, isNull, or, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/db/client";
 import { consentRequests, grants, memberships, remoteProviders, remoteRegistrationTokens, workingSetTools } from "@/db/schema";
 import { recordAudit, recordChange } from "@/lib/audit/record";
 import type { UserContext } from "@/lib/authz/context";
+import { hashSecret, newSecret } from "@/lib/authz/secrets";
 import { voidApprovals } from "@/lib/authz/void-approvals";
 import { AppError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
@@ -17,13 +17,12 @@ import { breakerState } from "@/lib/remote/breaker";
 import { checkBaseUrl, fetchManifestDocument } from "@/lib/remote/client";
 import { checkManifestDocument, MAX_MANIFEST_BYTES } from "@/lib/remote/manifest";
 import { refreshManifest } from "@/lib/remote/refresh";
-import { newSecret, providerById, providerRows, sealSecret, type RemoteProvider } from "@/lib/remote/store";
+import { providerById, providerRows, sealSecret, type RemoteProvider } from "@/lib/remote/store";
 import type { RealmManifest } from "@/lib/realms/contract";
 
 export const TOKEN_TTL_MS = 60 * 60 * 1000;
 export const registerBody = z.strictObject({ url: z.string().trim().min(1).max(2000) });
 
-const hashToken = (t: string) => createHash("sha256").update(t, "utf8").digest("hex");
 
 export type ProviderView = {
   id: string;
@@ -76,7 +75,7 @@ type Registrant = { tenantId: string; userId: string; requestId: string | null }
 async function insertProvider(db: Db, who: Registrant, url: string, via: "owner" | "token", tokenId: string | null) {
   const check = await checkedManifest(url);
   const ns = check.manifest.namespace;
-  const secret = newSecret();
+  const secret = newSecret("rgs");
   const id = newId("rrp");
   const row = await db.transaction(async (tx) => {
     if (Object.hasOwn(builtInRealms, ns)) throw new AppError("conflict", `"${ns}" is a built-in realm; the provider must use another namespace.`, { details: { namespace: ns } });
@@ -112,11 +111,11 @@ export async function registerByUrl(db: Db, who: UserContext, body: z.infer<type
 
 /** A one-time registration token (shown once; only its hash is kept), valid one hour. */
 export async function mintRegistrationToken(db: Db, who: UserContext) {
-  const token = `rgr_${randomBytes(32).toString("base64url")}`;
+  const token = newSecret("rgr");
   const expiresAt = new Date(Date.now() + TOKEN_TTL_MS);
   const id = newId("rrt");
   await db.transaction(async (tx) => {
-    await tx.insert(remoteRegistrationTokens).values({ id, tenantId: who.tenantId, tokenHash: hashToken(token), createdBy: who.userId, expiresAt });
+    await tx.insert(remoteRegistrationTokens).values({ id, tenantId: who.tenantId, tokenHash: hashSecret(token), createdBy: who.userId, expiresAt });
     await recordChange(tx, { tenantId: who.tenantId, userId: who.userId, requestId: who.requestId ?? null }, "remote_provider.token_minted", { subjectId: id, details: { expires_at: expiresAt.toISOString() } });
   });
   return { token, expires_at: expiresAt.toISOString(), register_url: "/api/v1/remote-providers/register" };
@@ -133,7 +132,7 @@ export async function registerWithToken(db: Db, authorization: string | null, bo
     .select({ id: remoteRegistrationTokens.id, tenantId: remoteRegistrationTokens.tenantId, createdBy: remoteRegistrationTokens.createdBy, role: memberships.role })
     .from(remoteRegistrationTokens)
     .leftJoin(memberships, and(eq(memberships.tenantId, remoteRegistrationTokens.tenantId), eq(memberships.userId, remoteRegistrationTokens.createdBy)))
-    .where(and(eq(remoteRegistrationTokens.tokenHash, hashToken(token)), isNull(remoteRegistrationTokens.usedAt), gt(remoteRegistrationTokens.expiresAt, new Date())))
+    .where(and(eq(remoteRegistrationTokens.tokenHash, hashSecret(token)), isNull(remoteRegistrationTokens.usedAt), gt(remoteRegistrationTokens.expiresAt, new Date())))
     .limit(1);
   // The owner who minted it must still be one.
   if (!t || t.role !== "owner") throw tokenRefused();

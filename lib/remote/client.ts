@@ -4,7 +4,7 @@
 // map onto Realmgate's (anything else, or a malformed answer, is provider_unavailable); nothing is retried.
 import { env } from "@/lib/env";
 import { AppError, type ErrorCode } from "@/lib/errors";
-import { checkUrl, headerOf, NetError, request, type NetResponse } from "@/lib/net";
+import { checkUrl, headerOf, listedHostsPolicy, NetError, request, type NetResponse } from "@/lib/net";
 import { signedHeaders } from "@/provider-kit/protocol";
 import type { AuthContext } from "@/provider-kit/types";
 import { admit, record, type Transition } from "./breaker";
@@ -13,15 +13,7 @@ export const MAX_ANSWER_BYTES = 2 * 1024 * 1024;
 export const MAX_FILE_BYTES = 16 * 1024 * 1024;
 
 /** Operator-listed hosts (names or IPs, comma-separated) that a provider may be on though they are private. */
-export function remotePrivatePolicy(): (host: string) => boolean {
-  const listed = new Set(
-    (process.env.REALMGATE_REMOTE_PRIVATE_HOSTS ?? "")
-      .split(",")
-      .map((h) => h.trim().toLowerCase())
-      .filter(Boolean),
-  );
-  return (host) => listed.has(host.toLowerCase());
-}
+export const remotePrivatePolicy = () => listedHostsPolicy(process.env.REALMGATE_REMOTE_PRIVATE_HOSTS);
 
 /**
  * A provider's base URL as registered: http(s) without credentials, query or fragment; HTTPS, or plain HTTP only to

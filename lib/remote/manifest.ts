@@ -5,7 +5,6 @@
 import { manifestSchema, type RealmManifest } from "@/lib/realms/contract";
 import { templateProblems } from "./refs";
 
-export { PROTOCOL } from "@/provider-kit/protocol";
 import { PROTOCOL } from "@/provider-kit/protocol";
 export const MAX_MANIFEST_BYTES = 512 * 1024;
 const MAX_PROBLEMS = 50;

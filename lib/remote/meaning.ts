@@ -7,9 +7,8 @@
 // A new kind does the same to the base operations it supports (a read grant would now read a new kind of thing).
 import type { MeaningChange } from "@/lib/authz/suspensions";
 import { canonicalJson } from "@/lib/canonical-json";
-import { actionOperationKey, type OperationKey, type RealmManifest, type Risk } from "@/lib/realms/contract";
-
-const RANK: Record<Risk, number> = { read: 0, write: 1, destructive: 2 };
+import { actionOperationKey, type OperationKey, type RealmManifest } from "@/lib/realms/contract";
+import { riskRises } from "@/lib/realms/risk-rises";
 
 export function manifestMeaningChanges(before: Pick<RealmManifest, "actions" | "kinds" | "service_card">, after: Pick<RealmManifest, "actions" | "kinds" | "service_card">): MeaningChange[] {
   const old = new Map(before.actions.map((a) => [a.name, a]));
@@ -22,7 +21,7 @@ export function manifestMeaningChanges(before: Pick<RealmManifest, "actions" | "
       continue;
     }
     const parts: string[] = [];
-    if (RANK[a.risk] > RANK[o.risk]) parts.push(`risk ${o.risk} → ${a.risk}`);
+    if (riskRises(o.risk, a.risk)) parts.push(`risk ${o.risk} → ${a.risk}`);
     if (o.target_kind !== a.target_kind) parts.push(`runs on ${o.target_kind ?? "the realm"} → ${a.target_kind ?? "the realm"}`);
     if (o.label !== a.label || o.description !== a.description || o.returns !== a.returns) parts.push("what it says it does changed");
     if (canonicalJson(o.payload_schema) !== canonicalJson(a.payload_schema) || canonicalJson(o.ref_paths) !== canonicalJson(a.ref_paths)) parts.push("what it accepts changed");

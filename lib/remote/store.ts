@@ -1,6 +1,5 @@
 // Remote provider registrations as rows: read per tenant, the signing secret sealed with the token vault (bound
 // to tenant + registration, so a copied ciphertext opens nowhere else) and opened only to sign a call.
-import { randomBytes } from "node:crypto";
 import { and, asc, eq } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import { remoteProviders, type RemoteProvider } from "@/db/schema";
@@ -10,9 +9,6 @@ import { AppError } from "@/lib/errors";
 export type { RemoteProvider };
 
 const binding = (tenantId: string, id: string) => ({ tenantId, userId: "remote-provider", accountId: id });
-
-/** A new signing secret: `rgs_` + 256 random bits. */
-export const newSecret = () => `rgs_${randomBytes(32).toString("base64url")}`;
 
 export function sealSecret(tenantId: string, id: string, secret: string): string {
   const s = seal(secret, binding(tenantId, id));

@@ -5,28 +5,15 @@
 // hop-by-hop headers (Host, Content-Length, Transfer-Encoding, Connection, Upgrade, TE, Trailer, Keep-Alive,
 // Proxy-*) are never sent as given — Node derives Host and the framing from the URL and the body — nor is a
 // header from an operation's parameters that Realmgate sets itself (Accept, Content-Type, Authorization).
-import { checkUrl, NetError, request, type NetResponse } from "@/lib/net";
+import { checkUrl, listedHostsPolicy, NetError, request, type NetResponse } from "@/lib/net";
 import { fieldValueProblem, isFramingHeader, isHeaderName, specHeaderRefusal } from "./headers";
 
 /** `paramHeaders`: the (lower-case) names of headers that came from an operation's parameters. */
 export type EgressRequest = { url: URL; method: string; headers: Record<string, string>; body?: Buffer; timeoutMs: number; maxBytes: number; paramHeaders?: string[] };
 export type EgressResponse = NetResponse;
 
-/** Operator-listed hosts that may be private (hostnames or IPs, comma-separated). */
-function allowedPrivateHosts(): Set<string> {
-  return new Set(
-    (process.env.REALMGATE_OPENAPI_PRIVATE_HOSTS ?? "")
-      .split(",")
-      .map((h) => h.trim().toLowerCase())
-      .filter(Boolean),
-  );
-}
-
-/** The private-host policy of imported services: only the hosts the operator listed. */
-const openapiPolicy = () => {
-  const listed = allowedPrivateHosts();
-  return (host: string) => listed.has(host);
-};
+/** The private-host policy of imported services: only the hosts the operator listed (REALMGATE_OPENAPI_PRIVATE_HOSTS). */
+const openapiPolicy = () => listedHostsPolicy(process.env.REALMGATE_OPENAPI_PRIVATE_HOSTS);
 
 /** A URL we would call: http(s), no credentials in it, and a public host unless the operator allowed it. */
 export function checkTarget(url: URL): void {
