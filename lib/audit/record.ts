@@ -3,7 +3,8 @@
 // never skipped: if it fails, the change fails.
 import { eq, sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
-import { auditEvents, auditHeads } from "@/db/schema";
+import { compiled } from "@/db/compiled";
+import { auditEvents } from "@/db/schema";
 import { newId } from "@/lib/ids";
 import { GENESIS_LINK, hashedPayload, linkHash, macOf } from "./chain";
 import { auditKeyring } from "./keys";
@@ -89,6 +90,24 @@ export type AuditInput = {
 export const GENESIS_HASH = GENESIS_LINK;
 export { hashedPayload, linkHash };
 
+/** Lock and read the tenant's chain head (creating it at genesis the first time): built once (db/compiled.ts). */
+const lockHead = compiled<"tenant" | "genesis", { seq: string | number; hash: string }>(
+  (p) => sql`insert into "audit_heads" ("tenant_id", "seq", "hash") values (${p.tenant}, 0, ${p.genesis}) on conflict ("tenant_id") do update set "seq" = "audit_heads"."seq" returning "seq", "hash"`,
+);
+
+type AppendKey = "tenant" | "seq" | "id" | "at" | "event" | "request" | "principal" | "user" | "actor" | "namespace" | "operation" | "ref" | "outcome" | "gate" | "reason" | "subject" | "details" | "prev" | "hash" | "kid" | "mac";
+
+/** Insert the record and move the head to it, in one statement: built once. */
+const appendRecord = compiled<AppendKey>(
+  (p) => sql`
+    with ins as (
+      insert into audit_events (tenant_id, seq, id, at, event, request_id, principal_type, user_id, actor_id, namespace, operation, ref, outcome, gate, reason, subject_id, details, prev_hash, hash, kid, mac)
+      values (${p.tenant}, ${p.seq}, ${p.id}, ${p.at}::timestamptz, ${p.event}, ${p.request}, ${p.principal}, ${p.user}, ${p.actor}, ${p.namespace}, ${p.operation}, ${p.ref}, ${p.outcome}, ${p.gate}, ${p.reason}, ${p.subject}, ${p.details}::jsonb, ${p.prev}, ${p.hash}, ${p.kid}, ${p.mac})
+      returning tenant_id, seq, mac
+    )
+    update audit_heads set seq = ins.seq, hash = ins.mac from ins where audit_heads.tenant_id = ins.tenant_id`,
+);
+
 /**
  * Append one record to the tenant's chain, in the caller's transaction. Two statements: lock and read the
  * head (an upsert that returns it), then one statement that inserts the record and moves the head; the hash and
@@ -100,15 +119,12 @@ export async function recordAudit(tx: Executor, input: AuditInput): Promise<{ id
   // Lock and read the tenant's chain head in one statement, for the rest of the transaction: writers queue, the
   // chain never forks. The tenant's first record creates the head (a concurrent first writer waits on it); after
   // that the no-op update locks the row and returns it as it is.
-  const [head] = await tx
-    .insert(auditHeads)
-    .values({ tenantId: input.tenantId, seq: 0, hash: GENESIS_HASH })
-    .onConflictDoUpdate({ target: auditHeads.tenantId, set: { seq: sql`${auditHeads.seq}` } })
-    .returning({ seq: auditHeads.seq, hash: auditHeads.hash });
+  const [head] = await lockHead(tx, { tenant: input.tenantId, genesis: GENESIS_HASH });
   const p = input.principal;
   const row = {
     tenantId: input.tenantId,
-    seq: head!.seq + 1,
+    // A bigint: the driver gives it back as text.
+    seq: Number(head!.seq) + 1,
     id: newId("evt"),
     // Millisecond precision survives the round trip through timestamptz, so the hash can be recomputed.
     at: new Date(Math.floor((input.at ?? new Date()).getTime())),
@@ -129,13 +145,12 @@ export async function recordAudit(tx: Executor, input: AuditInput): Promise<{ id
   };
   const hash = linkHash(row);
   const mac = macOf(current.key, current.kid, row.tenantId, row.seq, row.prevHash, hash);
-  await tx.execute(sql`
-    with ins as (
-      insert into audit_events (tenant_id, seq, id, at, event, request_id, principal_type, user_id, actor_id, namespace, operation, ref, outcome, gate, reason, subject_id, details, prev_hash, hash, kid, mac)
-      values (${row.tenantId}, ${row.seq}, ${row.id}, ${row.at.toISOString()}::timestamptz, ${row.event}, ${row.requestId}, ${row.principalType}, ${row.userId}, ${row.actorId}, ${row.namespace}, ${row.operation}, ${row.ref}, ${row.outcome}, ${row.gate}, ${row.reason}, ${row.subjectId}, ${JSON.stringify(row.details)}::jsonb, ${row.prevHash}, ${hash}, ${current.kid}, ${mac})
-      returning tenant_id, seq, mac
-    )
-    update audit_heads set seq = ins.seq, hash = ins.mac from ins where audit_heads.tenant_id = ins.tenant_id`);
+  await appendRecord(tx, {
+    tenant: row.tenantId, seq: row.seq, id: row.id, at: row.at.toISOString(), event: row.event, request: row.requestId,
+    principal: row.principalType, user: row.userId, actor: row.actorId, namespace: row.namespace, operation: row.operation,
+    ref: row.ref, outcome: row.outcome, gate: row.gate, reason: row.reason, subject: row.subjectId,
+    details: JSON.stringify(row.details), prev: row.prevHash, hash, kid: current.kid, mac,
+  });
   if (row.seq % CHECKPOINT_EVERY_RECORDS === 0) nudgeCheckpoints();
   return { id: row.id, seq: row.seq };
 }

@@ -3,10 +3,11 @@
 import { and, desc, eq, inArray, isNull, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, Executor } from "@/db/client";
+import { compiledVariants } from "@/db/compiled";
 import { actors, actorKinds, actorTokens, grants, type Actor } from "@/db/schema";
 import { recordChange } from "@/lib/audit/record";
 import { AppError } from "@/lib/errors";
-import { callerBucketSql, limitColumns, limitCtes, limitResultOf, type Limit, type LimitColumns, type LimitResult } from "@/lib/limits/rate-limit";
+import { callerBucketSql, limitColumns, limitCtes, limitResultOf, limitValues, type Limit, type LimitColumns, type LimitResult, type LimitValues } from "@/lib/limits/rate-limit";
 import { newId } from "@/lib/ids";
 import type { ActorContext, UserContext } from "./context";
 import { hashSecret, newSecret } from "./secrets";
@@ -196,6 +197,29 @@ export async function revokeActor(db: Db, who: Who, actorId: string, reason: str
 /** How often a token's (and its actor's) `last_used_at` is written at most. */
 const LAST_USED_EVERY_SECONDS = 60;
 
+type TokenRow = { token_id: string; actor_id: string; tenant_id: string; kind: Actor["kind"]; name: string; grantor_id: string } & LimitColumns;
+type TokenValues = { hash: string; at: string } & LimitValues;
+
+/** The token lookup, touching `last_used_at` when stale and (`counted`) the call counted: built once per shape (db/compiled.ts). */
+const tokenStatement = compiledVariants<"counted" | "plain", keyof TokenValues, TokenRow>((variant, p) => {
+  const stale = sql`(tok.last_used_at is null or tok.last_used_at < ${p.at}::timestamptz - make_interval(secs => ${sql.raw(String(LAST_USED_EVERY_SECONDS))}))`;
+  const counted = variant === "counted";
+  const v = { rl_window_start: p.rl_window_start, rl_scan: p.rl_scan, rl_weight: p.rl_weight, rl_window_seconds: p.rl_window_seconds };
+  return sql`
+    with tok as (
+      select t.id as token_id, t.last_used_at, a.id as actor_id, a.tenant_id, a.kind, a.name, a.grantor_id
+      from actor_tokens t
+      join actors a on a.id = t.actor_id
+      join memberships m on m.tenant_id = a.tenant_id and m.user_id = a.grantor_id
+      where t.hash = ${p.hash} and t.revoked_at is null and a.revoked_at is null and (t.expires_at is null or t.expires_at > ${p.at}::timestamptz)
+      limit 1),
+    touch_token as (update actor_tokens set last_used_at = ${p.at}::timestamptz from tok where actor_tokens.id = tok.token_id and ${stale}),
+    touch_actor as (update actors set last_used_at = ${p.at}::timestamptz from tok where actors.id = tok.actor_id and ${stale})
+    ${counted ? sql`, ${limitCtes(sql`(select ${callerBucketSql(sql`tok.actor_id`)} from tok)`, v)}` : sql``}
+    select tok.token_id, tok.actor_id, tok.tenant_id, tok.kind, tok.name, tok.grantor_id${counted ? sql`, ${limitColumns(v)}` : sql``}
+    from tok`;
+});
+
 /**
  * The actor a token acts as, or null when the token (or its actor) is unknown, revoked or expired. One
  * statement: the lookup, `last_used_at` (at most once a minute) and, with `count`, the call counted against the
@@ -208,23 +232,8 @@ export async function actorForToken(
   now = new Date(),
   count?: { limit: Limit; weight?: number },
 ): Promise<(Omit<ActorContext, "requestId"> & { limited?: LimitResult }) | null> {
-  const at = now.toISOString();
-  const stale = sql`(tok.last_used_at is null or tok.last_used_at < ${at}::timestamptz - make_interval(secs => ${LAST_USED_EVERY_SECONDS}::int))`;
-  const weight = count?.weight ?? 1;
-  const result = await db.execute(sql`
-    with tok as (
-      select t.id as token_id, t.last_used_at, a.id as actor_id, a.tenant_id, a.kind, a.name, a.grantor_id
-      from actor_tokens t
-      join actors a on a.id = t.actor_id
-      join memberships m on m.tenant_id = a.tenant_id and m.user_id = a.grantor_id
-      where t.hash = ${hashSecret(token)} and t.revoked_at is null and a.revoked_at is null and (t.expires_at is null or t.expires_at > ${at}::timestamptz)
-      limit 1),
-    touch_token as (update actor_tokens set last_used_at = ${at}::timestamptz from tok where actor_tokens.id = tok.token_id and ${stale}),
-    touch_actor as (update actors set last_used_at = ${at}::timestamptz from tok where actors.id = tok.actor_id and ${stale})
-    ${count ? sql`, ${limitCtes(sql`(select ${callerBucketSql(sql`tok.actor_id`)} from tok)`, count.limit, now, weight)}` : sql``}
-    select tok.token_id, tok.actor_id, tok.tenant_id, tok.kind, tok.name, tok.grantor_id${count ? sql`, ${limitColumns(weight)}` : sql``}
-    from tok`);
-  const [row] = (result as unknown as { rows: ({ token_id: string; actor_id: string; tenant_id: string; kind: Actor["kind"]; name: string; grantor_id: string } & LimitColumns)[] }).rows;
+  const limit: LimitValues = count ? limitValues(count.limit, now, count.weight ?? 1) : { rl_window_start: null, rl_scan: null, rl_weight: null, rl_window_seconds: null };
+  const [row] = await tokenStatement(count ? "counted" : "plain")(db, { hash: hashSecret(token), at: now.toISOString(), ...limit });
   if (!row) return null;
   const limited = count ? limitResultOf(row, count.limit, now) : null;
   return {

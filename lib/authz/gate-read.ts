@@ -3,6 +3,7 @@
 // revoke commits sees it. So no allow is ever recorded after a revoke has committed.
 import { getTableColumns, sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
+import { compiledVariants } from "@/db/compiled";
 import { grants } from "@/db/schema";
 import type { ApprovalStatus, OperationMode } from "@/db/schema";
 import type { OperationKey, ParsedRef, Principal, Risk } from "@/lib/realms/contract";
@@ -87,6 +88,36 @@ const approvalFacts = (a: ApprovalJson): ApprovalFacts => ({
   voidReason: a.void_reason,
 });
 
+type GateShape = { approval: boolean; destructive: boolean; describing: boolean; selected: boolean; grant: boolean };
+/** A GateShape as JSON: at most 32 shapes, each compiled once. */
+type GateShapeKey = string & { __gateShape: true };
+
+const gateOneStatement = compiledVariants<GateShapeKey, "tenant" | "namespace" | "operation" | "grantor" | "actor" | "approval" | "grant" | "since", SwitchesRow>((key, p) => {
+  const shape = JSON.parse(key) as GateShape;
+  return sql`
+    ${shape.approval ? sql`with a as (select id, actor_id, tool, namespace, operation, ref, status, payload_digest, expires_at, note, result, void_reason from approvals where id = ${p.approval} and tenant_id = ${p.tenant} for update) ` : sql``}select
+      (select c.mode from ceiling_settings c where c.tenant_id = ${p.tenant} and c.namespace = ${p.namespace} and c.operation = ${p.operation}) as ceiling_mode,
+      (select u.mode from user_choices u where u.tenant_id = ${p.tenant} and u.user_id = ${p.grantor} and u.namespace = ${p.namespace} and u.operation = ${p.operation}) as choice_mode,
+      ${shape.destructive ? sql`(select t.destructive_default from tenants t where t.id = ${p.tenant})` : sql`null::text`} as destructive_default,
+      ${shape.describing ? sql`(select s.open_description from realm_settings s where s.tenant_id = ${p.tenant} and s.namespace = ${p.namespace})` : sql`null::boolean`} as open_description,
+      ${
+        shape.selected
+          ? sql`(coalesce((select s.selected_only from realm_settings s where s.tenant_id = ${p.tenant} and s.namespace = ${p.namespace}), false)
+              and not (exists (select 1 from working_set_tools w where w.tenant_id = ${p.tenant} and w.actor_id = ${p.actor} and w.namespace = ${p.namespace} and w.operation = ${p.operation})
+                and exists (select 1 from working_set_tools w where w.tenant_id = ${p.tenant} and w.actor_id = ${p.actor} and w.last_used_at > ${p.since}::timestamptz)))`
+          : sql`null::boolean`
+      } as not_selected,
+      (select p.name from users p where p.id = ${p.grantor}) as grantor_name,
+      ${shape.approval ? sql`(select to_jsonb(a) from a)` : sql`null::jsonb`} as approval,
+      g.*
+    from (select 1) as one
+    left join lateral (
+      select * from grants
+      where grants.tenant_id = ${p.tenant} and grants.actor_id = ${p.actor} and grants.namespace = ${p.namespace}${shape.grant ? sql` and grants.id = ${p.grant}` : sql``}
+      for share
+    ) g on true`;
+});
+
 /**
  * Gate one's read, in one statement: the owner's ceiling mode and the grantor's choice mode for this operation
  * (null: never set), the tenant's default for destructive operations, for a describing operation the realm's
@@ -98,32 +129,23 @@ export async function readAndDecideGateOne(tx: Executor, input: GateOneRead): Pr
   const { principal } = input;
   if (principal.type === "user") return gateOne({ ...input, approval: undefined, lineage: {}, ceilingMode: null, choiceMode: null, grants: [] });
   const { tenantId, namespace, operation } = input;
-  const approvalCte = input.approval
-    ? sql`with a as (select id, actor_id, tool, namespace, operation, ref, status, payload_digest, expires_at, note, result, void_reason from approvals where id = ${input.approval.id} and tenant_id = ${tenantId} for update) `
-    : sql``;
-  const result = await tx.execute(sql`
-    ${approvalCte}select
-      (select c.mode from ceiling_settings c where c.tenant_id = ${tenantId} and c.namespace = ${namespace} and c.operation = ${operation}) as ceiling_mode,
-      (select u.mode from user_choices u where u.tenant_id = ${tenantId} and u.user_id = ${principal.grantorId} and u.namespace = ${namespace} and u.operation = ${operation}) as choice_mode,
-      ${input.risk === "destructive" ? sql`(select t.destructive_default from tenants t where t.id = ${tenantId})` : sql`null::text`} as destructive_default,
-      ${DESCRIBING_OPERATIONS.has(operation) ? sql`(select s.open_description from realm_settings s where s.tenant_id = ${tenantId} and s.namespace = ${namespace})` : sql`null::boolean`} as open_description,
-      ${
-        input.checkSelected && input.workingSetSince
-          ? sql`(coalesce((select s.selected_only from realm_settings s where s.tenant_id = ${tenantId} and s.namespace = ${namespace}), false)
-              and not (exists (select 1 from working_set_tools w where w.tenant_id = ${tenantId} and w.actor_id = ${principal.actorId} and w.namespace = ${namespace} and w.operation = ${operation})
-                and exists (select 1 from working_set_tools w where w.tenant_id = ${tenantId} and w.actor_id = ${principal.actorId} and w.last_used_at > ${input.workingSetSince.toISOString()}::timestamptz)))`
-          : sql`null::boolean`
-      } as not_selected,
-      (select p.name from users p where p.id = ${principal.grantorId}) as grantor_name,
-      ${input.approval ? sql`(select to_jsonb(a) from a)` : sql`null::jsonb`} as approval,
-      g.*
-    from (select 1) as one
-    left join lateral (
-      select * from grants
-      where grants.tenant_id = ${tenantId} and grants.actor_id = ${principal.actorId} and grants.namespace = ${namespace}${input.grantId ? sql` and grants.id = ${input.grantId}` : sql``}
-      for share
-    ) g on true`);
-  const rows = (result as unknown as { rows: SwitchesRow[] }).rows;
+  const shape = {
+    approval: Boolean(input.approval),
+    destructive: input.risk === "destructive",
+    describing: DESCRIBING_OPERATIONS.has(operation),
+    selected: Boolean(input.checkSelected && input.workingSetSince),
+    grant: Boolean(input.grantId),
+  };
+  const rows = await gateOneStatement(JSON.stringify(shape) as GateShapeKey)(tx, {
+    tenant: tenantId,
+    namespace,
+    operation,
+    grantor: principal.grantorId,
+    actor: principal.actorId,
+    approval: input.approval?.id ?? null,
+    grant: input.grantId ?? null,
+    since: input.workingSetSince?.toISOString() ?? null,
+  });
   const first = rows[0]!;
   const facts = rows.filter((r) => r.id !== null && r.id !== undefined).map((r) => grantFacts(grantRow(r)));
   const decision = gateOne({

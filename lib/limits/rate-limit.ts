@@ -14,34 +14,46 @@ export type LimitResult = { allowed: boolean; count: number; retryAfterSeconds: 
 const GC_BATCH = 16;
 const GC_GRACE_SECONDS = 60;
 
+/** The values `limitCtes` and `limitColumns` take: given directly, or as placeholders of a compiled statement (db/compiled.ts). */
+export type LimitValues = { rl_window_start: unknown; rl_scan: unknown; rl_weight: unknown; rl_window_seconds: unknown };
+
+/** The values of one check: the window `now` falls in, how many stamps to read at most, the weight. */
+export function limitValues(l: Limit, now: Date, weight = 1): LimitValues {
+  const windowMs = l.windowSeconds * 1000;
+  return {
+    rl_window_start: new Date(Math.floor(now.getTime() / windowMs) * windowMs).toISOString(),
+    rl_scan: l.limit + 1,
+    rl_weight: weight,
+    rl_window_seconds: l.windowSeconds,
+  };
+}
+
 /**
- * The CTEs (`rl_w`, `rl_n`, `rl_ins`, `rl_gc`) that count `weight` into `bucket` (an SQL expression; null counts
- * nothing) for the window `now` falls in, to put in a statement's WITH list; `limitColumns` are their answer.
+ * The CTEs (`rl_w`, `rl_n`, `rl_ins`, `rl_gc`) that count the weight into `bucket` (an SQL expression; null counts
+ * nothing) for the window of `limitValues`, to put in a statement's WITH list; `limitColumns` are their answer.
  * A node whose clock lags may name an older window: it then counts into the newest one the bucket has.
  * The count reads at most `limit + 1` stamps: past that it is over the limit anyway.
  */
-export function limitCtes(bucket: SQL, l: Limit, now: Date, weight = 1): SQL {
-  const windowMs = l.windowSeconds * 1000;
-  const windowStart = new Date(Math.floor(now.getTime() / windowMs) * windowMs).toISOString();
+export function limitCtes(bucket: SQL, v: LimitValues): SQL {
   return sql`rl_b as (select ${bucket}::text as bucket),
     rl_w as (
-      select rl_b.bucket, greatest(${windowStart}::timestamptz, (select max(h.window_start) from rate_limit_hits h where h.bucket = rl_b.bucket)) as ws
+      select rl_b.bucket, greatest(${v.rl_window_start}::timestamptz, (select max(h.window_start) from rate_limit_hits h where h.bucket = rl_b.bucket)) as ws
       from rl_b where rl_b.bucket is not null),
     rl_n as (
       select coalesce(sum(s.weight), 0)::int as n
-      from (select h.weight from rate_limit_hits h, rl_w where h.bucket = rl_w.bucket and h.window_start = rl_w.ws limit ${l.limit + 1}) s),
+      from (select h.weight from rate_limit_hits h, rl_w where h.bucket = rl_w.bucket and h.window_start = rl_w.ws limit ${v.rl_scan}) s),
     rl_ins as (
       insert into rate_limit_hits (bucket, window_start, weight, expires_at)
-      select rl_w.bucket, rl_w.ws, ${weight}::int, rl_w.ws + make_interval(secs => ${l.windowSeconds}::int) from rl_w),
+      select rl_w.bucket, rl_w.ws, ${v.rl_weight}::int, rl_w.ws + make_interval(secs => ${v.rl_window_seconds}::int) from rl_w),
     rl_gc as (
       delete from rate_limit_hits where ctid = any(array(
-        select ctid from rate_limit_hits where expires_at < now() - make_interval(secs => ${GC_GRACE_SECONDS}::int)
-        limit ${GC_BATCH} for update skip locked)))`;
+        select ctid from rate_limit_hits where expires_at < now() - make_interval(secs => ${sql.raw(String(GC_GRACE_SECONDS))})
+        limit ${sql.raw(String(GC_BATCH))} for update skip locked)))`;
 }
 
 /** The answer columns of `limitCtes`: `rl_count` (null when nothing was counted) and `rl_window_ms`. */
-export const limitColumns = (weight = 1) =>
-  sql`(select n + ${weight}::int from rl_n where exists (select 1 from rl_w)) as rl_count, (select (extract(epoch from ws) * 1000)::float8 from rl_w) as rl_window_ms`;
+export const limitColumns = (v: Pick<LimitValues, "rl_weight">) =>
+  sql`(select n + ${v.rl_weight}::int from rl_n where exists (select 1 from rl_w)) as rl_count, (select (extract(epoch from ws) * 1000)::float8 from rl_w) as rl_window_ms`;
 
 export type LimitColumns = { rl_count: number | null; rl_window_ms: number | null };
 
@@ -57,7 +69,8 @@ export function limitResultOf(row: LimitColumns, l: Limit, now: Date): LimitResu
 const rowsOf = <T>(result: unknown): T[] => (result as { rows: T[] }).rows;
 
 export async function hitRateLimit(db: Executor, bucket: string, l: Limit, now = new Date(), weight = 1): Promise<LimitResult> {
-  const [row] = rowsOf<LimitColumns>(await db.execute(sql`with ${limitCtes(sql`${bucket}`, l, now, weight)} select ${limitColumns(weight)}`));
+  const v = limitValues(l, now, weight);
+  const [row] = rowsOf<LimitColumns>(await db.execute(sql`with ${limitCtes(sql`${bucket}`, v)} select ${limitColumns(v)}`));
   return limitResultOf(row!, l, now)!;
 }
 

@@ -161,7 +161,9 @@ describe("docs adapter", () => {
     const docs = await search("docs.document", "BUDGET");
     expect(docs.items.map((i) => i.ref).sort()).toEqual([budget, roadmap].sort());
     expect(docs.items.map((i) => i.ref)).not.toContain(hidden);
-    expect(docs.items.find((i) => i.ref === roadmap)!.summary).toContain("more budget");
+    // Where the text matched: the tab and the words around it; a title match alone adds nothing.
+    expect(docs.items.find((i) => i.ref === roadmap)!.summary).toContain("— Costs: “We need more budget for the 50% cloud increase.”");
+    expect(docs.items.find((i) => i.ref === budget)!.summary).not.toContain("—");
     expect((await search("docs.document", "budget cloud")).items.map((i) => i.ref)).toEqual([roadmap]);
     expect((await search("docs.document", "50%")).items.map((i) => i.ref)).toEqual([roadmap]);
     expect((await search("docs.document", "budget", { status: "published" })).items).toEqual([]);

@@ -81,6 +81,13 @@ function matches(terms: string[]): SQL[] {
 const tabCount = sql<number>`(select count(*)::int from ${docsTabs} where ${docsTabs.tenantId} = ${docsDocuments.tenantId} and ${docsTabs.documentId} = ${docsDocuments.id})`;
 const openThreadCount = sql<number>`(select count(*)::int from ${docsThreads} where ${docsThreads.tenantId} = ${docsDocuments.tenantId} and ${docsThreads.documentId} = ${docsDocuments.id} and ${docsThreads.status} = 'open')`;
 
+/**
+ * For each document, the first tab (by position) whose text holds `term`, and the text around it: shows a searcher
+ * why a document matched. A subquery of the page's own statement (no round trip of its own).
+ */
+const tabSnippet = (term: string) =>
+  sql<[string, string] | null>`(select json_build_array(${docsTabs.title}, substr(${docsTabs.body}, greatest(strpos(lower(${docsTabs.body}), lower(${term})) - 60, 1), 160)) from ${docsTabs} where ${docsTabs.tenantId} = ${docsDocuments.tenantId} and ${docsTabs.documentId} = ${docsDocuments.id} and ${docsTabs.body} ilike ${likePattern(term)} order by ${docsTabs.position} asc limit 1)`;
+
 /** Documents, most recently changed first. `snippetTerm` adds where the text matched to each summary. */
 async function documentPage(ctx: RealmContext, where: SQL[], c: Cursor | null, n: number, snippetTerm?: string): Promise<PageOut<Cursor>> {
   where = [visibleDocuments(ctx), ...where];
@@ -95,16 +102,16 @@ async function documentPage(ctx: RealmContext, where: SQL[], c: Cursor | null, n
       ownerName: users.name,
       tabs: tabCount,
       open: openThreadCount,
+      snippet: snippetTerm ? tabSnippet(snippetTerm) : sql<null>`null`,
     })
     .from(docsDocuments)
     .innerJoin(users, eq(users.id, docsDocuments.ownerId))
     .where(and(...where))
     .orderBy(desc(docsDocuments.updatedAt), desc(docsDocuments.id))
     .limit(n + 1);
-  const snippets = snippetTerm ? await tabSnippets(ctx, rows.slice(0, n).map((r) => r.id), snippetTerm) : new Map<string, string>();
   const lean = (r: (typeof rows)[number]) => {
     const parts = [r.status, plural(r.tabs, "tab"), plural(r.open, "open thread"), `by ${r.ownerName}`];
-    const snippet = snippets.get(r.id);
+    const snippet = r.snippet ? `${r.snippet[0]}: “${cut(squash(r.snippet[1]), 120)}”` : null;
     return {
       ref: refs.make("document", r.id),
       kind: "docs.document",
@@ -114,21 +121,6 @@ async function documentPage(ctx: RealmContext, where: SQL[], c: Cursor | null, n
     };
   };
   return pageOf(rows, n, lean, (last) => ({ u: last.key, id: last.id }));
-}
-
-/** For each document, the first tab text around `term`: shows a searcher why a document matched. */
-async function tabSnippets(ctx: RealmContext, documentIds: string[], term: string): Promise<Map<string, string>> {
-  if (!documentIds.length) return new Map();
-  const rows = await ctx.tx
-    .selectDistinctOn([docsTabs.documentId], {
-      documentId: docsTabs.documentId,
-      tab: docsTabs.title,
-      excerpt: sql<string>`substr(${docsTabs.body}, greatest(strpos(lower(${docsTabs.body}), lower(${term})) - 60, 1), 160)`,
-    })
-    .from(docsTabs)
-    .where(and(eq(docsTabs.tenantId, ctx.tenantId), inArray(docsTabs.documentId, documentIds), sql`${docsTabs.body} ilike ${likePattern(term)}`))
-    .orderBy(docsTabs.documentId, asc(docsTabs.position));
-  return new Map(rows.map((r) => [r.documentId, `${r.tab}: “${cut(squash(r.excerpt), 120)}”`]));
 }
 
 async function presentDocument(ctx: RealmContext, doc: DocsDocument, full: boolean): Promise<Record<string, unknown>> {

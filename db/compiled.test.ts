@@ -1,0 +1,62 @@
+import { sql } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { getDb, onStatement } from "./client";
+import { compiled, compiledVariants } from "./compiled";
+
+describe("statements built once per process", () => {
+  it("builds the template once and runs it with each call's values (none frozen into the text)", async () => {
+    const db = await getDb();
+    let builds = 0;
+    const echo = compiled<"a" | "b", { a: string; b: number }>((p) => {
+      builds++;
+      return sql`select ${p.a}::text as a, ${p.b}::int as b`;
+    });
+    const texts: string[] = [];
+    const stop = onStatement((s) => texts.push(s));
+    try {
+      expect(await echo(db, { a: "one", b: 1 })).toEqual([{ a: "one", b: 1 }]);
+      expect(await echo(db, { a: "two", b: 2 })).toEqual([{ a: "two", b: 2 }]);
+    } finally {
+      stop();
+    }
+    expect(builds).toBe(1);
+    expect(texts.length).toBe(2);
+    expect(texts[0]).toBe(texts[1]);
+    expect(texts[0]).not.toContain("one");
+  });
+
+  it("runs in the caller's transaction: it sees what the transaction set, and that ends with it", async () => {
+    const db = await getDb();
+    // A transaction-local setting: visible only on the transaction's own connection, until it ends.
+    const set = compiled<"v">((p) => sql`select set_config('realmgate.probe', ${p.v}::text, true)`);
+    const read = compiled<never, { v: string | null }>(() => sql`select current_setting('realmgate.probe', true) as v`);
+    const v = `probe-${Date.now()}`;
+    await db
+      .transaction(async (tx) => {
+        await set(tx, { v });
+        expect(await read(tx, {})).toEqual([{ v }]);
+        throw new Error("roll back");
+      })
+      .catch(() => {});
+    expect((await read(db, {}))[0]!.v ?? "").not.toBe(v);
+  });
+
+  it("names a missing value instead of running without it", async () => {
+    const db = await getDb();
+    const one = compiled<"x">((p) => sql`select ${p.x}::int as x`);
+    await expect(one(db, {} as { x: unknown })).rejects.toThrow(/placeholder "x"/);
+  });
+
+  it("builds each variant once, the first time it is asked for", async () => {
+    const db = await getDb();
+    const built: string[] = [];
+    const stmt = compiledVariants<"upper" | "plain", "s", { s: string }>((variant, p) => {
+      built.push(variant);
+      return variant === "upper" ? sql`select upper(${p.s}::text) as s` : sql`select ${p.s}::text as s`;
+    });
+    expect(await stmt("upper")(db, { s: "a" })).toEqual([{ s: "A" }]);
+    expect(await stmt("plain")(db, { s: "b" })).toEqual([{ s: "b" }]);
+    expect(await stmt("upper")(db, { s: "c" })).toEqual([{ s: "C" }]);
+    expect(built).toEqual(["upper", "plain"]);
+  });
+});
