@@ -139,7 +139,7 @@ async function runBackend(kind: "postgres" | "pglite"): Promise<{ label: string;
     await c.connect();
     await c.query(`create database ${dbName}`);
     await c.end();
-    databaseUrl = admin.replace(/\/[^/]*$/, `/${dbName}`);
+    databaseUrl = admin.replace(/\/[^/?]*(\?|$)/, `/${dbName}$1`);
   }
   const env: Record<string, string | undefined> = {
     AUTH_SECRET: randomBytes(32).toString("base64url"),
