@@ -99,6 +99,8 @@ export const envSchema = z
     REALMGATE_REMOTE_BREAKER_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
     /** Bound on every call to an outside provider. */
     REALMGATE_PROVIDER_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+    /** Calls to one remote provider in flight at once per app node (each holds a pooled connection while it waits). */
+    REALMGATE_REMOTE_MAX_IN_FLIGHT: z.coerce.number().int().min(1).max(100).default(4),
     /** An OpenAI-compatible embeddings API (base URL, with or without `/v1`): enables semantic and hybrid capability search. */
     REALMGATE_EMBEDDINGS_URL: optionalUrl,
     REALMGATE_EMBEDDINGS_MODEL: z.string().trim().max(200).optional(),

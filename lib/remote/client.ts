@@ -8,6 +8,7 @@ import { checkUrl, headerOf, listedHostsPolicy, NetError, request, type NetRespo
 import { signedHeaders } from "@/provider-kit/protocol";
 import type { AuthContext } from "@/provider-kit/types";
 import { admit, record, type Transition } from "./breaker";
+import { takeSlot } from "./bulkhead";
 
 export const MAX_ANSWER_BYTES = 2 * 1024 * 1024;
 export const MAX_FILE_BYTES = 16 * 1024 * 1024;
@@ -203,12 +204,19 @@ export async function streamFromProvider(target: ProviderTarget, context: AuthCo
 }
 
 async function run<T extends Omit<CallOutcome, "transition">>(target: ProviderTarget, op: string, context: AuthContext, input: unknown, maxBytes: number, read: (res: NetResponse) => T): Promise<T & CallOutcome> {
+  // The node's bound on calls in flight to this provider comes first: a refusal there sends nothing and leaves
+  // the breaker (and its half-open probe) alone.
+  const release = takeSlot(target);
   let res: NetResponse;
   try {
-    res = await post(target, op, context, input, maxBytes);
-  } catch (err) {
-    if (err instanceof AppError) throw err; // the breaker is open: nothing was sent
-    throw Object.assign(netFailure(target, err, op), { transition: record(target.id, false) });
+    try {
+      res = await post(target, op, context, input, maxBytes);
+    } catch (err) {
+      if (err instanceof AppError) throw err; // the breaker is open: nothing was sent
+      throw Object.assign(netFailure(target, err, op), { transition: record(target.id, false) });
+    }
+  } finally {
+    release();
   }
   try {
     const out = read(res);

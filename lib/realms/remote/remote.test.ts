@@ -7,7 +7,10 @@ import { auditEvents, grants, remoteProviders } from "@/db/schema";
 import { dispatch } from "@/lib/tools/dispatch";
 import { redeemLiveUrl } from "@/lib/tools/files";
 import { listRealms } from "@/lib/realms/registry";
-import { resetBreakers } from "@/lib/remote/breaker";
+import { breakerState, resetBreakers } from "@/lib/remote/breaker";
+import { callsInFlight } from "@/lib/remote/bulkhead";
+import { callProvider } from "@/lib/remote/client";
+import { authorizationContext } from "@/lib/remote/context";
 import { resetRefreshThrottle } from "@/lib/remote/refresh";
 import { mintRegistrationToken, registerByUrl, registerWithToken, removeProvider } from "@/lib/remote-admin/register";
 import { resolveRealm } from "@/lib/views/resolve";
@@ -232,6 +235,39 @@ describe("calls through the dispatcher", () => {
     const e = await errorOf(dispatch(call(t.users.alice!), "list_objects", { namespace: "tickets", kind: "tickets.ticket" }));
     expect(e.code).toBe("provider_unavailable");
     expect(e.details.reason).toBe(reason);
+  });
+
+  it("at most REALMGATE_REMOTE_MAX_IN_FLIGHT calls wait on one provider per node: the rest are refused at once as busy, nothing sent, the breaker untouched", async () => {
+    // Each call waits inside a tool call's transaction, on a pooled connection: a slow provider must not hold them all.
+    envs.set({ REALMGATE_REMOTE_MAX_IN_FLIGHT: "2" });
+    try {
+      p.mode = "lagging";
+      const target = { id: registrationId, namespace: "tickets", baseUrl: p.url, secret: saved!.secret };
+      const contextOf = () =>
+        authorizationContext({ tx: t.db, tenantId: t.tenantId, registrationId, manifestVersion: "1", principal: { type: "user", userId: t.users.alice!.userId }, operation: "object.list", scope: null });
+      const list = async () => callProvider(target, "list", await contextOf(), { kind: "tickets.ticket", filter: {}, cursor: null, limit: 5 });
+      const sent = p.contexts.length;
+      const started = Date.now();
+      const outcomes = await Promise.all(Array.from({ length: 6 }, () => list().then(() => "ok" as const, (e: unknown) => e as { code?: string; details?: Record<string, unknown>; headers?: Record<string, string> })));
+      expect(outcomes.filter((o) => o === "ok")).toHaveLength(2);
+      const busy = outcomes.filter((o) => o !== "ok");
+      expect(busy).toHaveLength(4);
+      for (const b of busy) expect(b).toMatchObject({ code: "provider_unavailable", details: { reason: "busy", in_flight: 2, retry_after_seconds: 1 }, headers: { "Retry-After": "1" } });
+      expect(p.contexts.length - sent).toBe(2);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(400);
+      expect(callsInFlight(registrationId)).toBe(0);
+      expect(breakerState(registrationId)).toBe("closed");
+
+      // A call that ends in a timeout gives its slot back too.
+      p.mode = "slow";
+      const timedOut = await Promise.all([list(), list()].map((c) => c.catch((e: { details?: { reason?: string } }) => e.details?.reason)));
+      expect(timedOut).toEqual(["timeout", "timeout"]);
+      expect(callsInFlight(registrationId)).toBe(0);
+      p.mode = "ok";
+      await expect(list()).resolves.toMatchObject({ result: expect.anything() });
+    } finally {
+      envs.set({ REALMGATE_REMOTE_MAX_IN_FLIGHT: undefined });
+    }
   });
 
   it("a provider configured with another secret refuses the signature: provider_unavailable telling an owner to register it again", async () => {
