@@ -1,11 +1,11 @@
-// npm run bench:load [-- --quick | --full | --seconds N] [--levels 16,64] [--pglite] [--label "…"] [--profile DIR] — the app under concurrent load, against a
+// npm run bench:load [-- --quick | --full | --seconds N] [--levels 16,64] [--rounds 3] [--pglite] [--label "…"] [--profile DIR] — the app under concurrent load, against a
 // real `next start` (built first: `npm run build`, or set NEXT_DIST_DIR to your build folder; this builds nothing).
 // On a fresh PostgreSQL database (BENCH_PG_ADMIN_URL, default the local server; with --pglite also on embedded
 // PGlite) it seeds, through lib functions before the server starts, 200 delegated actors granted docs search in one
 // tenant, and 200 more spread over 10 other tenants (20 each), every tenant with the docs demo documents. Then, at
 // 1, 4, 16, 64 and 200 connections (autocannon, loopback only), for N seconds each (--quick 5 s, default 10 s,
-// --full 60 s at 200): GET /api/health, then search_objects on docs as the 200 one-tenant actors (each request
-// the next actor's token), then as the 200 actors of the 10 tenants. Per run: requests/s, median and p99 latency,
+// --full 60 s at 200), split into --rounds rounds (3) of: GET /api/health, then search_objects on docs as the 200
+// one-tenant actors (each request the next actor's token), then as the 200 actors of the 10 tenants. Per level: requests/s, median and p99 latency,
 // non-2xx and 5xx, and the audit rows written for it against the tool calls answered (none may be lost); after
 // all runs, whether every tenant's chain still verifies, and the CPU each request cost the app server, PostgreSQL
 // and the load generator (from /proc). Results go between <!-- bench:load --> markers. --profile DIR writes the
@@ -32,6 +32,8 @@ const SECONDS = Number(valueOf("--seconds") ?? (QUICK ? 5 : 10));
 const LEVELS = valueOf("--levels")?.split(",").map(Number) ?? [1, 4, 16, 64, 200];
 const secondsAt = (connections: number) => (FULL && connections === 200 ? 60 : SECONDS);
 const LABEL = valueOf("--label");
+/** Each level's time is split into this many rounds of health, one tenant, ten tenants in turn: a machine whose speed drifts then slows all three alike. */
+const ROUNDS = Math.max(1, Number(valueOf("--rounds") ?? 3));
 const ACTORS = 200;
 const TENANTS = 10;
 const SEARCH = JSON.stringify({ namespace: "docs", query: "Q3" });
@@ -215,8 +217,8 @@ async function runBackend(kind: "postgres" | "pglite"): Promise<{ label: string;
         },
       ];
     };
-    const run = async (connections: number, what: string, opts: { path?: string; tokens?: string[]; scope?: Seeded["one"] }): Promise<Row> => {
-      const seconds = secondsAt(connections);
+    const run = async (connections: number, what: string, opts: { path?: string; tokens?: string[]; scope?: Seeded["one"]; seconds: number }): Promise<Row> => {
+      const seconds = opts.seconds;
       const before = opts.scope ? await settled(opts.scope) : 0;
       const cpuBefore = cpuSample(appGroup);
       const r = await autocannon({
@@ -260,9 +262,14 @@ async function runBackend(kind: "postgres" | "pglite"): Promise<{ label: string;
 
     const rows: Row[] = [];
     for (const c of LEVELS) {
-      rows.push(await run(c, "GET /api/health", { path: "/api/health" }));
-      rows.push(await run(c, "search_objects, 1 tenant", { tokens: seeded.one.tokens, scope: seeded.one }));
-      rows.push(await run(c, `search_objects, ${TENANTS} tenants`, { tokens: seeded.ten.tokens, scope: seeded.ten }));
+      const seconds = Math.max(1, Math.round(secondsAt(c) / ROUNDS));
+      const rounds: Row[][] = [[], [], []];
+      for (let k = 0; k < ROUNDS; k++) {
+        rounds[0]!.push(await run(c, "GET /api/health", { path: "/api/health", seconds }));
+        rounds[1]!.push(await run(c, "search_objects, 1 tenant", { tokens: seeded.one.tokens, scope: seeded.one, seconds }));
+        rounds[2]!.push(await run(c, `search_objects, ${TENANTS} tenants`, { tokens: seeded.ten.tokens, scope: seeded.ten, seconds }));
+      }
+      rows.push(...rounds.map(mergeRounds));
     }
 
     // Every tenant's chain, verified after the load (the owner's verification through the API).
@@ -291,6 +298,33 @@ async function runBackend(kind: "postgres" | "pglite"): Promise<{ label: string;
       await c.end();
     }
   }
+}
+
+/**
+ * One level's rounds of one request as one row: counts and time added up, requests/s over the whole time, CPU per
+ * request weighted by the requests answered, the median of the rounds' medians and the worst round's p99.
+ */
+function mergeRounds(rs: Row[]): Row {
+  const sum = (f: (r: Row) => number) => rs.reduce((a, r) => a + f(r), 0);
+  const answered = sum((r) => r.answered);
+  const seconds = sum((r) => r.seconds);
+  const medians = rs.map((r) => r.median).sort((a, b) => a - b);
+  const cpuOf = (k: "app" | "database" | "generator") => (answered ? rs.reduce((a, r) => a + (r.cpu?.[k] ?? 0) * r.answered, 0) / answered : 0);
+  return {
+    connections: rs[0]!.connections,
+    what: rs[0]!.what,
+    seconds,
+    rps: answered / seconds,
+    median: medians[Math.floor(medians.length / 2)]!,
+    p99: Math.max(...rs.map((r) => r.p99)),
+    answered,
+    sent: sum((r) => r.sent),
+    non2xx: sum((r) => r.non2xx),
+    x5xx: sum((r) => r.x5xx),
+    errors: sum((r) => r.errors),
+    audit: rs.every((r) => r.audit) ? { rows: sum((r) => r.audit!.rows), answered: sum((r) => r.audit!.answered) } : null,
+    cpu: rs.every((r) => r.cpu) ? { app: cpuOf("app"), database: cpuOf("database"), generator: cpuOf("generator") } : null,
+  };
 }
 
 const fmt = (x: number) => (Number.isInteger(x) ? String(x) : x.toFixed(1));
@@ -329,19 +363,19 @@ async function main() {
   for (const b of backends) results.push(await runBackend(b));
 
   const mode = valueOf("--seconds")
-    ? `${SECONDS} s per run${FULL ? ", 60 s at 200 connections" : ""}`
+    ? `${SECONDS} s per level${FULL ? ", 60 s at 200 connections" : ""}`
     : QUICK
-      ? "`--quick`: 5 s per run"
+      ? "`--quick`: 5 s per level"
       : FULL
-        ? "`--full`: 10 s per run, 60 s at 200 connections"
-        : "10 s per run";
+        ? "`--full`: 10 s per level, 60 s at 200 connections"
+        : "10 s per level";
   const md = `## Under load (\`npm run bench:load\`)${LABEL ? ` — ${LABEL}` : ""}
 
 \`next start\` (production build) on a fresh database; ${ACTORS} delegated actors granted docs \`provider.about\` + \`object.search\`
 in one tenant, and ${ACTORS} more spread over ${TENANTS} tenants (${ACTORS / TENANTS} each), each tenant with the docs demo documents.
-autocannon over loopback, ${mode}, one run after another at each level: \`GET /api/health\` (one \`select 1\`), then
+autocannon over loopback, ${mode}, each level's time in ${ROUNDS} round${ROUNDS > 1 ? "s" : ""} of, one after another: \`GET /api/health\` (one \`select 1\`), then
 \`POST /api/v1/tools/search_objects\` \`${SEARCH}\` with each request the next actor's token (the one tenant's, then
-the ${TENANTS} tenants' in turn). Latencies are autocannon's (p50, p99). "Audit rows" are the \`tool.call\` records written
+the ${TENANTS} tenants' in turn), so that a machine whose speed drifts slows all three alike. Latencies are autocannon's: the median of the rounds' p50s, the worst round's p99. "Audit rows" are the \`tool.call\` records written
 for the run (counted in \`audit_events\` once the server is idle) against the calls it answered 2xx or 4xx: none may be
 missing, and no more than were sent; the few more are calls still in flight when autocannon stopped counting (the
 server finished them). "CPU ms per request" is the CPU time the app server's processes, every PostgreSQL process and the
