@@ -23,7 +23,6 @@ import type { RealmManifest } from "@/lib/realms/contract";
 export const TOKEN_TTL_MS = 60 * 60 * 1000;
 export const registerBody = z.strictObject({ url: z.string().trim().min(1).max(2000) });
 
-
 export type ProviderView = {
   id: string;
   namespace: string;

@@ -30,5 +30,5 @@ export function takeSlot(target: { id: string; namespace: string }, max = env().
   };
 }
 
-/** Calls in flight to the registration `id` on this node (tests, the Providers page). */
+/** Calls in flight to the registration `id` on this node (tests check every slot comes back). */
 export const callsInFlight = (id: string): number => inFlight.get(id) ?? 0;
