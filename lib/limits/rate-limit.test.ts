@@ -4,7 +4,7 @@ import { eq, sql } from "drizzle-orm";
 import { dbKind, getDb } from "@/db/client";
 import { rateLimitHits } from "@/db/schema";
 import { isAppError } from "@/lib/errors";
-import { enforceRateLimit, hitRateLimit } from "./rate-limit";
+import { enforceRateLimit, expiredStamps, hitRateLimit } from "./rate-limit";
 
 const bucket = () => `test:${randomBytes(6).toString("hex")}`;
 const at = (s: number) => new Date(Date.UTC(2030, 0, 1, 12, 0, 0) + s * 1000);
@@ -75,5 +75,31 @@ describe("the PostgreSQL fixed-window limiter (stamps, no hot row)", () => {
     await db.execute(sql`insert into rate_limit_hits (bucket, window_start, weight, expires_at) values (${old}, now() - interval '1 hour', 1, now() - interval '59 minutes')`);
     for (let i = 0; i < 200 && (await db.select().from(rateLimitHits).where(eq(rateLimitHits.bucket, old))).length > 0; i++) await hitRateLimit(db, bucket(), { limit: 5, windowSeconds: 60 });
     expect(await db.select().from(rateLimitHits).where(eq(rateLimitHits.bucket, old))).toEqual([]);
+  });
+
+  it("finds expired stamps along the expiry index, even when the planner's statistics think most stamps are expired", async () => {
+    // Under load the table holds every live stamp of the last two minutes and almost none expired (each check deletes
+    // what has): a scan that does not walk the index in order reads all of them on every call. Statistics from a
+    // moment when many had expired make the planner expect to find a batch at once; the order must still hold it
+    // to the index. Everything here is rolled back, the statistics too.
+    const db = await getDb();
+    let plan = "";
+    const undo = new Error("roll back");
+    await db
+      .transaction(async (tx) => {
+        const b = bucket();
+        await tx.execute(sql`insert into rate_limit_hits (bucket, window_start, weight, expires_at) select ${b}, now() - interval '1 hour', 1, now() - interval '59 minutes' from generate_series(1, 3000)`);
+        await tx.execute(sql`analyze rate_limit_hits`);
+        await tx.execute(sql`delete from rate_limit_hits where bucket = ${b}`);
+        await tx.execute(sql`insert into rate_limit_hits (bucket, window_start, weight, expires_at) select ${b}, now(), 1, now() + interval '1 minute' from generate_series(1, 3000)`);
+        const result = (await tx.execute(sql`explain (format json) ${expiredStamps}`)) as unknown as { rows: Record<string, unknown>[] };
+        plan = JSON.stringify(result.rows[0]);
+        throw undo;
+      })
+      .catch((e: unknown) => {
+        if (e !== undo) throw e;
+      });
+    expect(plan).toContain("rate_limit_hits_expires");
+    expect(plan).not.toContain("Seq Scan");
   });
 });
