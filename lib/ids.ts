@@ -20,9 +20,21 @@ export function newRealmId(prefix: string): string {
   return randomId(prefix);
 }
 
+// Random bytes are drawn from the CSPRNG in blocks and handed out 20 at a time: one `randomBytes` call per 128 ids
+// instead of one per id (a tool call makes two or more ids, and the call was measurable in its CPU profile). The
+// bytes are used once each and never leave this module.
+const ID_BYTES = 20;
+const POOL_BYTES = ID_BYTES * 128;
+let pool = Buffer.alloc(0);
+let offset = 0;
+
 function randomId(prefix: string): string {
-  const bytes = randomBytes(20);
+  if (offset + ID_BYTES > pool.length) {
+    pool = randomBytes(POOL_BYTES);
+    offset = 0;
+  }
   let out = "";
-  for (const b of bytes) out += alphabet[b % 36];
+  for (let i = offset; i < offset + ID_BYTES; i++) out += alphabet[pool[i]! % 36];
+  offset += ID_BYTES;
   return `${prefix}_${out}`;
 }
