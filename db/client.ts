@@ -6,6 +6,7 @@ import type { ExtractTablesWithRelations } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from "drizzle-orm/pg-core";
 import { env } from "@/lib/env";
 import { DatabaseUnavailableError, databaseUnavailableReason } from "./errors";
+import { pipelineTransactions, resetPipeline, type PgQueryClass } from "./pipeline";
 import { withStatementName } from "./prepared";
 import * as schema from "./schema";
 
@@ -28,14 +29,24 @@ export const migrationsFolder = () => path.join(process.cwd(), "db", "migrations
 export type AfterMigrate = (db: Db) => Promise<void>;
 
 /**
- * Every statement the process sends to the database server, BEGIN, COMMIT, ROLLBACK and SAVEPOINT included (one
- * call per round trip), for tests that count a call's round trips. No listener: nothing is done per statement.
+ * Every statement the process runs on the database server, BEGIN, COMMIT, ROLLBACK and SAVEPOINT included, for tests
+ * that count a call's statements. No listener: nothing is done per statement. On PostgreSQL a transaction's BEGIN
+ * and its last statement's COMMIT travel with another statement (db/pipeline.ts): `onExchange` counts round trips.
  */
 export type StatementListener = (sql: string) => void;
 const statementListeners = new Set<StatementListener>();
 export function onStatement(fn: StatementListener): () => void {
   statementListeners.add(fn);
   return () => void statementListeners.delete(fn);
+}
+/** Listen to every exchange with the server (PostgreSQL): a statement sent alone, or one with BEGIN or COMMIT paired (db/pipeline.ts). */
+export function onExchange(fn: () => void): () => void {
+  exchangeListeners.add(fn);
+  return () => void exchangeListeners.delete(fn);
+}
+const exchangeListeners = new Set<() => void>();
+function exchanged(): void {
+  for (const fn of exchangeListeners) fn();
 }
 function sent(text: unknown): void {
   if (statementListeners.size === 0) return;
@@ -117,8 +128,9 @@ type PgClientInternals = { connection?: { stream?: { destroy?: () => void } } };
  * `query_timeout` fails the query; its connection is then closed, so the rest of the transaction (the rollback)
  * fails at once instead of waiting out a timeout of its own.
  */
-function guardPooledClient(client: import("pg").PoolClient, prepared: boolean): void {
-  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+function guardPooledClient(client: import("pg").PoolClient, prepared: boolean, Query: PgQueryClass): void {
+  // BEGIN and COMMIT ride with the transaction's first and last statements (db/pipeline.ts).
+  const query = pipelineTransactions(client, Query, client.query.bind(client) as (...args: unknown[]) => unknown, exchanged);
   (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
     sent(args[0]);
     const releaseThisCheckout = client.release;
@@ -197,8 +209,9 @@ async function openPostgres(url: string, timeoutMs: number, statementTimeoutMs: 
     // A checked-out client whose connection dies emits `error` too; its query already failed (and answers
     // 503), but with no listener the event would be an uncaughtException. The pool discards it on release.
     client.on("error", warnConnectionLost);
-    guardPooledClient(client, prepared);
+    guardPooledClient(client, prepared, pg.Query as unknown as PgQueryClass);
   });
+  pool.on("acquire", resetPipeline);
   idempotentReleases(pool);
   const db = drizzle(pool, { schema }) as unknown as Db;
   const stats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });

@@ -2,7 +2,7 @@
 // context), what a call ended with (codeOf, errorOf, thrownCode), environment overrides and a frozen clock.
 // Only tests import it (lib/architecture.test.ts checks that nothing else does).
 import { vi } from "vitest";
-import { getDb, onStatement, type Db } from "@/db/client";
+import { getDb, onExchange, onStatement, type Db } from "@/db/client";
 import { memberships, tenants, users, type ResourceScope, type Role } from "@/db/schema";
 import type { DemoFile, DemoSeedStep } from "@/db/seed";
 import { createActor } from "@/lib/authz/actors";
@@ -219,10 +219,17 @@ export function countingDb(db: Db): { db: Db; queries: () => number } {
 export function roundTrips() {
   const statements: string[] = [];
   const off = onStatement((sql) => statements.push(sql.replace(/\s+/g, " ").trim()));
+  let exchanges = 0;
+  const offExchanges = onExchange(() => exchanges++);
   return {
     statements,
+    /** Exchanges with the server so far (PostgreSQL; 0 on PGlite, which runs in this process). */
+    get exchanges() {
+      return exchanges;
+    },
     stop() {
       off();
+      offExchanges();
       return statements;
     },
   };

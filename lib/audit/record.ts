@@ -4,6 +4,7 @@
 import { eq, sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import { compiled } from "@/db/compiled";
+import { commitWithNext } from "@/db/pipeline";
 import { auditEvents } from "@/db/schema";
 import { newId } from "@/lib/ids";
 import { GENESIS_LINK, hashedPayload, linkHash, macOf } from "./chain";
@@ -108,13 +109,16 @@ const appendRecord = compiled<AppendKey>(
     update audit_heads set seq = ins.seq, hash = ins.mac from ins where audit_heads.tenant_id = ins.tenant_id`,
 );
 
+/** `last`: the caller sends nothing more in the transaction, so COMMIT goes with the append (db/pipeline.ts). */
+export type AppendOptions = { last?: boolean };
+
 /**
  * Append one record to the tenant's chain, in the caller's transaction. Two statements: lock and read the
  * head (an upsert that returns it), then one statement that inserts the record and moves the head; the hash and
  * MAC are computed here in between (the key never leaves this process). Callers append last: the head stays
- * locked until COMMIT.
+ * locked until COMMIT — which, with `last`, is sent with the append itself.
  */
-export async function recordAudit(tx: Executor, input: AuditInput): Promise<{ id: string; seq: number }> {
+export async function recordAudit(tx: Executor, input: AuditInput, opts: AppendOptions = {}): Promise<{ id: string; seq: number }> {
   const { current } = auditKeyring();
   // Lock and read the tenant's chain head in one statement, for the rest of the transaction: writers queue, the
   // chain never forks. The tenant's first record creates the head (a concurrent first writer waits on it); after
@@ -145,6 +149,7 @@ export async function recordAudit(tx: Executor, input: AuditInput): Promise<{ id
   };
   const hash = linkHash(row);
   const mac = macOf(current.key, current.kid, row.tenantId, row.seq, row.prevHash, hash);
+  if (opts.last) commitWithNext(tx);
   await appendRecord(tx, {
     tenant: row.tenantId, seq: row.seq, id: row.id, at: row.at.toISOString(), event: row.event, request: row.requestId,
     principal: row.principalType, user: row.userId, actor: row.actorId, namespace: row.namespace, operation: row.operation,

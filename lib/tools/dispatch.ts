@@ -132,7 +132,7 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
     if (!decision.allow) return isApprovalDenial(decision) ? refuseApproval(tx, refusal, decision) : refuse(tx, refusal, decision, namedRefs, decision.grantId);
     // The approved call already ran: its result, and nothing runs again.
     if (decision.replay) {
-      await recordAudit(tx, { ...audit, outcome: "allow", gate: null, subjectId: decision.replay.approvalId, details: { tool, replayed: true, approval_id: decision.replay.approvalId } });
+      await recordAudit(tx, { ...audit, outcome: "allow", gate: null, subjectId: decision.replay.approvalId, details: { tool, replayed: true, approval_id: decision.replay.approvalId } }, { last: true });
       return { result: decision.replay.result };
     }
 
@@ -168,7 +168,7 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
     try {
       const replay = idem ? await idempotentReplay(tx, keyed, idem) : undefined;
       if (replay !== undefined) {
-        await recordAudit(tx, { ...audit, outcome: "allow", gate: null, subjectId: decision.grantId, details: { tool, replayed: true } });
+        await recordAudit(tx, { ...audit, outcome: "allow", gate: null, subjectId: decision.grantId, details: { tool, replayed: true } }, { last: true });
         return { result: replay };
       }
       let result: unknown;
@@ -180,12 +180,12 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
       }
       // Let in by an approval: used up with the effect, in this transaction, its result kept for replays.
       if (decision.approvalId && auth.kind === "actor") await consumeApproval(tx, decision.approvalId, result, auth, { namespace: target.namespace, operation, ref: target.ref }, now);
-      // The audit append comes last: the tenant's chain head is locked from here to COMMIT.
+      // The audit append comes last: the tenant's chain head is locked from here to COMMIT, which goes with it.
       // Let in without a grant (a realm's open description, a person's approval): the record says so.
       const via = decision.open ? { via: "open_description" } : decision.approvalId ? { via: "approval", approval_id: decision.approvalId } : {};
       // The connected account the call used, so the Connection Hub can say which agents use which account.
       const used = accounts.size ? { account_ids: [...accounts].sort() } : {};
-      await recordAudit(tx, { ...audit, outcome: "allow", gate: null, subjectId: caller.grantId ?? decision.grantId ?? decision.approvalId ?? null, details: { tool, ...via, ...used, ...notes } });
+      await recordAudit(tx, { ...audit, outcome: "allow", gate: null, subjectId: caller.grantId ?? decision.grantId ?? decision.approvalId ?? null, details: { tool, ...via, ...used, ...notes } }, { last: true });
       return { result };
     } catch (err) {
       if (read) throw new RolledBack(err, async (fresh) => {

@@ -5,7 +5,7 @@
 import { eq } from "drizzle-orm";
 import type { Tx } from "@/db/client";
 import { users } from "@/db/schema";
-import { recordAudit as writeAudit, type AuditInput } from "@/lib/audit/record";
+import { recordAudit as writeAudit, type AppendOptions, type AuditInput } from "@/lib/audit/record";
 import type { AuthContext } from "@/lib/authz/context";
 import { recordConsentRequest } from "@/lib/authz/consent";
 import { gateOneError } from "@/lib/authz/denials";
@@ -24,12 +24,13 @@ export type ToolAudit = AuditInput & { clientRequestId?: string; exactTool?: str
  * Tool-call audit records also keep the caller's own X-Request-Id, when it sent one, and, for a call of an exact
  * tool, `path: "exact_tool"` and its name.
  */
-export const recordAudit = (tx: Tx, { clientRequestId, exactTool, ...input }: ToolAudit) =>
+export const recordAudit = (tx: Tx, { clientRequestId, exactTool, ...input }: ToolAudit, opts?: AppendOptions) =>
   writeAudit(
     tx,
     clientRequestId || exactTool
       ? { ...input, details: { ...input.details, ...(clientRequestId ? { client_request_id: clientRequestId } : {}), ...(exactTool ? { path: "exact_tool", exact_tool: exactTool } : {}) } }
       : input,
+    opts,
   );
 
 export type Refusal = {

@@ -1,0 +1,193 @@
+// BEGIN and COMMIT paired with a transaction's first and last statements (db/pipeline.ts), on PostgreSQL: fewer
+// round trips, the same transaction — one xid, all or nothing, and a failure at any point leaves nothing behind.
+import { randomBytes } from "node:crypto";
+import { sql } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { dbKind, getDb, onExchange, type Tx } from "./client";
+import { commitWithNext } from "./pipeline";
+
+const postgres = (await dbKind()) === "postgres";
+
+/** Round trips to the server while `fn` runs. */
+async function exchangesOf<T>(fn: () => Promise<T>): Promise<{ value: T; n: number }> {
+  let n = 0;
+  const off = onExchange(() => n++);
+  try {
+    return { value: await fn(), n };
+  } finally {
+    off();
+  }
+}
+
+const xid = async (tx: Tx, marker: number) => {
+  const r = (await tx.execute(sql`select txid_current()::text as xid, ${marker}::int as marker`)) as unknown as { rows: { xid: string; marker: number }[] };
+  return r.rows[0]!;
+};
+const statusOf = async (id: string) => {
+  const db = await getDb();
+  const r = (await db.execute(sql`select txid_status(${id}::bigint) as s`)) as unknown as { rows: { s: string }[] };
+  return r.rows[0]!.s;
+};
+/** The error itself, under drizzle's "Failed query" wrapper. */
+const causeOf = (e: unknown) => String((e as { cause?: unknown }).cause ?? e);
+const bucket = () => `pipeline:${randomBytes(6).toString("hex")}`;
+const stamp = (tx: Tx, b: string) => tx.execute(sql`insert into rate_limit_hits (bucket, window_start, weight, expires_at) values (${b}, now(), 1, now() + interval '1 hour')`);
+const stamps = async (b: string) => {
+  const db = await getDb();
+  const r = (await db.execute(sql`select count(*)::int as n from rate_limit_hits where bucket = ${b}`)) as unknown as { rows: { n: number }[] };
+  return r.rows[0]!.n;
+};
+
+describe.skipIf(!postgres)(`BEGIN and COMMIT ride with statements${postgres ? "" : " (skipped: this run uses PGlite, which runs in this process: no round trips to save)"}`, () => {
+  it("BEGIN goes with the first statement and COMMIT with the one marked last: 2 round trips for 4 statements, one transaction", async () => {
+    const db = await getDb();
+    const run = () =>
+      db.transaction(async (tx) => {
+        const first = await xid(tx, 1);
+        commitWithNext(tx);
+        const last = await xid(tx, 2);
+        return { first, last };
+      });
+    // A statement is paired once its connection has prepared it (the pool hands the same idle connection back).
+    await run();
+    const { value, n } = await exchangesOf(run);
+    expect(n).toBe(2);
+    expect(value.first.marker).toBe(1);
+    expect(value.last.marker).toBe(2);
+    expect(value.last.xid).toBe(value.first.xid);
+    expect(await statusOf(value.first.xid)).toBe("committed");
+  });
+
+  it("without the mark the transaction's own COMMIT is its own round trip, and commits", async () => {
+    const db = await getDb();
+    const b = bucket();
+    await db.transaction(async (tx) => void (await stamp(tx, bucket())));
+    const { n } = await exchangesOf(() => db.transaction(async (tx) => void (await stamp(tx, b))));
+    expect(n).toBe(2);
+    expect(await stamps(b)).toBe(1);
+  });
+
+  it("a transaction that sends nothing never reaches the server", async () => {
+    const db = await getDb();
+    const { value, n } = await exchangesOf(() => db.transaction(async () => 42));
+    expect(value).toBe(42);
+    expect(n).toBe(0);
+    const rolledBack = await exchangesOf(() => db.transaction(async () => Promise.reject(new Error("nothing done"))).catch((e: Error) => e.message));
+    expect(rolledBack).toEqual({ value: "nothing done", n: 0 });
+  });
+
+  it("a first statement that fails: nothing is kept, and the connection serves the next transactions", async () => {
+    const db = await getDb();
+    const err = await db.transaction(async (tx) => void (await tx.execute(sql`select 1 / ${0}::int`))).catch((e: unknown) => e);
+    expect(String((err as { cause?: { code?: string } }).cause?.code ?? err)).toMatch(/22012|division/);
+    // Every pooled connection is still usable and outside any transaction.
+    const rows = await Promise.all(
+      Array.from({ length: 12 }, () => db.transaction(async (tx) => (await tx.execute(sql`select ${7}::int as seven, now() = statement_timestamp() as fresh`)) as unknown as { rows: { seven: number }[] })),
+    );
+    for (const r of rows) expect(r.rows[0]!.seven).toBe(7);
+  });
+
+  it("a marked last statement that fails: nothing is committed, and nothing more may run in the transaction", async () => {
+    const db = await getDb();
+    // The first run prepares the failing statement on the connection (unprepared, it is not paired); the second pairs it.
+    for (const paired of [false, true]) {
+      const b = bucket();
+      let after: unknown;
+      const err = await db
+        .transaction(async (tx) => {
+          await stamp(tx, b);
+          commitWithNext(tx);
+          await tx.execute(sql`select 1 / ${0}::int as pipeline_test`).catch(async (e: unknown) => {
+            after = await stamp(tx, b).catch((e2: unknown) => e2);
+            throw e;
+          });
+        })
+        .catch((e: unknown) => e);
+      expect(String((err as { cause?: { code?: string } }).cause?.code ?? err)).toMatch(/22012|division/);
+      expect(causeOf(after)).toMatch(paired ? /last statement or COMMIT failed/ : /current transaction is aborted/);
+      expect(await stamps(b)).toBe(0);
+    }
+  });
+
+  it("a COMMIT that fails (a deferred constraint): the marked statement fails with it and nothing is committed", async () => {
+    const db = await getDb();
+    {
+      const b = bucket();
+      let marked = false;
+      const err = await db
+        .transaction(async (tx) => {
+          await tx.execute(sql`create temp table pipeline_deferred (id int primary key deferrable initially deferred) on commit drop`);
+          await stamp(tx, b);
+          await tx.execute(sql`insert into pipeline_deferred values (${1}::int)`);
+          commitWithNext(tx);
+          // Passes now; its unique violation is found at COMMIT.
+          await tx.execute(sql`insert into pipeline_deferred values (${1}::int)`).catch((e: unknown) => {
+            marked = true;
+            throw e;
+          });
+        })
+        .catch((e: unknown) => e);
+      expect(String((err as { cause?: { code?: string } }).cause?.code ?? (err as { code?: string }).code ?? err)).toMatch(/23505|duplicate/);
+      // The same insert ran before it in the transaction, so it is prepared and paired: it fails, with COMMIT's error.
+      expect(marked).toBe(true);
+      expect(await stamps(b)).toBe(0);
+    }
+  });
+
+  it("a statement after the one that committed fails without being sent; what committed stays", async () => {
+    const db = await getDb();
+    const [b1, b2] = [bucket(), bucket()];
+    const err = await db
+      .transaction(async (tx) => {
+        commitWithNext(tx);
+        await stamp(tx, b1);
+        await stamp(tx, b2);
+      })
+      .catch((e: unknown) => e);
+    expect(causeOf(err)).toMatch(/after the one that committed/);
+    expect(await stamps(b1)).toBe(1);
+    expect(await stamps(b2)).toBe(0);
+  });
+
+  it("the mark does nothing inside a savepoint: COMMIT would end the enclosing transaction", async () => {
+    const db = await getDb();
+    const b = bucket();
+    const out = await db
+      .transaction(async (tx) => {
+        const first = await xid(tx, 1);
+        await tx.transaction(async (sp) => {
+          commitWithNext(sp);
+          await stamp(sp, b);
+        });
+        const later = await xid(tx, 2);
+        throw Object.assign(new Error("undo"), { ids: [first.xid, later.xid] });
+      })
+      .catch((e: { ids?: string[] }) => e.ids);
+    expect(out![0]).toBe(out![1]);
+    // The whole transaction rolled back, the savepoint's stamp with it.
+    expect(await stamps(b)).toBe(0);
+  });
+
+  it("a first statement without parameters (it may hold several commands) follows a BEGIN of its own, in the transaction", async () => {
+    const db = await getDb();
+    const run = () =>
+      db.transaction(async (tx) => {
+        const a = (await tx.execute(sql.raw("select txid_current()::text as xid"))) as unknown as { rows: { xid: string }[] };
+        const b = await xid(tx, 3);
+        return [a.rows[0]!.xid, b.xid];
+      });
+    await run();
+    const { value, n } = await exchangesOf(run);
+    expect(value[0]).toBe(value[1]);
+    expect(n).toBe(4);
+  });
+
+  it("rows come back as the statement's own, in drizzle's array mode and with its types", async () => {
+    const db = await getDb();
+    const rows = await db.transaction(async (tx) => {
+      commitWithNext(tx);
+      return tx.select({ n: sql<number>`${5}::int`, at: sql<Date>`'2030-01-02T03:04:05Z'::timestamptz`.mapWith((v: string) => new Date(v)) }).from(sql`(select 1) as one`);
+    });
+    expect(rows).toEqual([{ n: 5, at: new Date("2030-01-02T03:04:05Z") }]);
+  });
+});
