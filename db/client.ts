@@ -98,7 +98,7 @@ export async function closeDb(): Promise<void> {
 async function open(afterMigrate: AfterMigrate = async () => {}): Promise<Handle> {
   const cfg = env();
   return cfg.DATABASE_URL
-    ? openPostgres(cfg.DATABASE_URL, cfg.DB_CONNECT_TIMEOUT_MS, cfg.DB_STATEMENT_TIMEOUT_MS, cfg.DB_PREPARED_STATEMENTS, afterMigrate)
+    ? openPostgres(cfg.DATABASE_URL, cfg.DB_CONNECT_TIMEOUT_MS, cfg.DB_STATEMENT_TIMEOUT_MS, { prepared: cfg.DB_PREPARED_STATEMENTS, pipeline: cfg.DB_PIPELINE }, afterMigrate)
     : openPglite(cfg.REALMGATE_DATA_DIR === ":memory:" ? null : cfg.dataDir, afterMigrate);
 }
 
@@ -128,9 +128,18 @@ type PgClientInternals = { connection?: { stream?: { destroy?: () => void } } };
  * `query_timeout` fails the query; its connection is then closed, so the rest of the transaction (the rollback)
  * fails at once instead of waiting out a timeout of its own.
  */
-function guardPooledClient(client: import("pg").PoolClient, prepared: boolean, Query: PgQueryClass): void {
+/** How statements go over the wire: named prepared statements (db/prepared.ts), BEGIN and COMMIT paired (db/pipeline.ts). */
+type Wire = { prepared: boolean; pipeline: boolean };
+
+function guardPooledClient(client: import("pg").PoolClient, { prepared, pipeline }: Wire, Query: PgQueryClass): void {
+  const own = client.query.bind(client) as (...args: unknown[]) => unknown;
   // BEGIN and COMMIT ride with the transaction's first and last statements (db/pipeline.ts).
-  const query = pipelineTransactions(client, Query, client.query.bind(client) as (...args: unknown[]) => unknown, exchanged);
+  const query = pipeline
+    ? pipelineTransactions(client, Query, own, exchanged)
+    : (...args: unknown[]) => {
+        exchanged();
+        return own(...args);
+      };
   (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
     sent(args[0]);
     const releaseThisCheckout = client.release;
@@ -166,7 +175,7 @@ function idempotentReleases(pool: import("pg").Pool): void {
     cb ? connect((err, client, done) => (client ? cb(err, once(client), client.release as Done) : cb(err, client, done))) : connect()!.then(once);
 }
 
-async function openPostgres(url: string, timeoutMs: number, statementTimeoutMs: number, prepared: boolean, afterMigrate: AfterMigrate): Promise<Handle> {
+async function openPostgres(url: string, timeoutMs: number, statementTimeoutMs: number, wire: Wire, afterMigrate: AfterMigrate): Promise<Handle> {
   const { default: pg } = await import("pg");
   const { drizzle } = await import("drizzle-orm/node-postgres");
   const { migrate } = await import("drizzle-orm/node-postgres/migrator");
@@ -209,7 +218,7 @@ async function openPostgres(url: string, timeoutMs: number, statementTimeoutMs: 
     // A checked-out client whose connection dies emits `error` too; its query already failed (and answers
     // 503), but with no listener the event would be an uncaughtException. The pool discards it on release.
     client.on("error", warnConnectionLost);
-    guardPooledClient(client, prepared, pg.Query as unknown as PgQueryClass);
+    guardPooledClient(client, wire, pg.Query as unknown as PgQueryClass);
   });
   pool.on("acquire", resetPipeline);
   idempotentReleases(pool);

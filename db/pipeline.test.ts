@@ -1,6 +1,8 @@
 // BEGIN and COMMIT paired with a transaction's first and last statements (db/pipeline.ts), on PostgreSQL: fewer
 // round trips, the same transaction — one xid, all or nothing, and a failure at any point leaves nothing behind.
+import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { promisify } from "node:util";
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { dbKind, getDb, onExchange, type Tx } from "./client";
@@ -89,7 +91,8 @@ describe.skipIf(!postgres)(`BEGIN and COMMIT ride with statements${postgres ? ""
 
   it("a marked last statement that fails: nothing is committed, and nothing more may run in the transaction", async () => {
     const db = await getDb();
-    // The first run prepares the failing statement on the connection (unprepared, it is not paired); the second pairs it.
+    // The first run prepares the failing statement on the connection (a named statement is paired only once its
+    // connection has parsed it; past the process's bound of names it is unnamed, and paired at once); the second pairs it.
     for (const paired of [false, true]) {
       const b = bucket();
       let after: unknown;
@@ -104,7 +107,7 @@ describe.skipIf(!postgres)(`BEGIN and COMMIT ride with statements${postgres ? ""
         })
         .catch((e: unknown) => e);
       expect(String((err as { cause?: { code?: string } }).cause?.code ?? err)).toMatch(/22012|division/);
-      expect(causeOf(after)).toMatch(paired ? /last statement or COMMIT failed/ : /current transaction is aborted/);
+      expect(causeOf(after)).toMatch(paired ? /last statement or COMMIT failed/ : /last statement or COMMIT failed|current transaction is aborted/);
       expect(await stamps(b)).toBe(0);
     }
   });
@@ -190,4 +193,17 @@ describe.skipIf(!postgres)(`BEGIN and COMMIT ride with statements${postgres ? ""
     });
     expect(rows).toEqual([{ n: 5, at: new Date("2030-01-02T03:04:05Z") }]);
   });
+
+  it("DB_PIPELINE=0 turns it off: each statement, BEGIN and COMMIT included, is a round trip of its own", async () => {
+    const count = async (pipeline: string) => {
+      const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", "db/test-pipeline-off.ts"], {
+        env: { ...process.env, DB_PIPELINE: pipeline },
+        timeout: 60_000,
+      });
+      return (JSON.parse(stdout.trim().split("\n").pop()!) as { exchanges: number }).exchanges;
+    };
+    const [on, off] = await Promise.all([count("1"), count("0")]);
+    expect(on).toBe(2);
+    expect(off).toBe(4);
+  }, 90_000);
 });

@@ -57,6 +57,11 @@ export const envSchema = z
       .enum(["0", "1", "true", "false", ""])
       .optional()
       .transform((v) => v !== "0" && v !== "false"),
+    /** PostgreSQL: BEGIN and a tool call's COMMIT travel with a statement, in one round trip (db/pipeline.ts). Off: "0". */
+    DB_PIPELINE: z
+      .enum(["0", "1", "true", "false", ""])
+      .optional()
+      .transform((v) => v !== "0" && v !== "false"),
     /** Honour X-Forwarded-For/Host/Proto and Forwarded: only behind a proxy that overwrites them. */
     REALMGATE_TRUST_PROXY: flag,
     /** Other names this server answers to besides APP_URL's host (`host[:port]`, comma-separated; no port = any port). */

@@ -96,7 +96,7 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
     } catch (err) {
       if (isAppError(err) && err.code === "invalid_ref") {
         const bad = typeof err.details.ref === "string" ? err.details.ref : null;
-        await recordAudit(tx, { ...baseAudit, namespace: namespaceGuess(input), ref: bad ? truncateRef(bad) : null, outcome: "error", reason: "invalid_ref", details: { tool, why: err.message.slice(0, 200) } });
+        await recordAudit(tx, { ...baseAudit, namespace: namespaceGuess(input), ref: bad ? truncateRef(bad) : null, outcome: "error", reason: "invalid_ref", details: { tool, why: err.message.slice(0, 200) } }, { last: true });
         return { error: err };
       }
       if (isAppError(err) && !("error" in resolved) && resolved.namespace) throw await withheldUnlessDescribed(tx, auth, resolved.namespace, err, now);
@@ -107,7 +107,7 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
 
     // Support staff read everything and change nothing, whatever the tool.
     if (auth.kind === "user" && auth.role === "support" && riskOf(realm.manifest, operation) !== "read") {
-      await recordAudit(tx, { ...audit, outcome: "deny", gate: "one", reason: "forbidden", details: { tool, wall: "role" } });
+      await recordAudit(tx, { ...audit, outcome: "deny", gate: "one", reason: "forbidden", details: { tool, wall: "role" } }, { last: true });
       return {
         error: new AppError("forbidden", `Support staff review and do not change data: ${operation} on ${target.namespace} changes it.`, {
           details: { namespace: target.namespace, operation, wall: "role", who_can_open: "nobody: the support role is read-only", retry_hint: "do_not_retry" },
@@ -148,7 +148,7 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
       }
       const code = isAppError(err) ? err.code : "internal_error";
       const gateTwo = GATE_TWO_CODES.has(code);
-      await recordAudit(on, { ...audit, outcome: gateTwo ? "deny" : "error", gate: gateTwo ? "two" : null, reason: code, subjectId: decision.grantId, details: { tool } });
+      await recordAudit(on, { ...audit, outcome: gateTwo ? "deny" : "error", gate: gateTwo ? "two" : null, reason: code, subjectId: decision.grantId, details: { tool } }, { last: true });
       return { error: err };
     };
     const notes: Record<string, unknown> = {};

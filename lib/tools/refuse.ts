@@ -87,7 +87,7 @@ export async function refuse(tx: Tx, r: Refusal, d: Denied & { grantorName?: str
     reason: d.code,
     subjectId,
     details: { tool: r.tool, wall: d.wall, ...(d.outsideScope?.length ? { outside_scope: d.outsideScope } : {}), ...(d.suspended ? { suspended: d.suspended.change } : {}) },
-  });
+  }, { last: true });
   const facts = { namespace: target.namespace, operation, ref: target.ref, appUrl: env().appUrl, actorName: auth.kind === "actor" ? auth.actorName : "", grantorName };
   const error = gateOneError(d, { ...facts, consentRequestId, namedRefs: named });
   return { error: walls.length && consentPath ? withWalls(error, walls, `${facts.appUrl}${consentPath}`, facts) : error };
@@ -111,7 +111,7 @@ export async function refuseApproval(tx: Tx, r: Refusal, d: ApprovalDenial & { g
       ref = await r.resolveTarget();
     } catch (err) {
       if (!isAppError(err)) throw err;
-      await recordAudit(tx, { ...r.audit, outcome: "error", gate: null, reason: err.code, details: { tool: r.tool } });
+      await recordAudit(tx, { ...r.audit, outcome: "error", gate: null, reason: err.code, details: { tool: r.tool } }, { last: true });
       return { error: err };
     }
   }
@@ -131,7 +131,7 @@ export async function refuseApproval(tx: Tx, r: Refusal, d: ApprovalDenial & { g
   if (!named) {
     const a = await asking();
     if (isAppError(a)) {
-      await recordAudit(tx, { ...r.audit, ref: ref ?? null, outcome: "deny", gate: "one", reason: a.code, details: { tool: r.tool, wall: "approval" } });
+      await recordAudit(tx, { ...r.audit, ref: ref ?? null, outcome: "deny", gate: "one", reason: a.code, details: { tool: r.tool, wall: "approval" } }, { last: true });
       return { error: a };
     }
     approvalId = a.id;
@@ -166,7 +166,7 @@ export async function refuseApproval(tx: Tx, r: Refusal, d: ApprovalDenial & { g
     reason: d.code === "approval_unknown" ? "not_found" : d.code,
     subjectId: approvalId,
     details: { tool: r.tool, wall: "approval", ...(approvalId ? { approval_id: approvalId } : {}) },
-  });
+  }, { last: true });
   return { error };
 }
 

@@ -110,12 +110,12 @@ describe("round trips per REST tool call (an agent with a grant)", () => {
       "consent request", "consent request", "audit head (lock)", "audit record + head",
       "audit head (lock)", "audit record + head", "COMMIT",
     ]);
-    // BEGIN goes with gate one; a denial's COMMIT is a round trip of its own.
-    if (onPostgres) expect(first.exchanges).toBe(9);
+    // BEGIN goes with gate one, COMMIT with the call's audit record.
+    if (onPostgres) expect(first.exchanges).toBe(8);
     const again = await counted(agent.token, "list_objects", { namespace: "docs", kind: "docs.document" }, null);
     expect(again.status).toBe(403);
     expect(again.kinds).toEqual(["auth + rate limit", "BEGIN", "gate one", "consent request", "consent request", "audit head (lock)", "audit record + head", "COMMIT"]);
-    if (onPostgres) expect(again.exchanges).toBe(7);
+    if (onPostgres) expect(again.exchanges).toBe(6);
     const [req] = await t.db.select().from(consentRequests).where(and(eq(consentRequests.tenantId, t.tenantId), eq(consentRequests.actorId, agent.actorId)));
     expect(req).toMatchObject({ operations: ["object.list"], attempts: 2 });
   });
@@ -223,8 +223,8 @@ describe("a failed effect: rolled back, its audit record written exactly once", 
         "auth + rate limit", "BEGIN", "gate one", "realm", ...(ref.endsWith("_sql") ? ["realm"] : []), "ROLLBACK",
         "BEGIN", "audit head (lock)", "audit record + head", "COMMIT",
       ]);
-      // Each BEGIN goes with the statement after it.
-      if (onPostgres) expect(r.exchanges).toBe(r.n - 2);
+      // Each BEGIN goes with the statement after it, COMMIT with the audit record.
+      if (onPostgres) expect(r.exchanges).toBe(r.n - 3);
       expect(await stamps(ref)).toBe(0);
       const records = await recordsOf(ref);
       expect(records.map((e) => [e.outcome, e.reason])).toEqual([["error", ref.endsWith("_sql") ? "internal_error" : "provider_unavailable"]]);
@@ -236,6 +236,7 @@ describe("a failed effect: rolled back, its audit record written exactly once", 
     const r = await counted(a.token, "upsert_object", { namespace: "rtfail", kind: "rtfail.item", ref, fields: { title: "x" } }, null);
     expect(r.status).toBe(502);
     expect(r.kinds).toEqual(["auth + rate limit", "BEGIN", "gate one", "SAVEPOINT", "realm", "ROLLBACK TO", "audit head (lock)", "audit record + head", "COMMIT"]);
+    if (onPostgres) expect(r.exchanges).toBe(r.n - 2);
     expect(await stamps(ref)).toBe(0);
     expect((await recordsOf(ref)).map((e) => [e.outcome, e.reason])).toEqual([["error", "provider_unavailable"]]);
   });
