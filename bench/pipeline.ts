@@ -1,0 +1,171 @@
+// npm run bench:pipeline — what pairing BEGIN and COMMIT with statements (db/pipeline.ts) saves, on PostgreSQL.
+//
+// Two pools on one database in one process, side by side: the baseline sends every statement on its own (as with
+// DB_PIPELINE=0), the other pairs BEGIN with the first statement and COMMIT with the one marked last. Both run the
+// same transaction, shaped like a tool call's: a read with parameters, two more reads, a lock-and-read of a head
+// row, then an insert marked last (a logged table, so COMMIT flushes the WAL like the audit's does). The pools take
+// turns in blocks, so a machine whose speed drifts slows both alike; CPU is the client's (this process) and the
+// server's (the two pools' backends, read from /proc), per transaction.
+//
+// BENCH_PG_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres) names a server where a scratch database
+// may be created and dropped.
+import fs from "node:fs";
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { sql } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/node-postgres";
+import { commitWithNext, pipelineTransactions, resetPipeline, type PgQueryClass } from "@/db/pipeline";
+import { withStatementName } from "@/db/prepared";
+import { machineLine, stats, writeSection } from "./report";
+
+const BLOCK = Number(process.env.BENCH_BLOCK ?? 250);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
+const TICK_MS = 10;
+
+type Side = { label: string; db: ReturnType<typeof drizzle>; pool: pg.Pool; pids: Set<number>; exchanges: number };
+
+function side(url: string, label: string, pipelined: boolean): Side {
+  const pool = new pg.Pool({ connectionString: url, max: 8 });
+  const s: Side = { label, db: drizzle(pool), pool, pids: new Set(), exchanges: 0 };
+  // The scratch database is dropped at the end with its connections: an idle client cut off then is no error.
+  pool.on("error", () => {});
+  pool.on("connect", (client) => {
+    const own = client.query.bind(client) as (...args: unknown[]) => unknown;
+    const counted = (...args: unknown[]) => {
+      s.exchanges++;
+      return own(...args);
+    };
+    const send = pipelined ? pipelineTransactions(client, pg.Query as unknown as PgQueryClass, own, () => s.exchanges++) : counted;
+    (client as unknown as { query: (...a: unknown[]) => unknown }).query = (...args: unknown[]) => send(...withStatementName(args));
+    void (own("select pg_backend_pid() as pid") as Promise<{ rows: { pid: number }[] }>).then((r) => s.pids.add(r.rows[0]!.pid));
+  });
+  if (pipelined) pool.on("acquire", resetPipeline);
+  return s;
+}
+
+/** CPU milliseconds the backends have used so far (Linux /proc; null elsewhere). */
+function serverCpu(pids: Set<number>): number | null {
+  if (!fs.existsSync("/proc/self/stat")) return null;
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+      const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      ticks += Number(rest[11]) + Number(rest[12]);
+    } catch {
+      return null; // a server on another machine
+    }
+  }
+  return ticks * TICK_MS;
+}
+
+const call = (db: Side["db"], i: number) =>
+  db.transaction(async (tx) => {
+    await tx.execute(sql`select ${i}::int as n, now() as at`);
+    await tx.execute(sql`select count(*)::int as n from bench_pipeline_head where id = ${1}::int`);
+    await tx.execute(sql`select ${`k${i % 10}`}::text as k`);
+    const [head] = (await tx.execute(sql`select seq from bench_pipeline_head where id = ${1 + (i % 10)}::int for update`)).rows as { seq: number }[];
+    commitWithNext(tx);
+    await tx.execute(sql`insert into bench_pipeline_log (seq, body) values (${Number(head?.seq ?? 0) + 1}::int, ${"x".repeat(200)}::text)`);
+  });
+
+async function main() {
+  const admin = process.env.BENCH_PG_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+  const dbName = `realmgate_bench_pipeline_${randomBytes(4).toString("hex")}`;
+  const c = new pg.Client({ connectionString: admin, connectionTimeoutMillis: 3000 });
+  try {
+    await c.connect();
+  } catch (err) {
+    console.error(`bench:pipeline needs PostgreSQL (${(err as Error).message}); set BENCH_PG_ADMIN_URL.`);
+    process.exit(1);
+  }
+  await c.query(`create database ${dbName}`);
+  const url = admin.replace(/\/[^/?]*(\?|$)/, `/${dbName}$1`);
+  const setup = new pg.Client({ connectionString: url });
+  await setup.connect();
+  await setup.query("create table bench_pipeline_head (id int primary key, seq int not null)");
+  await setup.query("insert into bench_pipeline_head select g, 0 from generate_series(1, 10) g");
+  await setup.query("create table bench_pipeline_log (id bigserial primary key, seq int not null, body text not null)");
+  await setup.end();
+
+  const rows: string[] = [];
+  try {
+    for (const concurrency of [1, 8]) {
+      const sides = [side(url, "each statement on its own (DB_PIPELINE=0)", false), side(url, "BEGIN and COMMIT paired", true)];
+      const acc = sides.map(() => ({ lat: [] as number[], client: 0, server: 0, n: 0, exchanges: 0 }));
+      let serverKnown = true;
+      const block = async (s: Side, k: number, record: boolean) => {
+        let i = 0;
+        const lat: number[] = [];
+        const t = acc[k]!;
+        const ex0 = s.exchanges;
+        const c0 = process.cpuUsage();
+        const s0 = serverCpu(s.pids);
+        await Promise.all(
+          Array.from({ length: concurrency }, async () => {
+            while (i < BLOCK) {
+              const n = i++;
+              const t0 = performance.now();
+              await call(s.db, n);
+              lat.push(performance.now() - t0);
+            }
+          }),
+        );
+        if (!record) return;
+        const cpu = process.cpuUsage(c0);
+        const s1 = serverCpu(s.pids);
+        t.lat.push(...lat);
+        t.client += (cpu.user + cpu.system) / 1000;
+        if (s0 === null || s1 === null) serverKnown = false;
+        else t.server += s1 - s0;
+        t.n += BLOCK;
+        t.exchanges += s.exchanges - ex0;
+      };
+      for (const [k, s] of sides.entries()) await block(s, k, false); // warm-up: connections, prepared statements
+      for (let r = 0; r < ROUNDS; r++) {
+        const order = r % 2 ? [1, 0] : [0, 1];
+        for (const k of order) await block(sides[k]!, k, true);
+      }
+      const [base, piped] = acc.map((a) => ({ ...stats(a.lat), client: a.client / a.n, server: serverKnown ? a.server / a.n : null, exchanges: a.exchanges / a.n }));
+      const fmt = (x: number) => `${x.toFixed(3)} ms`;
+      for (const [k, s] of sides.entries()) {
+        const m = [base, piped][k]!;
+        rows.push(
+          `| ${concurrency} | ${s.label} | ${m.exchanges.toFixed(1)} | ${fmt(m.median)} | ${fmt(m.p99)} | ${fmt(m.client)} | ${m.server === null ? "—" : fmt(m.server)} |`,
+        );
+      }
+      const ratio = (a: number, b: number) => `${(b / a).toFixed(2)}×`;
+      rows.push(
+        `| ${concurrency} | **paired ÷ baseline** | | **${ratio(base!.median, piped!.median)}** | ${ratio(base!.p99, piped!.p99)} | **${ratio(base!.client, piped!.client)}** | ${base!.server && piped!.server ? `**${ratio(base!.server, piped!.server)}**` : "—"} |`,
+      );
+      console.log(rows.slice(-3).join("\n"));
+      await Promise.all(sides.map((s) => s.pool.end()));
+    }
+  } finally {
+    await c.query(`drop database if exists ${dbName} with (force)`).catch(() => {});
+    await c.end();
+  }
+
+  writeSection(
+    "pipeline",
+    `## BEGIN and COMMIT paired with statements (\`npm run bench:pipeline\`)
+
+PostgreSQL 127.0.0.1, two pools side by side in one process, taking turns in blocks of ${BLOCK} transactions (${ROUNDS} rounds
+each, after a warm-up block). The transaction is shaped like a tool call's: three reads with parameters, a head row
+read \`FOR UPDATE\` (one of 10), then an insert into a logged table marked as the last statement. **Baseline**: every
+statement on its own (as with \`DB_PIPELINE=0\`). **Paired**: BEGIN travels with the first read, COMMIT with the insert
+(\`db/pipeline.ts\`). "Round trips" are counted at the client; CPU per transaction is this process's and the two
+pools' server backends' (from /proc); latencies are per transaction.
+
+| concurrent transactions | | round trips | median | p99 | client CPU | server CPU |
+|---|---|---:|---:|---:|---:|---:|
+${rows.join("\n")}
+
+${machineLine()}`,
+  );
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
