@@ -36,10 +36,10 @@ type Send = (...args: unknown[]) => unknown;
 
 /**
  * beginHeld: BEGIN waits for the next statement. commitNext: COMMIT goes behind the next statement. committed: it
- * went and succeeded. broken: it went and the exchange failed — the transaction is failed or, if COMMIT itself
- * failed, already over, so nothing more may run in it (a statement would run outside any transaction).
+ * went and succeeded. broken: it went and the exchange failed (with this error) — the transaction is failed or, if
+ * COMMIT itself failed, already over, so nothing more may run in it (a statement would run outside any transaction).
  */
-type State = { beginHeld: boolean; commitNext: boolean; committed: boolean; broken: boolean };
+type State = { beginHeld: boolean; commitNext: boolean; committed: boolean; broken: Error | null };
 const stateKey = Symbol("realmgate.pipeline");
 type Piped = PoolClient & { [stateKey]?: State; connection?: Connection };
 
@@ -109,7 +109,7 @@ export function pipelineTransactions(client: PoolClient, Query: PgQueryClass, se
     onExchange();
     return sendToServer(...args);
   };
-  const state: State = { beginHeld: false, commitNext: false, committed: false, broken: false };
+  const state: State = { beginHeld: false, commitNext: false, committed: false, broken: null };
   c[stateKey] = state;
   const sendBegin = () => send("begin") as Promise<unknown>;
   return (...args: unknown[]) => {
@@ -125,11 +125,12 @@ export function pipelineTransactions(client: PoolClient, Query: PgQueryClass, se
     }
     if (state.broken) {
       // Only the transaction's ROLLBACK goes on (to a failed transaction, or a warning from a server with none).
+      // Anything else fails, unsent, with the error that broke the transaction (a lost connection stays one).
       if (config && bare && isRollback(text)) {
-        state.broken = false;
+        state.broken = null;
         return send(...args);
       }
-      return Promise.reject(new Error("A statement was sent in a transaction whose last statement or COMMIT failed."));
+      return Promise.reject(state.broken);
     }
     if (!state.beginHeld && !state.commitNext) {
       if (config && bare && isBegin(text)) {
@@ -165,7 +166,7 @@ export function pipelineTransactions(client: PoolClient, Query: PgQueryClass, se
       send(
         new P({ ...config, queryMode: "extended" }, { begin, commit }, (err, res) => {
           if (err) {
-            if (commit) state.broken = true;
+            if (commit) state.broken = err;
             return reject(err);
           }
           if (commit) state.committed = true;
@@ -196,7 +197,7 @@ export function resetPipeline(client: PoolClient): void {
     state.beginHeld = false;
     state.commitNext = false;
     state.committed = false;
-    state.broken = false;
+    state.broken = null;
   }
 }
 
