@@ -207,4 +207,19 @@ describe.skipIf(!postgres)(`BEGIN and COMMIT ride with statements${postgres ? ""
     expect(on).toBe(2);
     expect(off).toBe(4);
   }, 90_000);
+
+  it("statements issued together behind a BEGIN of its own reach the server in the order they were issued", async () => {
+    const db = await getDb();
+    await db.execute(sql`create sequence if not exists pipeline_test_order`);
+    const order = await db.transaction(async (tx) => {
+      // The first (no parameters) gets a BEGIN of its own; the second, issued at once, must not overtake it.
+      const rows = await Promise.all([
+        tx.execute(sql.raw(`select nextval('pipeline_test_order')::int as n, txid_current()::text as xid`)),
+        tx.execute(sql`select nextval('pipeline_test_order')::int as n, txid_current()::text as xid, ${1}::int as second`),
+      ]);
+      return rows.map((r) => (r as unknown as { rows: { n: number; xid: string }[] }).rows[0]!);
+    });
+    expect(order[1]!.xid).toBe(order[0]!.xid);
+    expect(order[1]!.n).toBe(order[0]!.n + 1);
+  });
 });

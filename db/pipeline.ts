@@ -111,7 +111,16 @@ export function pipelineTransactions(client: PoolClient, Query: PgQueryClass, se
   };
   const state: State = { beginHeld: false, commitNext: false, committed: false, broken: null };
   c[stateKey] = state;
-  const sendBegin = () => send("begin") as Promise<unknown>;
+  // A BEGIN sent on its own, until it is answered: statements issued meanwhile (concurrently, in one transaction)
+  // wait for it too, in the order they came, and never reach the server ahead of it.
+  let beginning: Promise<unknown> | null = null;
+  const sendBegin = () => {
+    const sent = (send("begin") as Promise<unknown>).finally(() => {
+      if (beginning === sent) beginning = null;
+    });
+    beginning = sent;
+    return sent;
+  };
   return (...args: unknown[]) => {
     const config = configOf(args);
     const text = config?.text ?? "";
@@ -131,6 +140,11 @@ export function pipelineTransactions(client: PoolClient, Query: PgQueryClass, se
         return send(...args);
       }
       return Promise.reject(state.broken);
+    }
+    if (beginning && config) {
+      // (A callback or a Query object cannot wait on a promise; queued behind the BEGIN already sent, it follows it.)
+      const after = beginning;
+      return after.then(() => send(...args));
     }
     if (!state.beginHeld && !state.commitNext) {
       if (config && bare && isBegin(text)) {
