@@ -27,7 +27,9 @@ beforeAll(async () => {
     req.on("end", () => {
       void (async () => {
         const send = (status: number, value: unknown) => {
-          res.writeHead(status, { "content-type": "application/json" });
+          // No keep-alive: a later test's fetch must not reuse a socket this server is closing (its 5 s idle timeout
+          // racing the reuse was seen as "fetch failed" on a busy machine).
+          res.writeHead(status, { "content-type": "application/json", connection: "close" });
           res.end(JSON.stringify(value));
         };
         if (req.url !== "/api/v1/remote-providers/register" || req.method !== "POST") return send(404, { error: { code: "not_found", message: "no such route" } });
