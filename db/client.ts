@@ -117,6 +117,9 @@ export const QUERY_TIMEOUT_MARGIN_MS = 1_000;
 
 type PgClientInternals = { connection?: { stream?: { destroy?: () => void } } };
 
+/** How statements go over the wire: named prepared statements (db/prepared.ts), BEGIN and COMMIT paired (db/pipeline.ts). */
+type Wire = { prepared: boolean; pipeline: boolean };
+
 /**
  * A pooled client whose connection died is released at once, with the error (the pool then discards it), and
  * releasing becomes idempotent. drizzle's transaction() sends BEGIN before its try/finally, so a BEGIN that fails
@@ -128,9 +131,6 @@ type PgClientInternals = { connection?: { stream?: { destroy?: () => void } } };
  * `query_timeout` fails the query; its connection is then closed, so the rest of the transaction (the rollback)
  * fails at once instead of waiting out a timeout of its own.
  */
-/** How statements go over the wire: named prepared statements (db/prepared.ts), BEGIN and COMMIT paired (db/pipeline.ts). */
-type Wire = { prepared: boolean; pipeline: boolean };
-
 function guardPooledClient(client: import("pg").PoolClient, { prepared, pipeline }: Wire, Query: PgQueryClass): void {
   const own = client.query.bind(client) as (...args: unknown[]) => unknown;
   // BEGIN and COMMIT ride with the transaction's first and last statements (db/pipeline.ts).

@@ -26,7 +26,6 @@ type Connection = {
   bind(c: { portal?: string; statement?: string; values?: unknown[] }): void;
   execute(c: { portal?: string; rows?: number }): void;
   sync(): void;
-  flush(): void;
   parsedStatements: Record<string, string>;
   submittedNamedStatements?: Record<string, string>;
 };

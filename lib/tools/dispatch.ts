@@ -96,7 +96,7 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
     } catch (err) {
       if (isAppError(err) && err.code === "invalid_ref") {
         const bad = typeof err.details.ref === "string" ? err.details.ref : null;
-        await recordAudit(tx, { ...baseAudit, namespace: namespaceGuess(input), ref: bad ? truncateRef(bad) : null, outcome: "error", reason: "invalid_ref", details: { tool, why: err.message.slice(0, 200) } }, { last: true });
+        await recordAudit(tx, { ...baseAudit, namespace: namespaceGuess(input), ref: bad ? truncateRef(bad) : null, outcome: "error", reason: "invalid_ref", details: { tool, why: err.message.slice(0, 200) } });
         return { error: err };
       }
       if (isAppError(err) && !("error" in resolved) && resolved.namespace) throw await withheldUnlessDescribed(tx, auth, resolved.namespace, err, now);
@@ -107,7 +107,7 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
 
     // Support staff read everything and change nothing, whatever the tool.
     if (auth.kind === "user" && auth.role === "support" && riskOf(realm.manifest, operation) !== "read") {
-      await recordAudit(tx, { ...audit, outcome: "deny", gate: "one", reason: "forbidden", details: { tool, wall: "role" } }, { last: true });
+      await recordAudit(tx, { ...audit, outcome: "deny", gate: "one", reason: "forbidden", details: { tool, wall: "role" } });
       return {
         error: new AppError("forbidden", `Support staff review and do not change data: ${operation} on ${target.namespace} changes it.`, {
           details: { namespace: target.namespace, operation, wall: "role", who_can_open: "nobody: the support role is read-only", retry_hint: "do_not_retry" },
@@ -132,7 +132,7 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
     if (!decision.allow) return isApprovalDenial(decision) ? refuseApproval(tx, refusal, decision) : refuse(tx, refusal, decision, namedRefs, decision.grantId);
     // The approved call already ran: its result, and nothing runs again.
     if (decision.replay) {
-      await recordAudit(tx, { ...audit, outcome: "allow", gate: null, subjectId: decision.replay.approvalId, details: { tool, replayed: true, approval_id: decision.replay.approvalId } }, { last: true });
+      await recordAudit(tx, { ...audit, outcome: "allow", gate: null, subjectId: decision.replay.approvalId, details: { tool, replayed: true, approval_id: decision.replay.approvalId } });
       return { result: decision.replay.result };
     }
 
@@ -148,7 +148,7 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
       }
       const code = isAppError(err) ? err.code : "internal_error";
       const gateTwo = GATE_TWO_CODES.has(code);
-      await recordAudit(on, { ...audit, outcome: gateTwo ? "deny" : "error", gate: gateTwo ? "two" : null, reason: code, subjectId: decision.grantId, details: { tool } }, { last: true });
+      await recordAudit(on, { ...audit, outcome: gateTwo ? "deny" : "error", gate: gateTwo ? "two" : null, reason: code, subjectId: decision.grantId, details: { tool } });
       return { error: err };
     };
     const notes: Record<string, unknown> = {};
@@ -168,7 +168,7 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
     try {
       const replay = idem ? await idempotentReplay(tx, keyed, idem) : undefined;
       if (replay !== undefined) {
-        await recordAudit(tx, { ...audit, outcome: "allow", gate: null, subjectId: decision.grantId, details: { tool, replayed: true } }, { last: true });
+        await recordAudit(tx, { ...audit, outcome: "allow", gate: null, subjectId: decision.grantId, details: { tool, replayed: true } });
         return { result: replay };
       }
       let result: unknown;
@@ -185,7 +185,7 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
       const via = decision.open ? { via: "open_description" } : decision.approvalId ? { via: "approval", approval_id: decision.approvalId } : {};
       // The connected account the call used, so the Connection Hub can say which agents use which account.
       const used = accounts.size ? { account_ids: [...accounts].sort() } : {};
-      await recordAudit(tx, { ...audit, outcome: "allow", gate: null, subjectId: caller.grantId ?? decision.grantId ?? decision.approvalId ?? null, details: { tool, ...via, ...used, ...notes } }, { last: true });
+      await recordAudit(tx, { ...audit, outcome: "allow", gate: null, subjectId: caller.grantId ?? decision.grantId ?? decision.approvalId ?? null, details: { tool, ...via, ...used, ...notes } });
       return { result };
     } catch (err) {
       if (read) throw new RolledBack(err, async (fresh) => {

@@ -5,7 +5,7 @@
 import { eq } from "drizzle-orm";
 import type { Tx } from "@/db/client";
 import { users } from "@/db/schema";
-import { recordAudit as writeAudit, type AppendOptions, type AuditInput } from "@/lib/audit/record";
+import { recordAudit as writeAudit, type AuditInput } from "@/lib/audit/record";
 import type { AuthContext } from "@/lib/authz/context";
 import { recordConsentRequest } from "@/lib/authz/consent";
 import { gateOneError } from "@/lib/authz/denials";
@@ -22,15 +22,16 @@ export type ToolAudit = AuditInput & { clientRequestId?: string; exactTool?: str
 
 /**
  * Tool-call audit records also keep the caller's own X-Request-Id, when it sent one, and, for a call of an exact
- * tool, `path: "exact_tool"` and its name.
+ * tool, `path: "exact_tool"` and its name. A tool call's record is always its transaction's last statement (on
+ * every path: an allow, a denial, a failure), so COMMIT goes with it (db/pipeline.ts); nothing may follow it.
  */
-export const recordAudit = (tx: Tx, { clientRequestId, exactTool, ...input }: ToolAudit, opts?: AppendOptions) =>
+export const recordAudit = (tx: Tx, { clientRequestId, exactTool, ...input }: ToolAudit) =>
   writeAudit(
     tx,
     clientRequestId || exactTool
       ? { ...input, details: { ...input.details, ...(clientRequestId ? { client_request_id: clientRequestId } : {}), ...(exactTool ? { path: "exact_tool", exact_tool: exactTool } : {}) } }
       : input,
-    opts,
+    { last: true },
   );
 
 export type Refusal = {
@@ -87,7 +88,7 @@ export async function refuse(tx: Tx, r: Refusal, d: Denied & { grantorName?: str
     reason: d.code,
     subjectId,
     details: { tool: r.tool, wall: d.wall, ...(d.outsideScope?.length ? { outside_scope: d.outsideScope } : {}), ...(d.suspended ? { suspended: d.suspended.change } : {}) },
-  }, { last: true });
+  });
   const facts = { namespace: target.namespace, operation, ref: target.ref, appUrl: env().appUrl, actorName: auth.kind === "actor" ? auth.actorName : "", grantorName };
   const error = gateOneError(d, { ...facts, consentRequestId, namedRefs: named });
   return { error: walls.length && consentPath ? withWalls(error, walls, `${facts.appUrl}${consentPath}`, facts) : error };
@@ -111,7 +112,7 @@ export async function refuseApproval(tx: Tx, r: Refusal, d: ApprovalDenial & { g
       ref = await r.resolveTarget();
     } catch (err) {
       if (!isAppError(err)) throw err;
-      await recordAudit(tx, { ...r.audit, outcome: "error", gate: null, reason: err.code, details: { tool: r.tool } }, { last: true });
+      await recordAudit(tx, { ...r.audit, outcome: "error", gate: null, reason: err.code, details: { tool: r.tool } });
       return { error: err };
     }
   }
@@ -131,7 +132,7 @@ export async function refuseApproval(tx: Tx, r: Refusal, d: ApprovalDenial & { g
   if (!named) {
     const a = await asking();
     if (isAppError(a)) {
-      await recordAudit(tx, { ...r.audit, ref: ref ?? null, outcome: "deny", gate: "one", reason: a.code, details: { tool: r.tool, wall: "approval" } }, { last: true });
+      await recordAudit(tx, { ...r.audit, ref: ref ?? null, outcome: "deny", gate: "one", reason: a.code, details: { tool: r.tool, wall: "approval" } });
       return { error: a };
     }
     approvalId = a.id;
@@ -166,7 +167,7 @@ export async function refuseApproval(tx: Tx, r: Refusal, d: ApprovalDenial & { g
     reason: d.code === "approval_unknown" ? "not_found" : d.code,
     subjectId: approvalId,
     details: { tool: r.tool, wall: "approval", ...(approvalId ? { approval_id: approvalId } : {}) },
-  }, { last: true });
+  });
   return { error };
 }
 
