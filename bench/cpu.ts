@@ -37,6 +37,24 @@ export function cpuSample(appGroup: number | undefined): CpuSample {
   return { app, database, generator: (self.user + self.system) / 1000 };
 }
 
+/** CPU milliseconds these processes have used so far; null off Linux or when one of them is not on this machine. */
+export function cpuOfProcesses(pids: Iterable<number>): number | null {
+  if (process.platform !== "linux") return null;
+  let ms = 0;
+  for (const pid of pids) {
+    let stat: string;
+    try {
+      stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    } catch {
+      return null; // a server on another machine, or gone
+    }
+    const t = ticksOf(stat);
+    if (!t) return null;
+    ms += t.ticks * TICK_MS;
+  }
+  return ms;
+}
+
 /** CPU milliseconds per answered request between two samples. */
 export function cpuPerRequest(before: CpuSample, after: CpuSample, requests: number): CpuSample {
   if (!before || !after || requests <= 0) return null;

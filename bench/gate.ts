@@ -2,6 +2,7 @@
 // side with a baseline transaction that does the same round trips' worth of nothing (a `select 1`).
 import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
+import { scratchDatabase, type ScratchDatabase } from "./scratch-db";
 process.env.AUTH_SECRET ??= randomBytes(32).toString("base64url");
 process.env.APP_URL ??= "http://localhost:3000";
 
@@ -39,21 +40,16 @@ async function main() {
   reloadEnv();
   const results = [await run("PGlite (embedded, in memory)")];
 
-  const admin = process.env.BENCH_PG_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-  const dbName = `realmgate_bench_${Date.now()}`;
-  const { default: pg } = await import("pg");
-  const client = new pg.Client({ connectionString: admin, connectionTimeoutMillis: 3000 });
+  let scratch: ScratchDatabase | null = null;
   try {
-    await client.connect();
-    await client.query(`create database ${dbName}`);
-    process.env.DATABASE_URL = admin.replace(/\/[^/]*$/, `/${dbName}`);
+    scratch = await scratchDatabase("realmgate_bench");
+    process.env.DATABASE_URL = scratch.url;
     reloadEnv();
     results.push(await run("PostgreSQL 127.0.0.1"));
   } catch (err) {
     console.warn(`PostgreSQL run skipped: ${(err as Error).message}`);
   } finally {
-    await client.query(`drop database if exists ${dbName} with (force)`).catch(() => {});
-    await client.end().catch(() => {});
+    await scratch?.drop().catch(() => {});
   }
 
   const rows = results.map(

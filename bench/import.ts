@@ -13,6 +13,7 @@ import path from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
 import { machineLine, stats, writeSection } from "./report";
+import { scratchDatabase, type ScratchDatabase } from "./scratch-db";
 
 process.env.AUTH_SECRET ??= randomBytes(32).toString("base64url");
 process.env.APP_URL ??= "http://realmgate.bench";
@@ -158,23 +159,18 @@ async function main() {
 
   await runDatabase("PGlite (embedded, in memory)", rows);
 
-  const admin = process.env.BENCH_PG_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-  const dbName = `realmgate_bench_import_${Date.now()}`;
-  const { default: pg } = await import("pg");
-  const client = new pg.Client({ connectionString: admin, connectionTimeoutMillis: 3000 });
+  let scratch: ScratchDatabase | null = null;
   let pgRan = false;
   try {
-    await client.connect();
-    await client.query(`create database ${dbName}`);
-    process.env.DATABASE_URL = admin.replace(/\/[^/]*$/, `/${dbName}`);
+    scratch = await scratchDatabase("realmgate_bench_import");
+    process.env.DATABASE_URL = scratch.url;
     reloadEnv();
     await runDatabase("PostgreSQL 127.0.0.1", rows);
     pgRan = true;
   } catch (err) {
     console.warn(`PostgreSQL run skipped: ${(err as Error).message}`);
   } finally {
-    await client.query(`drop database if exists ${dbName} with (force)`).catch(() => {});
-    await client.end().catch(() => {});
+    await scratch?.drop().catch(() => {});
   }
 
   const line = (r: Row) => {

@@ -19,6 +19,7 @@ import pg from "pg";
 import { freePort, spawnNext, waitForHealth } from "../e2e/support/server";
 import { type CpuSample, cpuPerRequest, cpuSample } from "./cpu";
 import { machineLine, writeSection } from "./report";
+import { scratchDatabase } from "./scratch-db";
 
 const args = process.argv.slice(2);
 const flag = (name: string) => args.includes(name);
@@ -133,16 +134,8 @@ async function runBackend(kind: "postgres" | "pglite"): Promise<{ label: string;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `realmgate-bench-load-${kind}-`));
   const port = await freePort();
   const appUrl = `http://127.0.0.1:${port}`;
-  const admin = process.env.BENCH_PG_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-  const dbName = `realmgate_bench_load_${Date.now()}`;
-  let databaseUrl: string | undefined;
-  if (kind === "postgres") {
-    const c = new pg.Client({ connectionString: admin, connectionTimeoutMillis: 3000 });
-    await c.connect();
-    await c.query(`create database ${dbName}`);
-    await c.end();
-    databaseUrl = admin.replace(/\/[^/?]*(\?|$)/, `/${dbName}$1`);
-  }
+  const scratch = kind === "postgres" ? await scratchDatabase("realmgate_bench_load") : null;
+  const databaseUrl = scratch?.url;
   const env: Record<string, string | undefined> = {
     AUTH_SECRET: randomBytes(32).toString("base64url"),
     APP_URL: appUrl,
@@ -291,12 +284,7 @@ async function runBackend(kind: "postgres" | "pglite"): Promise<{ label: string;
     setEnv(saved);
     reloadEnv();
     fs.rmSync(dataDir, { recursive: true, force: true });
-    if (kind === "postgres") {
-      const c = new pg.Client({ connectionString: admin, connectionTimeoutMillis: 3000 });
-      await c.connect();
-      await c.query(`drop database if exists ${dbName} with (force)`);
-      await c.end();
-    }
+    await scratch?.drop();
   }
 }
 

@@ -9,18 +9,17 @@
 //
 // BENCH_PG_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres) names a server where a scratch database
 // may be created and dropped.
-import fs from "node:fs";
-import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/node-postgres";
 import { commitWithNext, pipelineTransactions, resetPipeline, type PgQueryClass } from "@/db/pipeline";
 import { withStatementName } from "@/db/prepared";
+import { cpuOfProcesses } from "./cpu";
 import { machineLine, stats, writeSection } from "./report";
+import { scratchDatabase, type ScratchDatabase } from "./scratch-db";
 
 const BLOCK = Number(process.env.BENCH_BLOCK ?? 250);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
-const TICK_MS = 10;
 
 type Side = { label: string; db: ReturnType<typeof drizzle>; pool: pg.Pool; pids: Set<number>; exchanges: number };
 
@@ -43,22 +42,6 @@ function side(url: string, label: string, pipelined: boolean): Side {
   return s;
 }
 
-/** CPU milliseconds the backends have used so far (Linux /proc; null elsewhere). */
-function serverCpu(pids: Set<number>): number | null {
-  if (!fs.existsSync("/proc/self/stat")) return null;
-  let ticks = 0;
-  for (const pid of pids) {
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-      const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      ticks += Number(rest[11]) + Number(rest[12]);
-    } catch {
-      return null; // a server on another machine
-    }
-  }
-  return ticks * TICK_MS;
-}
-
 const call = (db: Side["db"], i: number) =>
   db.transaction(async (tx) => {
     await tx.execute(sql`select ${i}::int as n, now() as at`);
@@ -70,17 +53,14 @@ const call = (db: Side["db"], i: number) =>
   });
 
 async function main() {
-  const admin = process.env.BENCH_PG_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-  const dbName = `realmgate_bench_pipeline_${randomBytes(4).toString("hex")}`;
-  const c = new pg.Client({ connectionString: admin, connectionTimeoutMillis: 3000 });
+  let scratch: ScratchDatabase;
   try {
-    await c.connect();
+    scratch = await scratchDatabase("realmgate_bench_pipeline");
   } catch (err) {
     console.error(`bench:pipeline needs PostgreSQL (${(err as Error).message}); set BENCH_PG_ADMIN_URL.`);
     process.exit(1);
   }
-  await c.query(`create database ${dbName}`);
-  const url = admin.replace(/\/[^/?]*(\?|$)/, `/${dbName}$1`);
+  const url = scratch.url;
   const setup = new pg.Client({ connectionString: url });
   await setup.connect();
   await setup.query("create table bench_pipeline_head (id int primary key, seq int not null)");
@@ -100,7 +80,7 @@ async function main() {
         const t = acc[k]!;
         const ex0 = s.exchanges;
         const c0 = process.cpuUsage();
-        const s0 = serverCpu(s.pids);
+        const s0 = cpuOfProcesses(s.pids);
         await Promise.all(
           Array.from({ length: concurrency }, async () => {
             while (i < BLOCK) {
@@ -113,7 +93,7 @@ async function main() {
         );
         if (!record) return;
         const cpu = process.cpuUsage(c0);
-        const s1 = serverCpu(s.pids);
+        const s1 = cpuOfProcesses(s.pids);
         t.lat.push(...lat);
         t.client += (cpu.user + cpu.system) / 1000;
         if (s0 === null || s1 === null) serverKnown = false;
@@ -142,8 +122,7 @@ async function main() {
       await Promise.all(sides.map((s) => s.pool.end()));
     }
   } finally {
-    await c.query(`drop database if exists ${dbName} with (force)`).catch(() => {});
-    await c.end();
+    await scratch.drop().catch(() => {});
   }
 
   writeSection(
