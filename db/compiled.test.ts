@@ -1,7 +1,10 @@
-import { sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { getDb, onStatement } from "./client";
-import { compiled, compiledVariants } from "./compiled";
+import type { QueryBuilder } from "drizzle-orm/pg-core";
+import { compiled, compiledSelect, compiledVariants, type Placeholders } from "./compiled";
+import { memberships, tenants, users } from "./schema";
+import { newId } from "@/lib/ids";
 
 describe("statements built once per process", () => {
   it("builds the template once and runs it with each call's values (none frozen into the text)", async () => {
@@ -58,5 +61,40 @@ describe("statements built once per process", () => {
     expect(await stmt("plain")(db, { s: "b" })).toEqual([{ s: "b" }]);
     expect(await stmt("upper")(db, { s: "c" })).toEqual([{ s: "C" }]);
     expect(built).toEqual(["upper", "plain"]);
+  });
+
+  it("a query-builder select: built once, each run's values, rows mapped as the builder maps them (joins, Dates)", async () => {
+    const db = await getDb();
+    const tenantId = newId("tnt");
+    await db.insert(tenants).values({ id: tenantId, slug: `compiled-${tenantId.slice(4, 14).toLowerCase()}`, name: "Compiled select" });
+    const people = [newId("usr"), newId("usr")];
+    await db.insert(users).values(people.map((id, i) => ({ id, email: `${id}@compiled.test`, name: `Person ${i}` })));
+    await db.insert(memberships).values({ tenantId, userId: people[0]!, role: "owner" });
+    let builds = 0;
+    const member = compiledSelect<"user" | "tenant", ReturnType<typeof build>>((qb, p) => build(qb, p));
+    function build(qb: QueryBuilder, p: Placeholders<"user" | "tenant">) {
+      builds++;
+      return qb
+        .select({ name: users.name, createdAt: users.createdAt, role: memberships.role, upper: sql<string>`upper(${users.name})` })
+        .from(users)
+        .leftJoin(memberships, sql`${memberships.userId} = ${users.id} and ${memberships.tenantId} = ${p.tenant}`)
+        .where(eq(users.id, p.user));
+    }
+    const texts: string[] = [];
+    const stop = onStatement((s) => texts.push(s));
+    let rows: Awaited<ReturnType<typeof member>>[];
+    try {
+      rows = [await member(db, { user: people[0], tenant: tenantId }), await db.transaction((tx) => member(tx, { user: people[1], tenant: tenantId }))];
+    } finally {
+      stop();
+    }
+    expect(rows[0]).toEqual([{ name: "Person 0", createdAt: expect.any(Date), role: "owner", upper: "PERSON 0" }]);
+    // The left join found nothing for the second person: the joined table's fields come back as null, as drizzle's own select gives them.
+    expect(rows[1]).toEqual([{ name: "Person 1", createdAt: expect.any(Date), role: null, upper: "PERSON 1" }]);
+    expect(builds).toBe(1);
+    const selects = texts.filter((t) => t.startsWith("select"));
+    expect(selects).toHaveLength(2);
+    expect(selects[0]).toBe(selects[1]);
+    expect(selects[0]).not.toContain(people[0]!);
   });
 });

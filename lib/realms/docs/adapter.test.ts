@@ -161,6 +161,9 @@ describe("docs adapter", () => {
     const docs = await search("docs.document", "BUDGET");
     expect(docs.items.map((i) => i.ref).sort()).toEqual([budget, roadmap].sort());
     expect(docs.items.map((i) => i.ref)).not.toContain(hidden);
+    // The statement is built once per shape: the next caller's values are its own, not the first one's.
+    const bobs = await as(p, "bob", (ctx) => adapter.search(ctx, { kind: "docs.document", query: "BUDGET", filter: {}, after: null, limit: 20 }));
+    expect(bobs.items.map((i) => i.ref)).toEqual([hidden]);
     // Where the text matched: the tab and the words around it; a title match alone adds nothing.
     expect(docs.items.find((i) => i.ref === roadmap)!.summary).toContain("— Costs: “We need more budget for the 50% cloud increase.”");
     expect(docs.items.find((i) => i.ref === budget)!.summary).not.toContain("—");

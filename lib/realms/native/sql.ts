@@ -1,6 +1,6 @@
 // SQL building blocks shared by the native realms: safe ILIKE patterns, text[] literals, exact timestamps for
 // keysets, word matches, and the owner / shared-with visibility predicate.
-import { and, eq, or, sql, type AnyColumn, type SQL } from "drizzle-orm";
+import { and, eq, or, sql, type AnyColumn, type Placeholder, type SQL } from "drizzle-orm";
 import { authorityOf, type RealmContext } from "@/lib/realms/contract";
 
 /** `%term%` with LIKE's wildcards escaped, for `ilike`. */
@@ -27,8 +27,12 @@ export type AclColumns = { tenantId: AnyColumn; ownerId: AnyColumn; sharedWith: 
 
 /** Rows the caller may read: in the tenant, owned by or shared with the call's authority. */
 export function ownedOrShared(ctx: RealmContext, t: AclColumns): SQL {
-  const who = authorityOf(ctx.principal);
-  return and(eq(t.tenantId, ctx.tenantId), or(eq(t.ownerId, who), sql`${t.sharedWith} @> array[${who}]::text[]`))!;
+  return visibleTo(t, ctx.tenantId, authorityOf(ctx.principal));
+}
+
+/** `ownedOrShared` for a statement built once (db/compiled.ts): the tenant and the authority are its placeholders. */
+export function visibleTo(t: AclColumns, tenantId: Placeholder | string, who: Placeholder | string): SQL {
+  return and(eq(t.tenantId, tenantId), or(eq(t.ownerId, who), sql`${t.sharedWith} @> array[${who}]::text[]`))!;
 }
 
 /** The row with this id in the call's tenant (every native query carries the tenant). */

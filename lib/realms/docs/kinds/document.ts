@@ -1,17 +1,19 @@
 // docs.document: a titled document of tabs, with a status, owned by one person and shared with others.
 // Listed most recently changed first; searched by title and tab text.
 import { and, asc, desc, eq, inArray, or, sql, type SQL } from "drizzle-orm";
+import type { QueryBuilder } from "drizzle-orm/pg-core";
 import { z } from "zod";
+import { compiledSelectVariants, type Placeholders } from "@/db/compiled";
 import { memberships, users } from "@/db/schema";
-import { docStatuses, docsDocuments, docsTabs, docsThreads, type DocsDocument } from "@/db/schema/docs";
+import { docStatuses, docsDocuments, docsTabs, docsThreads, type DocStatus, type DocsDocument } from "@/db/schema/docs";
 import { authorityOf, type RealmContext } from "@/lib/realms/contract";
 import { assertOwner, canRead, readable } from "@/lib/realms/native/acl";
 import { decide, defineKind, MAX_CHOICES, pageOf, pickOne, requiredField, withinGrant, type PageOut } from "@/lib/realms/native/kind";
 import { emailOf, peopleOf, peoplePatch, person, sharedWithAfter } from "@/lib/realms/native/people";
-import { exactTime, inTenant, likePattern } from "@/lib/realms/native/sql";
+import { exactTime, inTenant, likePattern, visibleTo } from "@/lib/realms/native/sql";
 import { cut, plural, squash } from "@/lib/realms/native/text";
 import { refs } from "../refs";
-import { aclOf, idKey, searchTerms, selectorText, timeKey, title, visibleDocuments } from "../shared";
+import { aclOf, idKey, searchTerms, selectorText, timeKey, title } from "../shared";
 
 const fields = z.strictObject({ title: title.optional(), status: z.enum(docStatuses).optional(), shared_with: peoplePatch(100).optional() });
 const filter = z.strictObject({ status: z.enum(docStatuses).optional(), author: person.optional() });
@@ -35,8 +37,8 @@ export const loadDocument = readable(
 export async function documentNamed(ctx: RealmContext, name: string, where: string): Promise<DocsDocument> {
   if (name.startsWith("docs:")) return loadDocument(ctx, name);
   const found = await decide(
-    () => documentPage(ctx, [sql`lower(${docsDocuments.title}) = lower(${name})`], null, MAX_CHOICES + 1).then((p) => p.items),
-    () => documentPage(ctx, [sql`${docsDocuments.title} ilike ${likePattern(name)}`], null, MAX_CHOICES + 1).then((p) => p.items),
+    () => documentPage(ctx, { title: { is: name } }, null, MAX_CHOICES + 1).then((p) => p.items),
+    () => documentPage(ctx, { title: { like: name } }, null, MAX_CHOICES + 1).then((p) => p.items),
   );
   const one = pickOne(withinGrant(ctx, found, (d) => d.ref), (d) => d, { one: "document", many: "documents" }, { title: name });
   await ctx.gateRef(one.ref, where);
@@ -60,39 +62,51 @@ async function authorIds(ctx: RealmContext, author: string): Promise<string[]> {
   return found.map((r) => r.id);
 }
 
-async function conditions(ctx: RealmContext, f: z.infer<typeof filter>): Promise<SQL[]> {
-  const out: SQL[] = [];
-  if (f.status) out.push(eq(docsDocuments.status, f.status));
-  if (f.author !== undefined) {
-    const ids = await authorIds(ctx, f.author);
-    out.push(ids.length ? inArray(docsDocuments.ownerId, ids) : sql`false`);
-  }
-  return out;
+/** What narrows a page of documents: each key present adds its condition. */
+type DocumentsWhere = { status?: DocStatus; authors?: string[]; title?: { is: string } | { like: string }; terms?: string[] };
+
+async function conditions(ctx: RealmContext, f: z.infer<typeof filter>): Promise<DocumentsWhere> {
+  return { ...(f.status ? { status: f.status } : {}), ...(f.author !== undefined ? { authors: await authorIds(ctx, f.author) } : {}) };
 }
 
-/** Each term appears in the title, or in a tab's title or body. */
-function matches(terms: string[]): SQL[] {
-  return terms.map((t) => {
-    const p = likePattern(t);
-    return sql`(${docsDocuments.title} ilike ${p} or exists (select 1 from ${docsTabs} where ${docsTabs.tenantId} = ${docsDocuments.tenantId} and ${docsTabs.documentId} = ${docsDocuments.id} and (${docsTabs.title} ilike ${p} or ${docsTabs.body} ilike ${p})))`;
-  });
-}
+/** A query's words, at most ten (queryWords): each is a placeholder of the page's statement. */
+const TERMS = ["t0", "t1", "t2", "t3", "t4", "t5", "t6", "t7", "t8", "t9"] as const;
+type Term = (typeof TERMS)[number];
+type PageValue = "tenant" | "who" | "status" | "authors" | "title" | "snippet" | "snippetLike" | "u" | "id" | "n" | Term;
+/** Which conditions a page's statement has (never their values): at most 4 × 3 × 11 × 2 shapes. */
+type Shape = { status: boolean; authors: boolean; title: "is" | "like" | null; terms: number; cursor: boolean };
+/** A Shape as JSON, the key its statement is built under. */
+type ShapeKey = string & { __documentsShape: true };
+const shapeOf = (w: DocumentsWhere, c: Cursor | null): ShapeKey =>
+  JSON.stringify({ status: Boolean(w.status), authors: Boolean(w.authors), title: w.title ? ("is" in w.title ? "is" : "like") : null, terms: w.terms?.length ?? 0, cursor: Boolean(c) } satisfies Shape) as ShapeKey;
 
 const tabCount = sql<number>`(select count(*)::int from ${docsTabs} where ${docsTabs.tenantId} = ${docsDocuments.tenantId} and ${docsTabs.documentId} = ${docsDocuments.id})`;
 const openThreadCount = sql<number>`(select count(*)::int from ${docsThreads} where ${docsThreads.tenantId} = ${docsDocuments.tenantId} and ${docsThreads.documentId} = ${docsDocuments.id} and ${docsThreads.status} = 'open')`;
 
 /**
- * For each document, the first tab (by position) whose text holds `term`, and the text around it: shows a searcher
- * why a document matched. A subquery of the page's own statement (no round trip of its own).
+ * Documents, most recently changed first, as one statement per shape built once (db/compiled.ts). A search's
+ * terms each appear in the title, or in a tab's title or body; with terms, each document also carries the first
+ * tab (by position) whose text holds the first term and the text around it, which shows a searcher why it matched.
  */
-const tabSnippet = (term: string) =>
-  sql<[string, string] | null>`(select json_build_array(${docsTabs.title}, substr(${docsTabs.body}, greatest(strpos(lower(${docsTabs.body}), lower(${term})) - 60, 1), 160)) from ${docsTabs} where ${docsTabs.tenantId} = ${docsDocuments.tenantId} and ${docsTabs.documentId} = ${docsDocuments.id} and ${docsTabs.body} ilike ${likePattern(term)} order by ${docsTabs.position} asc limit 1)`;
+const documentsStatement = compiledSelectVariants<ShapeKey, PageValue, ReturnType<typeof documentsSelect>>((key, qb, p) => documentsSelect(JSON.parse(key) as Shape, qb, p));
 
-/** Documents, most recently changed first. `snippetTerm` adds where the text matched to each summary. */
-async function documentPage(ctx: RealmContext, where: SQL[], c: Cursor | null, n: number, snippetTerm?: string): Promise<PageOut<Cursor>> {
-  where = [visibleDocuments(ctx), ...where];
-  if (c) where.push(sql`(${docsDocuments.updatedAt}, ${docsDocuments.id}) < (${c.u}::timestamptz, ${c.id})`);
-  const rows = await ctx.tx
+function documentsSelect(shape: Shape, qb: QueryBuilder, p: Placeholders<PageValue>) {
+  const where: SQL[] = [visibleTo(docsDocuments, p.tenant, p.who)];
+  if (shape.status) where.push(eq(docsDocuments.status, p.status));
+  if (shape.authors) where.push(sql`${docsDocuments.ownerId} = any(${p.authors}::text[])`);
+  if (shape.title === "is") where.push(sql`lower(${docsDocuments.title}) = lower(${p.title}::text)`);
+  if (shape.title === "like") where.push(sql`${docsDocuments.title} ilike ${p.title}`);
+  const terms = TERMS.slice(0, shape.terms);
+  for (const t of terms) {
+    where.push(
+      sql`(${docsDocuments.title} ilike ${p[t]} or exists (select 1 from ${docsTabs} where ${docsTabs.tenantId} = ${docsDocuments.tenantId} and ${docsTabs.documentId} = ${docsDocuments.id} and (${docsTabs.title} ilike ${p[t]} or ${docsTabs.body} ilike ${p[t]})))`,
+    );
+  }
+  if (shape.cursor) where.push(sql`(${docsDocuments.updatedAt}, ${docsDocuments.id}) < (${p.u}::timestamptz, ${p.id}::text)`);
+  const snippet = terms.length
+    ? sql<[string, string] | null>`(select json_build_array(${docsTabs.title}, substr(${docsTabs.body}, greatest(strpos(lower(${docsTabs.body}), lower(${p.snippet}::text)) - 60, 1), 160)) from ${docsTabs} where ${docsTabs.tenantId} = ${docsDocuments.tenantId} and ${docsTabs.documentId} = ${docsDocuments.id} and ${docsTabs.body} ilike ${p.snippetLike} order by ${docsTabs.position} asc limit 1)`
+    : sql<[string, string] | null>`null`;
+  return qb
     .select({
       id: docsDocuments.id,
       title: docsDocuments.title,
@@ -102,13 +116,32 @@ async function documentPage(ctx: RealmContext, where: SQL[], c: Cursor | null, n
       ownerName: users.name,
       tabs: tabCount,
       open: openThreadCount,
-      snippet: snippetTerm ? tabSnippet(snippetTerm) : sql<null>`null`,
+      snippet,
     })
     .from(docsDocuments)
     .innerJoin(users, eq(users.id, docsDocuments.ownerId))
     .where(and(...where))
     .orderBy(desc(docsDocuments.updatedAt), desc(docsDocuments.id))
-    .limit(n + 1);
+    .limit(p.n);
+}
+
+/** Documents the caller may read (owned by or shared with the call's authority), most recently changed first. */
+async function documentPage(ctx: RealmContext, w: DocumentsWhere, c: Cursor | null, n: number): Promise<PageOut<Cursor>> {
+  if (w.authors?.length === 0) return { items: [], next: null };
+  const terms = w.terms ?? [];
+  const rows = await documentsStatement(shapeOf(w, c))(ctx.tx, {
+    tenant: ctx.tenantId,
+    who: authorityOf(ctx.principal),
+    status: w.status ?? null,
+    authors: w.authors ?? null,
+    title: w.title ? ("is" in w.title ? w.title.is : likePattern(w.title.like)) : null,
+    ...Object.fromEntries(TERMS.map((t, i) => [t, i < terms.length ? likePattern(terms[i]!) : null])),
+    snippet: terms[0] ?? null,
+    snippetLike: terms[0] === undefined ? null : likePattern(terms[0]),
+    u: c?.u ?? null,
+    id: c?.id ?? null,
+    n: n + 1,
+  } as Record<PageValue, unknown>);
   const lean = (r: (typeof rows)[number]) => {
     const parts = [r.status, plural(r.tabs, "tab"), plural(r.open, "open thread"), `by ${r.ownerName}`];
     const snippet = r.snippet ? `${r.snippet[0]}: “${cut(squash(r.snippet[1]), 120)}”` : null;
@@ -173,9 +206,8 @@ export const documentKind = defineKind({
   searchable: true,
 
   async page(ctx, { filter: f, query, after, limit }) {
-    if (query === null) return documentPage(ctx, await conditions(ctx, f), after, limit);
-    const terms = searchTerms(query);
-    return documentPage(ctx, [...(await conditions(ctx, f)), ...matches(terms)], after, limit, terms[0]);
+    const where = await conditions(ctx, f);
+    return documentPage(ctx, query === null ? where : { ...where, terms: searchTerms(query) }, after, limit);
   },
 
   async create(ctx, f) {
@@ -227,12 +259,12 @@ export const documentKind = defineKind({
 
   async resolve(ctx, s) {
     const base = await conditions(ctx, { ...(s.status ? { status: s.status } : {}), ...(s.author ? { author: s.author } : {}) });
-    const page = (extra: SQL[]) => documentPage(ctx, [...base, ...extra], null, MAX_CHOICES + 1).then((p) => p.items);
+    const page = (title?: DocumentsWhere["title"]) => documentPage(ctx, title ? { ...base, title } : base, null, MAX_CHOICES + 1).then((p) => p.items);
     const t = s.title;
-    if (t === undefined) return page([]);
+    if (t === undefined) return page();
     return decide(
-      () => page([sql`lower(${docsDocuments.title}) = lower(${t})`]),
-      () => page([sql`${docsDocuments.title} ilike ${likePattern(t)}`]),
+      () => page({ is: t }),
+      () => page({ like: t }),
     );
   },
 

@@ -1,18 +1,20 @@
 // docs.comment_thread: a discussion on a document, optionally anchored to a tab and a quoted excerpt; open
 // until someone resolves it. Listed in insertion order; searched by quote and comment text.
 import { and, asc, eq, inArray, sql, type SQL } from "drizzle-orm";
+import type { QueryBuilder } from "drizzle-orm/pg-core";
 import { z } from "zod";
+import { compiledSelectVariants, type Placeholders } from "@/db/compiled";
 import { users } from "@/db/schema";
-import { docsComments, docsDocuments, docsTabs, docsThreads, threadStatuses, type DocsDocument, type DocsThread } from "@/db/schema/docs";
+import { docsComments, docsDocuments, docsTabs, docsThreads, threadStatuses, type DocsDocument, type DocsThread, type ThreadStatus } from "@/db/schema/docs";
 import { AppError } from "@/lib/errors";
 import { authorityOf, type RealmContext } from "@/lib/realms/contract";
 import { canRead, readable } from "@/lib/realms/native/acl";
 import { decide, defineKind, MAX_CHOICES, pageOf, type PageOut } from "@/lib/realms/native/kind";
 import { emailOf, peopleOf, viaActor } from "@/lib/realms/native/people";
-import { inTenant, likePattern } from "@/lib/realms/native/sql";
+import { inTenant, likePattern, visibleTo } from "@/lib/realms/native/sql";
 import { cut, plural, squash } from "@/lib/realms/native/text";
 import { refs } from "../refs";
-import { aclOf, firstWords, refString, searchTerms, selectorText, visibleDocuments } from "../shared";
+import { aclOf, firstWords, refString, searchTerms, selectorText } from "../shared";
 import { documentNamed, loadDocument } from "./document";
 import { loadTab } from "./tab";
 
@@ -43,11 +45,38 @@ export const loadThread = readable(
 const inThread = sql`${docsComments.tenantId} = ${docsThreads.tenantId} and ${docsComments.threadId} = ${docsThreads.id}`;
 const firstComment = sql<string | null>`(select left(${docsComments.body}, 200) from ${docsComments} where ${inThread} order by ${docsComments.seq} asc limit 1)`;
 
-/** Threads in insertion order, with enough of their comments to tell them apart. */
-async function threadPage(ctx: RealmContext, conditions: SQL[], c: Cursor | null, n: number): Promise<PageOut<Cursor>> {
-  const where = [visibleDocuments(ctx), ...conditions];
-  if (c) where.push(sql`${docsThreads.seq} > ${c.s}`);
-  const rows = await ctx.tx
+/** What narrows a page of threads: each key present adds its condition. */
+type ThreadsWhere = { document?: string; status?: ThreadStatus; quote?: { is: string } | { like: string }; terms?: string[] };
+
+/** A query's words, at most ten (queryWords): each is a placeholder of the page's statement. */
+const TERMS = ["t0", "t1", "t2", "t3", "t4", "t5", "t6", "t7", "t8", "t9"] as const;
+type PageValue = "tenant" | "who" | "document" | "status" | "quote" | "s" | "n" | (typeof TERMS)[number];
+/** Which conditions a page's statement has (never their values). */
+type Shape = { document: boolean; status: boolean; quote: "is" | "like" | null; terms: number; cursor: boolean };
+/** A Shape as JSON, the key its statement is built under. */
+type ShapeKey = string & { __threadsShape: true };
+const shapeOf = (w: ThreadsWhere, c: Cursor | null): ShapeKey =>
+  JSON.stringify({ document: w.document !== undefined, status: Boolean(w.status), quote: w.quote ? ("is" in w.quote ? "is" : "like") : null, terms: w.terms?.length ?? 0, cursor: Boolean(c) } satisfies Shape) as ShapeKey;
+
+/**
+ * Threads in insertion order, with enough of their comments to tell them apart, as one statement per shape built
+ * once (db/compiled.ts). A search's terms each appear in the quote or in one of the thread's comments.
+ */
+const threadsStatement = compiledSelectVariants<ShapeKey, PageValue, ReturnType<typeof threadsSelect>>((key, qb, p) => threadsSelect(JSON.parse(key) as Shape, qb, p));
+
+function threadsSelect(shape: Shape, qb: QueryBuilder, p: Placeholders<PageValue>) {
+  const where: SQL[] = [visibleTo(docsDocuments, p.tenant, p.who)];
+  if (shape.document) where.push(eq(docsThreads.documentId, p.document));
+  if (shape.status) where.push(eq(docsThreads.status, p.status));
+  if (shape.quote === "is") where.push(sql`lower(${docsThreads.quote}) = lower(${p.quote}::text)`);
+  if (shape.quote === "like") where.push(sql`${docsThreads.quote} ilike ${p.quote}`);
+  for (const t of TERMS.slice(0, shape.terms)) {
+    where.push(
+      sql`(coalesce(${docsThreads.quote}, '') ilike ${p[t]} or exists (select 1 from ${docsComments} where ${docsComments.tenantId} = ${docsThreads.tenantId} and ${docsComments.threadId} = ${docsThreads.id} and ${docsComments.body} ilike ${p[t]}))`,
+    );
+  }
+  if (shape.cursor) where.push(sql`${docsThreads.seq} > ${p.s}::bigint`);
+  return qb
     .select({
       id: docsThreads.id,
       seq: docsThreads.seq,
@@ -65,7 +94,21 @@ async function threadPage(ctx: RealmContext, conditions: SQL[], c: Cursor | null
     .leftJoin(docsTabs, and(eq(docsTabs.id, docsThreads.tabId), eq(docsTabs.tenantId, docsThreads.tenantId)))
     .where(and(...where))
     .orderBy(asc(docsThreads.seq))
-    .limit(n + 1);
+    .limit(p.n);
+}
+
+async function threadPage(ctx: RealmContext, w: ThreadsWhere, c: Cursor | null, n: number): Promise<PageOut<Cursor>> {
+  const terms = w.terms ?? [];
+  const rows = await threadsStatement(shapeOf(w, c))(ctx.tx, {
+    tenant: ctx.tenantId,
+    who: authorityOf(ctx.principal),
+    document: w.document ?? null,
+    status: w.status ?? null,
+    quote: w.quote ? ("is" in w.quote ? w.quote.is : likePattern(w.quote.like)) : null,
+    ...Object.fromEntries(TERMS.map((t, i) => [t, i < terms.length ? likePattern(terms[i]!) : null])),
+    s: c?.s ?? null,
+    n: n + 1,
+  } as Record<PageValue, unknown>);
   const lean = (r: (typeof rows)[number]) => {
     const where = r.tabTitle ? `on “${r.documentTitle}” › ${r.tabTitle}` : `on “${r.documentTitle}”`;
     return {
@@ -79,19 +122,8 @@ async function threadPage(ctx: RealmContext, conditions: SQL[], c: Cursor | null
   return pageOf(rows, n, lean, (last) => ({ s: last.seq }));
 }
 
-/** Each term appears in the quote or in one of the thread's comments. */
-function matches(terms: string[]): SQL[] {
-  return terms.map((t) => {
-    const p = likePattern(t);
-    return sql`(coalesce(${docsThreads.quote}, '') ilike ${p} or exists (select 1 from ${docsComments} where ${docsComments.tenantId} = ${docsThreads.tenantId} and ${docsComments.threadId} = ${docsThreads.id} and ${docsComments.body} ilike ${p}))`;
-  });
-}
-
-async function conditions(ctx: RealmContext, f: z.infer<typeof filter>): Promise<SQL[]> {
-  const out: SQL[] = [];
-  if (f.document !== undefined) out.push(eq(docsThreads.documentId, (await loadDocument(ctx, f.document)).id));
-  if (f.status) out.push(eq(docsThreads.status, f.status));
-  return out;
+async function conditions(ctx: RealmContext, f: z.infer<typeof filter>): Promise<ThreadsWhere> {
+  return { ...(f.document !== undefined ? { document: (await loadDocument(ctx, f.document)).id } : {}), ...(f.status ? { status: f.status } : {}) };
 }
 
 async function presentThread(ctx: RealmContext, thread: DocsThread, doc: DocsDocument, full: boolean): Promise<Record<string, unknown>> {
@@ -198,8 +230,8 @@ export const threadKind = defineKind({
   searchable: true,
 
   async page(ctx, { filter: f, query, after, limit }) {
-    const extra = query === null ? [] : matches(searchTerms(query));
-    return threadPage(ctx, [...(await conditions(ctx, f)), ...extra], after, limit);
+    const where = await conditions(ctx, f);
+    return threadPage(ctx, query === null ? where : { ...where, terms: searchTerms(query) }, after, limit);
   },
 
   async create(ctx, f) {
@@ -230,13 +262,13 @@ export const threadKind = defineKind({
 
   async resolve(ctx, s) {
     // The document by its ref or its title; alone, it names that document's threads (several: choices).
-    const base = s.document !== undefined ? [eq(docsThreads.documentId, (await documentNamed(ctx, s.document, "selector.document")).id)] : [];
-    const page = (match?: SQL) => threadPage(ctx, [...base, ...(match ? [match] : [])], null, MAX_CHOICES + 1).then((p) => p.items);
+    const base: ThreadsWhere = s.document !== undefined ? { document: (await documentNamed(ctx, s.document, "selector.document")).id } : {};
+    const page = (quote?: ThreadsWhere["quote"]) => threadPage(ctx, quote ? { ...base, quote } : base, null, MAX_CHOICES + 1).then((p) => p.items);
     const quote = s.quote;
     if (quote === undefined) return page();
     return decide(
-      () => page(sql`lower(${docsThreads.quote}) = lower(${quote})`),
-      () => page(sql`${docsThreads.quote} ilike ${likePattern(quote)}`),
+      () => page({ is: quote }),
+      () => page({ like: quote }),
     );
   },
 
