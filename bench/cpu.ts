@@ -6,13 +6,19 @@ const TICK_MS = 10; // USER_HZ is 100 on Linux
 
 export type CpuSample = { app: number; database: number; generator: number } | null;
 
-function ticksOf(stat: string): { comm: string; pgid: number; ticks: number } | null {
-  // /proc/<pid>/stat: "pid (comm) state ppid pgrp session … utime(14) stime(15) …"; comm may hold spaces and parens.
+/**
+ * A process's CPU ticks from its /proc/<pid>/stat line: its own (utime, stime) and its children's that it has
+ * waited for (cutime, cstime). A PostgreSQL backend that exits during a run (a pool's idle connection closed) takes
+ * its ticks out of the sum of live processes, but they reappear in the postmaster's children's time: summing both
+ * over a set that holds the parent counts each tick once.
+ */
+export function ticksOf(stat: string): { comm: string; pgid: number; ticks: number } | null {
+  // "pid (comm) state ppid pgrp session … utime(14) stime(15) cutime(16) cstime(17) …"; comm may hold spaces and parens.
   const close = stat.lastIndexOf(")");
   if (close < 0) return null;
   const comm = stat.slice(stat.indexOf("(") + 1, close);
   const rest = stat.slice(close + 2).split(" ");
-  return { comm, pgid: Number(rest[2]), ticks: Number(rest[11]) + Number(rest[12]) };
+  return { comm, pgid: Number(rest[2]), ticks: Number(rest[11]) + Number(rest[12]) + Number(rest[13]) + Number(rest[14]) };
 }
 
 /** CPU milliseconds used so far by the app's process group, PostgreSQL, and this process. */

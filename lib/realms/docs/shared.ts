@@ -5,7 +5,7 @@ import { z } from "zod";
 import { docsDocuments, type DocsDocument } from "@/db/schema/docs";
 import { AppError } from "@/lib/errors";
 import type { RealmContext } from "@/lib/realms/contract";
-import { inTenant, ownedOrShared, queryWords } from "@/lib/realms/native/sql";
+import { inTenant, likePattern, ownedOrShared, queryWords } from "@/lib/realms/native/sql";
 import { cut, squash } from "@/lib/realms/native/text";
 
 export const oneLine = (max: number) =>
@@ -50,6 +50,13 @@ export const charCount = (s: string) => {
   for (const _ of s) n++;
   return n;
 };
+
+/** A search's words as placeholders of a statement built once (db/compiled.ts): at most ten (queryWords). */
+export const TERMS = ["t0", "t1", "t2", "t3", "t4", "t5", "t6", "t7", "t8", "t9"] as const;
+export type Term = (typeof TERMS)[number];
+/** The values of TERMS for these words: each word's `ilike` pattern, the rest null. */
+export const termPatterns = (terms: string[]): Record<Term, string | null> =>
+  Object.fromEntries(TERMS.map((t, i) => [t, i < terms.length ? likePattern(terms[i]!) : null])) as Record<Term, string | null>;
 
 export function searchTerms(query: string): string[] {
   const terms = queryWords(query);

@@ -13,7 +13,7 @@ import { emailOf, peopleOf, peoplePatch, person, sharedWithAfter } from "@/lib/r
 import { exactTime, inTenant, likePattern, visibleTo } from "@/lib/realms/native/sql";
 import { cut, plural, squash } from "@/lib/realms/native/text";
 import { refs } from "../refs";
-import { aclOf, idKey, searchTerms, selectorText, timeKey, title } from "../shared";
+import { aclOf, idKey, searchTerms, selectorText, termPatterns, TERMS, timeKey, title, type Term } from "../shared";
 
 const fields = z.strictObject({ title: title.optional(), status: z.enum(docStatuses).optional(), shared_with: peoplePatch(100).optional() });
 const filter = z.strictObject({ status: z.enum(docStatuses).optional(), author: person.optional() });
@@ -69,9 +69,6 @@ async function conditions(ctx: RealmContext, f: z.infer<typeof filter>): Promise
   return { ...(f.status ? { status: f.status } : {}), ...(f.author !== undefined ? { authors: await authorIds(ctx, f.author) } : {}) };
 }
 
-/** A query's words, at most ten (queryWords): each is a placeholder of the page's statement. */
-const TERMS = ["t0", "t1", "t2", "t3", "t4", "t5", "t6", "t7", "t8", "t9"] as const;
-type Term = (typeof TERMS)[number];
 type PageValue = "tenant" | "who" | "status" | "authors" | "title" | "snippet" | "snippetLike" | "u" | "id" | "n" | Term;
 /** Which conditions a page's statement has (never their values): at most 4 × 3 × 11 × 2 shapes. */
 type Shape = { status: boolean; authors: boolean; title: "is" | "like" | null; terms: number; cursor: boolean };
@@ -135,13 +132,13 @@ async function documentPage(ctx: RealmContext, w: DocumentsWhere, c: Cursor | nu
     status: w.status ?? null,
     authors: w.authors ?? null,
     title: w.title ? ("is" in w.title ? w.title.is : likePattern(w.title.like)) : null,
-    ...Object.fromEntries(TERMS.map((t, i) => [t, i < terms.length ? likePattern(terms[i]!) : null])),
+    ...termPatterns(terms),
     snippet: terms[0] ?? null,
     snippetLike: terms[0] === undefined ? null : likePattern(terms[0]),
     u: c?.u ?? null,
     id: c?.id ?? null,
     n: n + 1,
-  } as Record<PageValue, unknown>);
+  } satisfies Record<PageValue, unknown>);
   const lean = (r: (typeof rows)[number]) => {
     const parts = [r.status, plural(r.tabs, "tab"), plural(r.open, "open thread"), `by ${r.ownerName}`];
     const snippet = r.snippet ? `${r.snippet[0]}: “${cut(squash(r.snippet[1]), 120)}”` : null;

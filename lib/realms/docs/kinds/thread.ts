@@ -14,7 +14,7 @@ import { emailOf, peopleOf, viaActor } from "@/lib/realms/native/people";
 import { inTenant, likePattern, visibleTo } from "@/lib/realms/native/sql";
 import { cut, plural, squash } from "@/lib/realms/native/text";
 import { refs } from "../refs";
-import { aclOf, firstWords, refString, searchTerms, selectorText } from "../shared";
+import { aclOf, firstWords, refString, searchTerms, selectorText, termPatterns, TERMS, type Term } from "../shared";
 import { documentNamed, loadDocument } from "./document";
 import { loadTab } from "./tab";
 
@@ -48,9 +48,7 @@ const firstComment = sql<string | null>`(select left(${docsComments.body}, 200) 
 /** What narrows a page of threads: each key present adds its condition. */
 type ThreadsWhere = { document?: string; status?: ThreadStatus; quote?: { is: string } | { like: string }; terms?: string[] };
 
-/** A query's words, at most ten (queryWords): each is a placeholder of the page's statement. */
-const TERMS = ["t0", "t1", "t2", "t3", "t4", "t5", "t6", "t7", "t8", "t9"] as const;
-type PageValue = "tenant" | "who" | "document" | "status" | "quote" | "s" | "n" | (typeof TERMS)[number];
+type PageValue = "tenant" | "who" | "document" | "status" | "quote" | "s" | "n" | Term;
 /** Which conditions a page's statement has (never their values). */
 type Shape = { document: boolean; status: boolean; quote: "is" | "like" | null; terms: number; cursor: boolean };
 /** A Shape as JSON, the key its statement is built under. */
@@ -98,17 +96,16 @@ function threadsSelect(shape: Shape, qb: QueryBuilder, p: Placeholders<PageValue
 }
 
 async function threadPage(ctx: RealmContext, w: ThreadsWhere, c: Cursor | null, n: number): Promise<PageOut<Cursor>> {
-  const terms = w.terms ?? [];
   const rows = await threadsStatement(shapeOf(w, c))(ctx.tx, {
     tenant: ctx.tenantId,
     who: authorityOf(ctx.principal),
     document: w.document ?? null,
     status: w.status ?? null,
     quote: w.quote ? ("is" in w.quote ? w.quote.is : likePattern(w.quote.like)) : null,
-    ...Object.fromEntries(TERMS.map((t, i) => [t, i < terms.length ? likePattern(terms[i]!) : null])),
+    ...termPatterns(w.terms ?? []),
     s: c?.s ?? null,
     n: n + 1,
-  } as Record<PageValue, unknown>);
+  } satisfies Record<PageValue, unknown>);
   const lean = (r: (typeof rows)[number]) => {
     const where = r.tabTitle ? `on “${r.documentTitle}” › ${r.tabTitle}` : `on “${r.documentTitle}”`;
     return {
