@@ -2,7 +2,7 @@ import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { getDb, onStatement } from "./client";
 import type { QueryBuilder } from "drizzle-orm/pg-core";
-import { compiled, compiledSelect, compiledVariants, type Placeholders } from "./compiled";
+import { compiled, compiledSelect, compiledSelectShapes, compiledVariants, type Placeholders } from "./compiled";
 import { memberships, tenants, users } from "./schema";
 import { newId } from "@/lib/ids";
 
@@ -97,4 +97,21 @@ describe("statements built once per process", () => {
     expect(selects[0]).toBe(selects[1]);
     expect(selects[0]).not.toContain(people[0]!);
   });
+
+  it("query-builder selects by shape: an equal shape (a new object) reuses its statement, another shape gets its own", async () => {
+    const db = await getDb();
+    const tenantId = newId("tnt");
+    await db.insert(tenants).values({ id: tenantId, slug: `shapes-${tenantId.slice(4, 14).toLowerCase()}`, name: "Compiled shapes" });
+    const built: string[] = [];
+    const stmt = compiledSelectShapes<{ upper: boolean }, "s", ReturnType<typeof build>>(build);
+    function build(shape: { upper: boolean }, qb: QueryBuilder, p: Placeholders<"s">) {
+      built.push(JSON.stringify(shape));
+      return qb.select({ s: shape.upper ? sql<string>`upper(${p.s}::text)` : sql<string>`${p.s}::text` }).from(tenants).limit(1);
+    }
+    expect(await stmt({ upper: true })(db, { s: "a" })).toEqual([{ s: "A" }]);
+    expect(await stmt({ upper: false })(db, { s: "b" })).toEqual([{ s: "b" }]);
+    expect(await stmt({ upper: true })(db, { s: "c" })).toEqual([{ s: "C" }]);
+    expect(built).toEqual(['{"upper":true}', '{"upper":false}']);
+  });
 });
+

@@ -85,16 +85,20 @@ export function compiledSelect<K extends string, Q extends BuiltSelect>(build: (
   };
 }
 
-/** `compiledSelect` with a few fixed shapes: each variant key is built once, the first time it is asked for. */
-export function compiledSelectVariants<V extends string, K extends string, Q extends BuiltSelect>(
-  build: (variant: V, qb: QueryBuilder, p: Placeholders<K>) => Q,
-): (variant: V) => CompiledStatement<K, RowOf<Q>> {
-  const built = new Map<V, CompiledStatement<K, RowOf<Q>>>();
-  return (variant) => {
-    let stmt = built.get(variant);
+/**
+ * `compiledSelect` with a few fixed shapes: a shape is a small plain object saying which parts the statement has
+ * (never a value), and each distinct shape is built once, the first time it is asked for.
+ */
+export function compiledSelectShapes<S extends Record<string, boolean | number | string | null>, K extends string, Q extends BuiltSelect>(
+  build: (shape: S, qb: QueryBuilder, p: Placeholders<K>) => Q,
+): (shape: S) => CompiledStatement<K, RowOf<Q>> {
+  const built = new Map<string, CompiledStatement<K, RowOf<Q>>>();
+  return (shape) => {
+    const key = JSON.stringify(shape);
+    let stmt = built.get(key);
     if (!stmt) {
-      stmt = compiledSelect<K, Q>((qb, p) => build(variant, qb, p));
-      built.set(variant, stmt);
+      stmt = compiledSelect<K, Q>((qb, p) => build(shape, qb, p));
+      built.set(key, stmt);
     }
     return stmt;
   };

@@ -1,6 +1,6 @@
 // What the docs kinds share: a child is visible exactly when its document is; input pieces; links to other
 // objects gated like the call's target; serialising tab renumbering.
-import type { SQL } from "drizzle-orm";
+import { sql, type AnyColumn, type Placeholder, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import { docsDocuments, type DocsDocument } from "@/db/schema/docs";
 import { AppError } from "@/lib/errors";
@@ -57,6 +57,19 @@ export type Term = (typeof TERMS)[number];
 /** The values of TERMS for these words: each word's `ilike` pattern, the rest null. */
 export const termPatterns = (terms: string[]): Record<Term, string | null> =>
   Object.fromEntries(TERMS.map((t, i) => [t, i < terms.length ? likePattern(terms[i]!) : null])) as Record<Term, string | null>;
+
+/** A name a selector gives: the exact text (any case), or a part of it. */
+export type TextMatch = { is: string } | { like: string };
+/** Which comparison a TextMatch asks for: part of a statement's shape. */
+export const matchKind = (m: TextMatch | undefined): "is" | "like" | null => (m ? ("is" in m ? "is" : "like") : null);
+/** A TextMatch's value for its placeholder: the text, or its `ilike` pattern. */
+export const matchValue = (m: TextMatch | undefined): string | null => (m ? ("is" in m ? m.is : likePattern(m.like)) : null);
+/** The condition of a TextMatch of kind `kind` on `col`, its value the placeholder `value`; none without a kind. */
+export function matchCondition(col: AnyColumn, kind: "is" | "like" | null, value: Placeholder): SQL | null {
+  if (kind === "is") return sql`lower(${col}) = lower(${value}::text)`;
+  if (kind === "like") return sql`${col} ilike ${value}`;
+  return null;
+}
 
 export function searchTerms(query: string): string[] {
   const terms = queryWords(query);

@@ -3,7 +3,7 @@
 import { and, asc, desc, eq, inArray, or, sql, type SQL } from "drizzle-orm";
 import type { QueryBuilder } from "drizzle-orm/pg-core";
 import { z } from "zod";
-import { compiledSelectVariants, type Placeholders } from "@/db/compiled";
+import { compiledSelectShapes, type Placeholders } from "@/db/compiled";
 import { memberships, users } from "@/db/schema";
 import { docStatuses, docsDocuments, docsTabs, docsThreads, type DocStatus, type DocsDocument } from "@/db/schema/docs";
 import { authorityOf, type RealmContext } from "@/lib/realms/contract";
@@ -13,7 +13,7 @@ import { emailOf, peopleOf, peoplePatch, person, sharedWithAfter } from "@/lib/r
 import { exactTime, inTenant, likePattern, visibleTo } from "@/lib/realms/native/sql";
 import { cut, plural, squash } from "@/lib/realms/native/text";
 import { refs } from "../refs";
-import { aclOf, idKey, searchTerms, selectorText, termPatterns, TERMS, timeKey, title, type Term } from "../shared";
+import { aclOf, idKey, matchCondition, matchKind, matchValue, searchTerms, selectorText, termPatterns, TERMS, timeKey, title, type Term, type TextMatch } from "../shared";
 
 const fields = z.strictObject({ title: title.optional(), status: z.enum(docStatuses).optional(), shared_with: peoplePatch(100).optional() });
 const filter = z.strictObject({ status: z.enum(docStatuses).optional(), author: person.optional() });
@@ -63,7 +63,7 @@ async function authorIds(ctx: RealmContext, author: string): Promise<string[]> {
 }
 
 /** What narrows a page of documents: each key present adds its condition. */
-type DocumentsWhere = { status?: DocStatus; authors?: string[]; title?: { is: string } | { like: string }; terms?: string[] };
+type DocumentsWhere = { status?: DocStatus; authors?: string[]; title?: TextMatch; terms?: string[] };
 
 async function conditions(ctx: RealmContext, f: z.infer<typeof filter>): Promise<DocumentsWhere> {
   return { ...(f.status ? { status: f.status } : {}), ...(f.author !== undefined ? { authors: await authorIds(ctx, f.author) } : {}) };
@@ -72,10 +72,7 @@ async function conditions(ctx: RealmContext, f: z.infer<typeof filter>): Promise
 type PageValue = "tenant" | "who" | "status" | "authors" | "title" | "snippet" | "snippetLike" | "u" | "id" | "n" | Term;
 /** Which conditions a page's statement has (never their values): at most 4 × 3 × 11 × 2 shapes. */
 type Shape = { status: boolean; authors: boolean; title: "is" | "like" | null; terms: number; cursor: boolean };
-/** A Shape as JSON, the key its statement is built under. */
-type ShapeKey = string & { __documentsShape: true };
-const shapeOf = (w: DocumentsWhere, c: Cursor | null): ShapeKey =>
-  JSON.stringify({ status: Boolean(w.status), authors: Boolean(w.authors), title: w.title ? ("is" in w.title ? "is" : "like") : null, terms: w.terms?.length ?? 0, cursor: Boolean(c) } satisfies Shape) as ShapeKey;
+const shapeOf = (w: DocumentsWhere, c: Cursor | null): Shape => ({ status: Boolean(w.status), authors: Boolean(w.authors), title: matchKind(w.title), terms: w.terms?.length ?? 0, cursor: Boolean(c) });
 
 const tabCount = sql<number>`(select count(*)::int from ${docsTabs} where ${docsTabs.tenantId} = ${docsDocuments.tenantId} and ${docsTabs.documentId} = ${docsDocuments.id})`;
 const openThreadCount = sql<number>`(select count(*)::int from ${docsThreads} where ${docsThreads.tenantId} = ${docsDocuments.tenantId} and ${docsThreads.documentId} = ${docsDocuments.id} and ${docsThreads.status} = 'open')`;
@@ -85,14 +82,14 @@ const openThreadCount = sql<number>`(select count(*)::int from ${docsThreads} wh
  * terms each appear in the title, or in a tab's title or body; with terms, each document also carries the first
  * tab (by position) whose text holds the first term and the text around it, which shows a searcher why it matched.
  */
-const documentsStatement = compiledSelectVariants<ShapeKey, PageValue, ReturnType<typeof documentsSelect>>((key, qb, p) => documentsSelect(JSON.parse(key) as Shape, qb, p));
+const documentsStatement = compiledSelectShapes<Shape, PageValue, ReturnType<typeof documentsSelect>>(documentsSelect);
 
 function documentsSelect(shape: Shape, qb: QueryBuilder, p: Placeholders<PageValue>) {
   const where: SQL[] = [visibleTo(docsDocuments, p.tenant, p.who)];
   if (shape.status) where.push(eq(docsDocuments.status, p.status));
   if (shape.authors) where.push(sql`${docsDocuments.ownerId} = any(${p.authors}::text[])`);
-  if (shape.title === "is") where.push(sql`lower(${docsDocuments.title}) = lower(${p.title}::text)`);
-  if (shape.title === "like") where.push(sql`${docsDocuments.title} ilike ${p.title}`);
+  const title = matchCondition(docsDocuments.title, shape.title, p.title);
+  if (title) where.push(title);
   const terms = TERMS.slice(0, shape.terms);
   for (const t of terms) {
     where.push(
@@ -131,7 +128,7 @@ async function documentPage(ctx: RealmContext, w: DocumentsWhere, c: Cursor | nu
     who: authorityOf(ctx.principal),
     status: w.status ?? null,
     authors: w.authors ?? null,
-    title: w.title ? ("is" in w.title ? w.title.is : likePattern(w.title.like)) : null,
+    title: matchValue(w.title),
     ...termPatterns(terms),
     snippet: terms[0] ?? null,
     snippetLike: terms[0] === undefined ? null : likePattern(terms[0]),

@@ -3,7 +3,7 @@
 import { and, asc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { QueryBuilder } from "drizzle-orm/pg-core";
 import { z } from "zod";
-import { compiledSelectVariants, type Placeholders } from "@/db/compiled";
+import { compiledSelectShapes, type Placeholders } from "@/db/compiled";
 import { users } from "@/db/schema";
 import { docsComments, docsDocuments, docsTabs, docsThreads, threadStatuses, type DocsDocument, type DocsThread, type ThreadStatus } from "@/db/schema/docs";
 import { AppError } from "@/lib/errors";
@@ -11,10 +11,10 @@ import { authorityOf, type RealmContext } from "@/lib/realms/contract";
 import { canRead, readable } from "@/lib/realms/native/acl";
 import { decide, defineKind, MAX_CHOICES, pageOf, type PageOut } from "@/lib/realms/native/kind";
 import { emailOf, peopleOf, viaActor } from "@/lib/realms/native/people";
-import { inTenant, likePattern, visibleTo } from "@/lib/realms/native/sql";
+import { inTenant, visibleTo } from "@/lib/realms/native/sql";
 import { cut, plural, squash } from "@/lib/realms/native/text";
 import { refs } from "../refs";
-import { aclOf, firstWords, refString, searchTerms, selectorText, termPatterns, TERMS, type Term } from "../shared";
+import { aclOf, firstWords, matchCondition, matchKind, matchValue, refString, searchTerms, selectorText, termPatterns, TERMS, type Term, type TextMatch } from "../shared";
 import { documentNamed, loadDocument } from "./document";
 import { loadTab } from "./tab";
 
@@ -46,28 +46,25 @@ const inThread = sql`${docsComments.tenantId} = ${docsThreads.tenantId} and ${do
 const firstComment = sql<string | null>`(select left(${docsComments.body}, 200) from ${docsComments} where ${inThread} order by ${docsComments.seq} asc limit 1)`;
 
 /** What narrows a page of threads: each key present adds its condition. */
-type ThreadsWhere = { document?: string; status?: ThreadStatus; quote?: { is: string } | { like: string }; terms?: string[] };
+type ThreadsWhere = { document?: string; status?: ThreadStatus; quote?: TextMatch; terms?: string[] };
 
 type PageValue = "tenant" | "who" | "document" | "status" | "quote" | "s" | "n" | Term;
 /** Which conditions a page's statement has (never their values). */
 type Shape = { document: boolean; status: boolean; quote: "is" | "like" | null; terms: number; cursor: boolean };
-/** A Shape as JSON, the key its statement is built under. */
-type ShapeKey = string & { __threadsShape: true };
-const shapeOf = (w: ThreadsWhere, c: Cursor | null): ShapeKey =>
-  JSON.stringify({ document: w.document !== undefined, status: Boolean(w.status), quote: w.quote ? ("is" in w.quote ? "is" : "like") : null, terms: w.terms?.length ?? 0, cursor: Boolean(c) } satisfies Shape) as ShapeKey;
+const shapeOf = (w: ThreadsWhere, c: Cursor | null): Shape => ({ document: w.document !== undefined, status: Boolean(w.status), quote: matchKind(w.quote), terms: w.terms?.length ?? 0, cursor: Boolean(c) });
 
 /**
  * Threads in insertion order, with enough of their comments to tell them apart, as one statement per shape built
  * once (db/compiled.ts). A search's terms each appear in the quote or in one of the thread's comments.
  */
-const threadsStatement = compiledSelectVariants<ShapeKey, PageValue, ReturnType<typeof threadsSelect>>((key, qb, p) => threadsSelect(JSON.parse(key) as Shape, qb, p));
+const threadsStatement = compiledSelectShapes<Shape, PageValue, ReturnType<typeof threadsSelect>>(threadsSelect);
 
 function threadsSelect(shape: Shape, qb: QueryBuilder, p: Placeholders<PageValue>) {
   const where: SQL[] = [visibleTo(docsDocuments, p.tenant, p.who)];
   if (shape.document) where.push(eq(docsThreads.documentId, p.document));
   if (shape.status) where.push(eq(docsThreads.status, p.status));
-  if (shape.quote === "is") where.push(sql`lower(${docsThreads.quote}) = lower(${p.quote}::text)`);
-  if (shape.quote === "like") where.push(sql`${docsThreads.quote} ilike ${p.quote}`);
+  const quote = matchCondition(docsThreads.quote, shape.quote, p.quote);
+  if (quote) where.push(quote);
   for (const t of TERMS.slice(0, shape.terms)) {
     where.push(
       sql`(coalesce(${docsThreads.quote}, '') ilike ${p[t]} or exists (select 1 from ${docsComments} where ${docsComments.tenantId} = ${docsThreads.tenantId} and ${docsComments.threadId} = ${docsThreads.id} and ${docsComments.body} ilike ${p[t]}))`,
@@ -101,7 +98,7 @@ async function threadPage(ctx: RealmContext, w: ThreadsWhere, c: Cursor | null, 
     who: authorityOf(ctx.principal),
     document: w.document ?? null,
     status: w.status ?? null,
-    quote: w.quote ? ("is" in w.quote ? w.quote.is : likePattern(w.quote.like)) : null,
+    quote: matchValue(w.quote),
     ...termPatterns(w.terms ?? []),
     s: c?.s ?? null,
     n: n + 1,
