@@ -1,5 +1,5 @@
 // The MCP gateway's OAuth 2.1 state: registered or discovered clients, single-use authorization codes,
-// rotating refresh tokens grouped in families, and the stamps of the rate limiter.
+// rotating refresh tokens grouped in families, and the tallies of the rate limiter.
 // Codes and refresh tokens are stored only as SHA-256 hashes.
 import { sql } from "drizzle-orm";
 import { check, index, integer, jsonb, pgTable, text } from "drizzle-orm/pg-core";
@@ -88,10 +88,11 @@ export const mcpRefreshTokens = pgTable(
 export type McpRefreshToken = typeof mcpRefreshTokens.$inferSelect;
 
 /**
- * The rate limiter's stamps (app nodes are stateless, so the limiter lives here): one row per counted request
- * or batch, append-only, in fixed windows per bucket (`calls:<principal id>`, `register:<client address>`). No
- * row is shared by two requests, so an actor's concurrent calls never wait on each other; a window's count is the
- * sum of its stamps. Expired stamps are deleted a few at a time by later requests (SKIP LOCKED: none waits).
+ * The rate limiter's tallies (app nodes are stateless, so the limiter lives here): weights counted into fixed
+ * windows per bucket (`calls:<principal id>`, `register:<client address>`); a window's count is the sum of its
+ * tallies. A check adds to a tally no open transaction holds (SKIP LOCKED) or starts one, so an actor's concurrent
+ * calls never wait on each other and a bucket has about one tally per call in flight at once. Expired tallies are
+ * deleted a few at a time by later checks (SKIP LOCKED: none waits).
  */
 export const rateLimitHits = pgTable(
   "rate_limit_hits",
@@ -99,7 +100,7 @@ export const rateLimitHits = pgTable(
     bucket: text("bucket").notNull(),
     windowStart: timestampCol("window_start").notNull(),
     weight: integer("weight").notNull(),
-    /** The end of the stamp's window: past it, the stamp counts for nothing and may be deleted. */
+    /** The end of the tally's window: past it, the tally counts for nothing and may be deleted. */
     expiresAt: timestampCol("expires_at").notNull(),
   },
   (t) => [index("rate_limit_hits_bucket").on(t.bucket, t.windowStart), index("rate_limit_hits_expires").on(t.expiresAt)],

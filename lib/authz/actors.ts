@@ -204,7 +204,7 @@ type TokenValues = { hash: string; at: string } & LimitValues;
 const tokenStatement = compiledVariants<"counted" | "plain", keyof TokenValues, TokenRow>((variant, p) => {
   const stale = sql`(tok.last_used_at is null or tok.last_used_at < ${p.at}::timestamptz - make_interval(secs => ${sql.raw(String(LAST_USED_EVERY_SECONDS))}))`;
   const counted = variant === "counted";
-  const v = { rl_window_start: p.rl_window_start, rl_scan: p.rl_scan, rl_weight: p.rl_weight, rl_window_seconds: p.rl_window_seconds };
+  const v = { rl_window_start: p.rl_window_start, rl_weight: p.rl_weight, rl_window_seconds: p.rl_window_seconds };
   return sql`
     with tok as (
       select t.id as token_id, t.last_used_at, a.id as actor_id, a.tenant_id, a.kind, a.name, a.grantor_id
@@ -223,7 +223,7 @@ const tokenStatement = compiledVariants<"counted" | "plain", keyof TokenValues, 
 /**
  * The actor a token acts as, or null when the token (or its actor) is unknown, revoked or expired. One
  * statement: the lookup, `last_used_at` (at most once a minute) and, with `count`, the call counted against the
- * actor's rate limit (lib/limits: a stamp of its own, no shared row), so a REST tool call authenticates and is
+ * actor's rate limit (lib/limits: added to a tally no other open call holds, no shared row), so a REST tool call authenticates and is
  * counted in one round trip. An unknown, revoked or expired token counts nothing.
  */
 export async function actorForToken(
@@ -232,7 +232,7 @@ export async function actorForToken(
   now = new Date(),
   count?: { limit: Limit; weight?: number },
 ): Promise<(Omit<ActorContext, "requestId"> & { limited?: LimitResult }) | null> {
-  const limit: LimitValues = count ? limitValues(count.limit, now, count.weight ?? 1) : { rl_window_start: null, rl_scan: null, rl_weight: null, rl_window_seconds: null };
+  const limit: LimitValues = count ? limitValues(count.limit, now, count.weight ?? 1) : { rl_window_start: null, rl_weight: null, rl_window_seconds: null };
   const [row] = await tokenStatement(count ? "counted" : "plain")(db, { hash: hashSecret(token), at: now.toISOString(), ...limit });
   if (!row) return null;
   const limited = count ? limitResultOf(row, count.limit, now) : null;

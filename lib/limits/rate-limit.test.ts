@@ -9,7 +9,7 @@ import { enforceRateLimit, expiredStamps, hitRateLimit } from "./rate-limit";
 const bucket = () => `test:${randomBytes(6).toString("hex")}`;
 const at = (s: number) => new Date(Date.UTC(2030, 0, 1, 12, 0, 0) + s * 1000);
 
-describe("the PostgreSQL fixed-window limiter (stamps, no hot row)", () => {
+describe("the PostgreSQL fixed-window limiter (tallies, no hot row)", () => {
   it("allows `limit` requests per window, then refuses until the next window starts", async () => {
     const db = await getDb();
     const b = bucket();
@@ -41,35 +41,64 @@ describe("the PostgreSQL fixed-window limiter (stamps, no hot row)", () => {
     expect(isAppError(err) && err.headers["Retry-After"]).toBe("10");
   });
 
-  it("has no hot row: each counted request is a stamp of its own, so an open call never holds up the next", async () => {
+  it("has no hot row: a tally an open call holds is skipped, so it never holds up the same actor's next call", async () => {
     const db = await getDb();
     const b = bucket();
     const l = { limit: 100, windowSeconds: 60 };
+    expect((await hitRateLimit(db, b, l, at(0))).count).toBe(1);
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
     let counted!: () => void;
     const inside = new Promise<void>((r) => (counted = r));
-    // One call counted in a transaction that stays open (as if its node were slow to commit)…
+    // One call counted in a transaction that stays open (as if its node were slow to commit): it holds the tally…
     const open = db.transaction(async (tx) => {
-      await hitRateLimit(tx, b, l, at(0));
+      expect((await hitRateLimit(tx, b, l, at(1))).count).toBe(2);
       counted();
       await held;
     });
     await inside;
     if ((await dbKind()) === "postgres") {
-      // …and the same actor's next call, on another connection, is counted at once: no row lock to wait for.
-      const next = await Promise.race([hitRateLimit(db, b, l, at(1)), new Promise((r) => setTimeout(() => r("waited"), 3_000))]);
-      expect(next).toMatchObject({ allowed: true, count: 1 });
+      // …and the same actor's next call, on another connection, is counted at once in a tally of its own: it does
+      // not wait for the lock (the open call's weight is not committed yet, so it is not in this count).
+      const next = await Promise.race([hitRateLimit(db, b, l, at(2)), new Promise((r) => setTimeout(() => r("waited"), 3_000))]);
+      expect(next).toMatchObject({ allowed: true, count: 2 });
     }
     release();
     await open;
-    const last = await hitRateLimit(db, b, l, at(2));
-    const stamps = await db.select().from(rateLimitHits).where(eq(rateLimitHits.bucket, b));
-    expect(last.count).toBe(stamps.length);
-    expect(stamps.every((s) => s.weight === 1)).toBe(true);
+    const calls = (await dbKind()) === "postgres" ? 4 : 3;
+    expect((await hitRateLimit(db, b, l, at(3))).count).toBe(calls);
+    const tallies = await db.select().from(rateLimitHits).where(eq(rateLimitHits.bucket, b));
+    expect(tallies.reduce((n, t) => n + t.weight, 0)).toBe(calls);
+    expect(tallies.length).toBe((await dbKind()) === "postgres" ? 2 : 1);
   });
 
-  it("deletes expired stamps as it goes, a few per check", async () => {
+  it("keeps one tally for calls that come one after another, so a check reads a few rows however many were counted", async () => {
+    const db = await getDb();
+    const b = bucket();
+    const l = { limit: 1000, windowSeconds: 60 };
+    let last = 0;
+    for (let i = 0; i < 60; i++) last = (await hitRateLimit(db, b, l, at(i % 50))).count;
+    expect(last).toBe(60);
+    const tallies = await db.select().from(rateLimitHits).where(eq(rateLimitHits.bucket, b));
+    expect(tallies).toHaveLength(1);
+    expect(tallies[0]!.weight).toBe(60);
+  });
+
+  it("loses no count when one actor's calls come at once", async () => {
+    const db = await getDb();
+    const b = bucket();
+    const l = { limit: 25, windowSeconds: 60 };
+    const results = await Promise.all(Array.from({ length: 30 }, () => hitRateLimit(db, b, l, at(5))));
+    const tallies = await db.select().from(rateLimitHits).where(eq(rateLimitHits.bucket, b));
+    expect(tallies.reduce((n, t) => n + t.weight, 0)).toBe(30);
+    // At most one tally per call that was in flight at once (the pool's connections), never one per request.
+    expect(tallies.length).toBeLessThanOrEqual(Math.min(30, 10));
+    expect((await hitRateLimit(db, b, l, at(6))).allowed).toBe(false);
+    // Concurrent checks may each miss the others' uncommitted weight, but never count more than were sent.
+    expect(Math.max(...results.map((r) => r.count))).toBeLessThanOrEqual(30);
+  });
+
+  it("deletes expired tallies as it goes, a few per check", async () => {
     const db = await getDb();
     const old = bucket();
     await db.execute(sql`insert into rate_limit_hits (bucket, window_start, weight, expires_at) values (${old}, now() - interval '1 hour', 1, now() - interval '59 minutes')`);
@@ -77,8 +106,8 @@ describe("the PostgreSQL fixed-window limiter (stamps, no hot row)", () => {
     expect(await db.select().from(rateLimitHits).where(eq(rateLimitHits.bucket, old))).toEqual([]);
   });
 
-  it("finds expired stamps along the expiry index, even when the planner's statistics think most stamps are expired", async () => {
-    // Under load the table holds every live stamp of the last two minutes and almost none expired (each check deletes
+  it("finds expired tallies along the expiry index, even when the planner's statistics think most tallies are expired", async () => {
+    // Under load the table holds every live tally of the last two minutes and almost none expired (each check deletes
     // what has): a scan that does not walk the index in order reads all of them on every call. Statistics from a
     // moment when many had expired make the planner expect to find a batch at once; the order must still hold it
     // to the index. Everything here is rolled back, the statistics too.

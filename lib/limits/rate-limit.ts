@@ -1,8 +1,12 @@
 // A fixed-window rate limiter kept in PostgreSQL, so every stateless app node counts against the same window.
-// No hot row: each counted request appends its own stamp (`rate_limit_hits`), and a window's count is the sum of
-// its bucket's stamps, so an actor's concurrent calls never queue on one counter row. One statement per check
-// (`limitCtes`, which other statements embed: authentication counts the call in its own statement): read the
-// window's stamps, append this one, and delete a few expired stamps of any bucket (SKIP LOCKED, so nobody waits).
+// No hot row and a check that costs the same at any count: a window's count is the sum of its bucket's tallies
+// (`rate_limit_hits`), and a check adds its weight to a tally no other open check holds (FOR UPDATE SKIP LOCKED),
+// or starts a tally of its own when every one is held. So an actor's concurrent calls never wait on each other,
+// a bucket has about as many tallies per window as it had calls in flight at once (not one per request, which
+// made every check read the whole window: ~0.7 ms of PostgreSQL CPU per call at 2 calls a second per actor,
+// BENCHMARKS.md), and a check reads a handful of rows. One statement per check (`limitCtes`, which other statements
+// embed: authentication counts the call in its own statement): read the window's tallies, add to one or start
+// one, and delete a few expired tallies of any bucket (SKIP LOCKED, so nobody waits).
 import { sql, type SQL } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import { AppError } from "@/lib/errors";
@@ -10,29 +14,31 @@ import { AppError } from "@/lib/errors";
 export type Limit = { limit: number; windowSeconds: number };
 export type LimitResult = { allowed: boolean; count: number; retryAfterSeconds: number };
 
-/** Expired stamps a check deletes at most (of any bucket), and how long past its window (by the database's clock) a stamp is kept. */
+/** Expired tallies a check deletes at most (of any bucket), and how long past its window (by the database's clock) a tally is kept. */
 const GC_BATCH = 16;
 const GC_GRACE_SECONDS = 60;
 
 /** The values `limitCtes` and `limitColumns` take: given directly, or as placeholders of a compiled statement (db/compiled.ts). */
-export type LimitValues = { rl_window_start: unknown; rl_scan: unknown; rl_weight: unknown; rl_window_seconds: unknown };
+export type LimitValues = { rl_window_start: unknown; rl_weight: unknown; rl_window_seconds: unknown };
 
-/** The values of one check: the window `now` falls in, how many stamps to read at most, the weight. */
+/** The values of one check: the window `now` falls in, and the weight. */
 export function limitValues(l: Limit, now: Date, weight = 1): LimitValues {
   const windowMs = l.windowSeconds * 1000;
   return {
     rl_window_start: new Date(Math.floor(now.getTime() / windowMs) * windowMs).toISOString(),
-    rl_scan: l.limit + 1,
     rl_weight: weight,
     rl_window_seconds: l.windowSeconds,
   };
 }
 
 /**
- * The CTEs (`rl_w`, `rl_n`, `rl_ins`, `rl_gc`) that count the weight into `bucket` (an SQL expression; null counts
- * nothing) for the window of `limitValues`, to put in a statement's WITH list; `limitColumns` are their answer.
- * A node whose clock lags may name an older window: it then counts into the newest one the bucket has.
- * The count reads at most `limit + 1` stamps: past that it is over the limit anyway.
+ * The CTEs (`rl_w`, `rl_n`, `rl_add`, `rl_new`, `rl_gc`) that count the weight into `bucket` (an SQL expression; null
+ * counts nothing) for the window of `limitValues`, to put in a statement's WITH list; `limitColumns` are their
+ * answer. A node whose clock lags may name an older window: it then counts into the newest one the bucket has.
+ * `rl_add` adds the weight to one of the window's tallies that no open transaction holds; `rl_new` starts a tally
+ * when there is none or all are held (also when the one `rl_add` locked was changed after this statement's
+ * snapshot: one more tally, never a lost count). The count is the tallies as this statement's snapshot sees them,
+ * plus its own weight.
  */
 export function limitCtes(bucket: SQL, v: LimitValues): SQL {
   return sql`rl_b as (select ${bucket}::text as bucket),
@@ -40,18 +46,22 @@ export function limitCtes(bucket: SQL, v: LimitValues): SQL {
       select rl_b.bucket, greatest(${v.rl_window_start}::timestamptz, (select max(h.window_start) from rate_limit_hits h where h.bucket = rl_b.bucket)) as ws
       from rl_b where rl_b.bucket is not null),
     rl_n as (
-      select coalesce(sum(s.weight), 0)::int as n
-      from (select h.weight from rate_limit_hits h, rl_w where h.bucket = rl_w.bucket and h.window_start = rl_w.ws limit ${v.rl_scan}) s),
-    rl_ins as (
+      select coalesce(sum(h.weight), 0)::int as n from rate_limit_hits h, rl_w where h.bucket = rl_w.bucket and h.window_start = rl_w.ws),
+    rl_add as (
+      update rate_limit_hits set weight = rate_limit_hits.weight + ${v.rl_weight}::int
+      where ctid = (select h.ctid from rate_limit_hits h, rl_w where h.bucket = rl_w.bucket and h.window_start = rl_w.ws limit 1 for update of h skip locked)
+      returning 1),
+    rl_new as (
       insert into rate_limit_hits (bucket, window_start, weight, expires_at)
-      select rl_w.bucket, rl_w.ws, ${v.rl_weight}::int, rl_w.ws + make_interval(secs => ${v.rl_window_seconds}::int) from rl_w),
+      select rl_w.bucket, rl_w.ws, ${v.rl_weight}::int, rl_w.ws + make_interval(secs => ${v.rl_window_seconds}::int) from rl_w
+      where not exists (select 1 from rl_add)),
     rl_gc as (delete from rate_limit_hits where ctid = any(array(${expiredStamps})))`;
 }
 
 /**
- * The expired stamps one check deletes: at most GC_BATCH, oldest first along `rate_limit_hits_expires`, skipping any
+ * The expired tallies one check deletes: at most GC_BATCH, oldest first along `rate_limit_hits_expires`, skipping any
  * another check holds. The order is what keeps it cheap: a check that finds nothing expired reads one index entry,
- * where without it the planner's generic plan scanned every live stamp on every call.
+ * where without it the planner's generic plan scanned every live tally on every call.
  */
 export const expiredStamps = sql.raw(
   `select ctid from rate_limit_hits where expires_at < now() - make_interval(secs => ${GC_GRACE_SECONDS}) order by expires_at limit ${GC_BATCH} for update skip locked`,
