@@ -14,9 +14,9 @@ import { sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/node-postgres";
 import { commitWithNext, pipelineTransactions, resetPipeline, type PgQueryClass } from "@/db/pipeline";
 import { withStatementName } from "@/db/prepared";
-import { cpuOfProcesses } from "./cpu";
-import { machineLine, stats, writeSection } from "./report";
+import { machineLine, writeSection } from "./report";
 import { scratchDatabase, type ScratchDatabase } from "./scratch-db";
+import { measuredBlock, perCall, totals } from "./turns";
 
 const BLOCK = Number(process.env.BENCH_BLOCK ?? 250);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
@@ -72,41 +72,18 @@ async function main() {
   try {
     for (const concurrency of [1, 8]) {
       const sides = [side(url, "each statement on its own (DB_PIPELINE=0)", false), side(url, "BEGIN and COMMIT paired", true)];
-      const acc = sides.map(() => ({ lat: [] as number[], client: 0, server: 0, n: 0, exchanges: 0 }));
-      let serverKnown = true;
+      const acc = sides.map(() => ({ ...totals(), exchanges: 0 }));
       const block = async (s: Side, k: number, record: boolean) => {
-        let i = 0;
-        const lat: number[] = [];
-        const t = acc[k]!;
         const ex0 = s.exchanges;
-        const c0 = process.cpuUsage();
-        const s0 = cpuOfProcesses(s.pids);
-        await Promise.all(
-          Array.from({ length: concurrency }, async () => {
-            while (i < BLOCK) {
-              const n = i++;
-              const t0 = performance.now();
-              await call(s.db, n);
-              lat.push(performance.now() - t0);
-            }
-          }),
-        );
-        if (!record) return;
-        const cpu = process.cpuUsage(c0);
-        const s1 = cpuOfProcesses(s.pids);
-        t.lat.push(...lat);
-        t.client += (cpu.user + cpu.system) / 1000;
-        if (s0 === null || s1 === null) serverKnown = false;
-        else t.server += s1 - s0;
-        t.n += BLOCK;
-        t.exchanges += s.exchanges - ex0;
+        await measuredBlock(BLOCK, concurrency, s.pids, (n) => call(s.db, n), record ? acc[k] : undefined);
+        if (record) acc[k]!.exchanges += s.exchanges - ex0;
       };
       for (const [k, s] of sides.entries()) await block(s, k, false); // warm-up: connections, prepared statements
       for (let r = 0; r < ROUNDS; r++) {
         const order = r % 2 ? [1, 0] : [0, 1];
         for (const k of order) await block(sides[k]!, k, true);
       }
-      const [base, piped] = acc.map((a) => ({ ...stats(a.lat), client: a.client / a.n, server: serverKnown ? a.server / a.n : null, exchanges: a.exchanges / a.n }));
+      const [base, piped] = acc.map((a) => ({ ...perCall(a), exchanges: a.exchanges / a.n }));
       const fmt = (x: number) => `${x.toFixed(3)} ms`;
       for (const [k, s] of sides.entries()) {
         const m = [base, piped][k]!;

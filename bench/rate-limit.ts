@@ -18,9 +18,9 @@ import { drizzle } from "drizzle-orm/node-postgres";
 import type { Executor } from "@/db/client";
 import { withStatementName } from "@/db/prepared";
 import { hitRateLimit, limitValues, type Limit } from "@/lib/limits/rate-limit";
-import { cpuOfProcesses } from "./cpu";
-import { machineLine, stats, writeSection } from "./report";
+import { machineLine, writeSection } from "./report";
 import { scratchDatabase } from "./scratch-db";
+import { measuredBlock, perCall, totals } from "./turns";
 
 const BLOCK = Number(process.env.BENCH_BLOCK ?? 400);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
@@ -84,47 +84,22 @@ async function main() {
   try {
     for (const level of LEVELS) {
       for (const concurrency of [1, 8]) {
-        const acc = sides.map(() => ({ lat: [] as number[], client: 0, server: 0, n: 0 }));
-        let serverKnown = true;
+        const acc = sides.map(totals);
         // Fill every bucket up to `level` calls in the window (on both sides alike), eight at a time.
         for (const [k, s] of sides.entries()) {
-          const want = level * BUCKETS;
-          let i = counted[k]!;
-          await Promise.all(
-            Array.from({ length: 8 }, async () => {
-              while (i < want) await s.check(s.db, bucketOf(i++));
-            }),
-          );
-          counted[k] = Math.max(i, counted[k]!);
+          const from = counted[k]!;
+          const want = Math.max(0, level * BUCKETS - from);
+          await measuredBlock(want, 8, s.pids, (i) => s.check(s.db, bucketOf(from + i)));
+          counted[k] = from + want;
         }
         const block = async (k: number) => {
           const s = sides[k]!;
-          const t = acc[k]!;
-          let i = 0;
-          const lat: number[] = [];
-          const c0 = process.cpuUsage();
-          const s0 = cpuOfProcesses(s.pids);
-          await Promise.all(
-            Array.from({ length: concurrency }, async () => {
-              while (i < BLOCK) {
-                const b = bucketOf(counted[k]! + i++);
-                const t0 = performance.now();
-                await s.check(s.db, b);
-                lat.push(performance.now() - t0);
-              }
-            }),
-          );
-          counted[k] = counted[k]! + BLOCK;
-          const cpu = process.cpuUsage(c0);
-          const s1 = cpuOfProcesses(s.pids);
-          t.lat.push(...lat);
-          t.client += (cpu.user + cpu.system) / 1000;
-          if (s0 === null || s1 === null) serverKnown = false;
-          else t.server += s1 - s0;
-          t.n += BLOCK;
+          const from = counted[k]!;
+          await measuredBlock(BLOCK, concurrency, s.pids, (i) => s.check(s.db, bucketOf(from + i)), acc[k]);
+          counted[k] = from + BLOCK;
         };
         for (let r = 0; r < ROUNDS; r++) for (const k of r % 2 ? [1, 0] : [0, 1]) await block(k);
-        const m = acc.map((a) => ({ ...stats(a.lat), client: a.client / a.n, server: serverKnown ? a.server / a.n : null }));
+        const m = acc.map(perCall);
         const perBucket = await Promise.all(sides.map(async (s) => Number(((await s.pool.query(`select count(*)::float8 / ${BUCKETS} as n from ${s.table}`)).rows[0] as { n: number }).n)));
         const fmt = (x: number) => `${x.toFixed(3)} ms`;
         for (const [k, s] of sides.entries()) {
