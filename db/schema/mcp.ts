@@ -92,8 +92,7 @@ export type McpRefreshToken = typeof mcpRefreshTokens.$inferSelect;
  * windows per bucket (`calls:<principal id>`, `register:<client address>`); a window's count is the sum of its
  * tallies. A check adds to a tally no open transaction holds (SKIP LOCKED) or starts one, so an actor's concurrent
  * calls never wait on each other and a bucket has about one tally per call in flight at once (a few more when two
- * checks race for one). Expired tallies are
- * deleted a few at a time by later checks (SKIP LOCKED: none waits).
+ * checks race for one). Expired tallies are deleted a few at a time by later checks (SKIP LOCKED: none waits).
  */
 export const rateLimitHits = pgTable(
   "rate_limit_hits",
