@@ -11,34 +11,30 @@
 // may be created and dropped.
 import pg from "pg";
 import { sql } from "drizzle-orm";
-import { drizzle } from "drizzle-orm/node-postgres";
 import { commitWithNext, pipelineTransactions, resetPipeline, type PgQueryClass } from "@/db/pipeline";
-import { withStatementName } from "@/db/prepared";
-import { machineLine, writeSection } from "./report";
+import { machineLine, ms, writeSection } from "./report";
 import { scratchDatabase, type ScratchDatabase } from "./scratch-db";
-import { measuredBlock, perCall, totals } from "./turns";
+import { measuredBlock, measuredPool, perCall, ratio, totals, type MeasuredPool } from "./turns";
 
 const BLOCK = Number(process.env.BENCH_BLOCK ?? 250);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8);
 
-type Side = { label: string; db: ReturnType<typeof drizzle>; pool: pg.Pool; pids: Set<number>; exchanges: number };
+type Side = MeasuredPool & { label: string; exchanges: number };
 
 function side(url: string, label: string, pipelined: boolean): Side {
-  const pool = new pg.Pool({ connectionString: url, max: 8 });
-  const s: Side = { label, db: drizzle(pool), pool, pids: new Set(), exchanges: 0 };
-  // The scratch database is dropped at the end with its connections: an idle client cut off then is no error.
-  pool.on("error", () => {});
-  pool.on("connect", (client) => {
-    const own = client.query.bind(client) as (...args: unknown[]) => unknown;
-    const counted = (...args: unknown[]) => {
-      s.exchanges++;
-      return own(...args);
-    };
-    const send = pipelined ? pipelineTransactions(client, pg.Query as unknown as PgQueryClass, own, () => s.exchanges++) : counted;
-    (client as unknown as { query: (...a: unknown[]) => unknown }).query = (...args: unknown[]) => send(...withStatementName(args));
-    void (own("select pg_backend_pid() as pid") as Promise<{ rows: { pid: number }[] }>).then((r) => s.pids.add(r.rows[0]!.pid));
-  });
-  if (pipelined) pool.on("acquire", resetPipeline);
+  const s: Side = {
+    label,
+    exchanges: 0,
+    ...measuredPool(url, (client, own) =>
+      pipelined
+        ? pipelineTransactions(client, pg.Query as unknown as PgQueryClass, own, () => s.exchanges++)
+        : (...args: unknown[]) => {
+            s.exchanges++;
+            return own(...args);
+          },
+    ),
+  };
+  if (pipelined) s.pool.on("acquire", resetPipeline);
   return s;
 }
 
@@ -84,14 +80,12 @@ async function main() {
         for (const k of order) await block(sides[k]!, k, true);
       }
       const [base, piped] = acc.map((a) => ({ ...perCall(a), exchanges: a.exchanges / a.n }));
-      const fmt = (x: number) => `${x.toFixed(3)} ms`;
       for (const [k, s] of sides.entries()) {
         const m = [base, piped][k]!;
         rows.push(
-          `| ${concurrency} | ${s.label} | ${m.exchanges.toFixed(1)} | ${fmt(m.median)} | ${fmt(m.p99)} | ${fmt(m.client)} | ${m.server === null ? "—" : fmt(m.server)} |`,
+          `| ${concurrency} | ${s.label} | ${m.exchanges.toFixed(1)} | ${ms(m.median)} | ${ms(m.p99)} | ${ms(m.client)} | ${m.server === null ? "—" : ms(m.server)} |`,
         );
       }
-      const ratio = (a: number, b: number) => `${(b / a).toFixed(2)}×`;
       rows.push(
         `| ${concurrency} | **paired ÷ baseline** | | **${ratio(base!.median, piped!.median)}** | ${ratio(base!.p99, piped!.p99)} | **${ratio(base!.client, piped!.client)}** | ${base!.server && piped!.server ? `**${ratio(base!.server, piped!.server)}**` : "—"} |`,
       );

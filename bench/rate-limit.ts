@@ -14,13 +14,11 @@ import fs from "node:fs";
 import path from "node:path";
 import pg from "pg";
 import { sql, type SQL } from "drizzle-orm";
-import { drizzle } from "drizzle-orm/node-postgres";
 import type { Executor } from "@/db/client";
-import { withStatementName } from "@/db/prepared";
 import { hitRateLimit, limitValues, type Limit } from "@/lib/limits/rate-limit";
-import { machineLine, writeSection } from "./report";
+import { machineLine, ms, writeSection } from "./report";
 import { scratchDatabase } from "./scratch-db";
-import { measuredBlock, perCall, totals } from "./turns";
+import { measuredBlock, measuredPool, perCall, ratio, totals } from "./turns";
 
 const BLOCK = Number(process.env.BENCH_BLOCK ?? 400);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
@@ -49,16 +47,8 @@ function stampCheck(table: string): Check {
 }
 
 function side(url: string, label: string, table: string, check: Check): Side {
-  // Connections stay open (no idle timeout) so that each pool's backends, whose CPU is read, live the whole run.
-  const pool = new pg.Pool({ connectionString: url, max: 8, idleTimeoutMillis: 0 });
-  const s: Side = { label, db: drizzle(pool) as unknown as Executor, pool, pids: new Set(), check, table };
-  pool.on("error", () => {});
-  pool.on("connect", (client) => {
-    const own = client.query.bind(client) as (...args: unknown[]) => unknown;
-    (client as unknown as { query: (...a: unknown[]) => unknown }).query = (...args: unknown[]) => own(...withStatementName(args));
-    void (own("select pg_backend_pid() as pid") as Promise<{ rows: { pid: number }[] }>).then((r) => s.pids.add(r.rows[0]!.pid));
-  });
-  return s;
+  const m = measuredPool(url);
+  return { label, db: m.db as unknown as Executor, pool: m.pool, pids: m.pids, check, table };
 }
 
 async function main() {
@@ -101,11 +91,9 @@ async function main() {
         for (let r = 0; r < ROUNDS; r++) for (const k of r % 2 ? [1, 0] : [0, 1]) await block(k);
         const m = acc.map(perCall);
         const perBucket = await Promise.all(sides.map(async (s) => Number(((await s.pool.query(`select count(*)::float8 / ${BUCKETS} as n from ${s.table}`)).rows[0] as { n: number }).n)));
-        const fmt = (x: number) => `${x.toFixed(3)} ms`;
         for (const [k, s] of sides.entries()) {
-          rows.push(`| ${level} | ${concurrency} | ${s.label} | ${perBucket[k]!.toFixed(1)} | ${fmt(m[k]!.median)} | ${fmt(m[k]!.p99)} | ${fmt(m[k]!.client)} | ${m[k]!.server === null ? "—" : fmt(m[k]!.server!)} |`);
+          rows.push(`| ${level} | ${concurrency} | ${s.label} | ${perBucket[k]!.toFixed(1)} | ${ms(m[k]!.median)} | ${ms(m[k]!.p99)} | ${ms(m[k]!.client)} | ${m[k]!.server === null ? "—" : ms(m[k]!.server!)} |`);
         }
-        const ratio = (a: number, b: number) => `${(b / a).toFixed(2)}×`;
         const [base, tal] = m as [(typeof m)[0], (typeof m)[0]];
         rows.push(`| ${level} | ${concurrency} | **tallies ÷ baseline** | | **${ratio(base.median, tal.median)}** | ${ratio(base.p99, tal.p99)} | ${ratio(base.client, tal.client)} | ${base.server && tal.server ? `**${ratio(base.server, tal.server)}**` : "—"} |`);
         console.log(rows.slice(-3).join("\n"));
