@@ -4,7 +4,7 @@ import { eq, sql } from "drizzle-orm";
 import { dbKind, getDb } from "@/db/client";
 import { rateLimitHits } from "@/db/schema";
 import { isAppError } from "@/lib/errors";
-import { enforceRateLimit, expiredStamps, hitRateLimit } from "./rate-limit";
+import { enforceRateLimit, expiredTallies, hitRateLimit } from "./rate-limit";
 
 const bucket = () => `test:${randomBytes(6).toString("hex")}`;
 const at = (s: number) => new Date(Date.UTC(2030, 0, 1, 12, 0, 0) + s * 1000);
@@ -122,7 +122,7 @@ describe("the PostgreSQL fixed-window limiter (tallies, no hot row)", () => {
         await tx.execute(sql`analyze rate_limit_hits`);
         await tx.execute(sql`delete from rate_limit_hits where bucket = ${b}`);
         await tx.execute(sql`insert into rate_limit_hits (bucket, window_start, weight, expires_at) select ${b}, now(), 1, now() + interval '1 minute' from generate_series(1, 3000)`);
-        const result = (await tx.execute(sql`explain (format json) ${expiredStamps}`)) as unknown as { rows: Record<string, unknown>[] };
+        const result = (await tx.execute(sql`explain (format json) ${expiredTallies}`)) as unknown as { rows: Record<string, unknown>[] };
         plan = JSON.stringify(result.rows[0]);
         throw undo;
       })

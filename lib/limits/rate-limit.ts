@@ -2,11 +2,12 @@
 // No hot row and a check that costs the same at any count: a window's count is the sum of its bucket's tallies
 // (`rate_limit_hits`), and a check adds its weight to a tally no other open check holds (FOR UPDATE SKIP LOCKED),
 // or starts a tally of its own when every one is held. So an actor's concurrent calls never wait on each other,
-// a bucket has about as many tallies per window as it had calls in flight at once (not one per request, which
-// made every check read the whole window: ~0.7 ms of PostgreSQL CPU per call at 2 calls a second per actor,
-// BENCHMARKS.md), and a check reads a handful of rows. One statement per check (`limitCtes`, which other statements
-// embed: authentication counts the call in its own statement): read the window's tallies, add to one or start
-// one, and delete a few expired tallies of any bucket (SKIP LOCKED, so nobody waits).
+// a bucket has about as many tallies per window as it had calls in flight at once (a few more when checks race),
+// not one per request, which made every check read the whole window (0.9 ms of PostgreSQL CPU per check with 100
+// calls in the window against 0.2: `npm run bench:ratelimit`), and a check reads a handful of rows. One statement
+// per check (`limitCtes`, which other statements embed: authentication counts the call in its own statement):
+// read the window's tallies, add to one or start one, and delete a few expired tallies of any bucket (SKIP
+// LOCKED, so nobody waits).
 import { sql, type SQL } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import { AppError } from "@/lib/errors";
@@ -55,7 +56,7 @@ export function limitCtes(bucket: SQL, v: LimitValues): SQL {
       insert into rate_limit_hits (bucket, window_start, weight, expires_at)
       select rl_w.bucket, rl_w.ws, ${v.rl_weight}::int, rl_w.ws + make_interval(secs => ${v.rl_window_seconds}::int) from rl_w
       where not exists (select 1 from rl_add)),
-    rl_gc as (delete from rate_limit_hits where ctid = any(array(${expiredStamps})))`;
+    rl_gc as (delete from rate_limit_hits where ctid = any(array(${expiredTallies})))`;
 }
 
 /**
@@ -63,7 +64,7 @@ export function limitCtes(bucket: SQL, v: LimitValues): SQL {
  * another check holds. The order is what keeps it cheap: a check that finds nothing expired reads one index entry,
  * where without it the planner's generic plan scanned every live tally on every call.
  */
-export const expiredStamps = sql.raw(
+export const expiredTallies = sql.raw(
   `select ctid from rate_limit_hits where expires_at < now() - make_interval(secs => ${GC_GRACE_SECONDS}) order by expires_at limit ${GC_BATCH} for update skip locked`,
 );
 
