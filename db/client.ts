@@ -6,13 +6,14 @@ import type { ExtractTablesWithRelations } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from "drizzle-orm/pg-core";
 import { env } from "@/lib/env";
 import { DatabaseUnavailableError, databaseUnavailableReason } from "./errors";
-import { pipelineTransactions, resetPipeline, type PgQueryClass } from "./pipeline";
+import { pipelineTransactions, resetPipeline, type PgDriver } from "./pipeline";
 import { withStatementName } from "./prepared";
-import * as schema from "./schema";
 
-export type Schema = typeof schema;
-export type Db = PgDatabase<PgQueryResultHKT, Schema>;
-export type Tx = PgTransaction<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
+// No schema is given to drizzle: nothing uses its relational queries (`db.query.<table>`), and with one every
+// transaction and savepoint would build a query builder for each of the schema's tables (44), on every tool call.
+type NoSchema = Record<string, never>;
+export type Db = PgDatabase<PgQueryResultHKT, NoSchema>;
+export type Tx = PgTransaction<PgQueryResultHKT, NoSchema, ExtractTablesWithRelations<NoSchema>>;
 /** Anything that can run a query: the database or an open transaction. */
 export type Executor = Db | Tx;
 
@@ -131,11 +132,11 @@ type Wire = { prepared: boolean; pipeline: boolean };
  * `query_timeout` fails the query; its connection is then closed, so the rest of the transaction (the rollback)
  * fails at once instead of waiting out a timeout of its own.
  */
-function guardPooledClient(client: import("pg").PoolClient, { prepared, pipeline }: Wire, Query: PgQueryClass): void {
+function guardPooledClient(client: import("pg").PoolClient, { prepared, pipeline }: Wire, pg: PgDriver): void {
   const own = client.query.bind(client) as (...args: unknown[]) => unknown;
   // BEGIN and COMMIT ride with the transaction's first and last statements (db/pipeline.ts).
   const query = pipeline
-    ? pipelineTransactions(client, Query, own, exchanged)
+    ? pipelineTransactions(client, pg, own, exchanged)
     : (...args: unknown[]) => {
         exchanged();
         return own(...args);
@@ -192,7 +193,7 @@ async function openPostgres(url: string, timeoutMs: number, statementTimeoutMs: 
   try {
     // Several app instances may start at once: one migrates, the others wait for it (as long as it takes).
     await migrator.query("select pg_advisory_lock(7417001)");
-    const migrating = drizzle(migrator, { schema }) as unknown as Db;
+    const migrating = drizzle(migrator) as unknown as Db;
     await migrate(migrating as never, { migrationsFolder: migrationsFolder() });
     await afterMigrate(migrating);
   } finally {
@@ -218,11 +219,11 @@ async function openPostgres(url: string, timeoutMs: number, statementTimeoutMs: 
     // A checked-out client whose connection dies emits `error` too; its query already failed (and answers
     // 503), but with no listener the event would be an uncaughtException. The pool discards it on release.
     client.on("error", warnConnectionLost);
-    guardPooledClient(client, wire, pg.Query as unknown as PgQueryClass);
+    guardPooledClient(client, wire, pg as unknown as PgDriver);
   });
   pool.on("acquire", resetPipeline);
   idempotentReleases(pool);
-  const db = drizzle(pool, { schema }) as unknown as Db;
+  const db = drizzle(pool) as unknown as Db;
   const stats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
   return { db, kind: "postgres", close: () => pool.end(), stats };
 }
@@ -243,7 +244,7 @@ async function openPglite(dataDir: string | null, afterMigrate: AfterMigrate): P
   try {
     await client.waitReady;
     countStatements(client);
-    const db = drizzle(client, { schema });
+    const db = drizzle(client);
     await migrate(db, { migrationsFolder: migrationsFolder() });
     await afterMigrate(db as unknown as Db);
     return {

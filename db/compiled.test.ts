@@ -6,6 +6,21 @@ import { compiled, compiledSelect, compiledSelectShapes, compiledVariants, type 
 import { memberships, tenants, users } from "./schema";
 import { newId } from "@/lib/ids";
 
+describe("the drizzle instance", () => {
+  it("is given no schema: a transaction and a savepoint build no relational query builders", async () => {
+    // With a schema, drizzle builds a query builder per table (44) for every transaction and savepoint, on every
+    // tool call; nothing here uses `db.query.<table>` (the Db type has none, so such a use fails to compile).
+    const db = await getDb();
+    expect(Object.keys((db as unknown as { query: object }).query)).toEqual([]);
+    await db.transaction(async (tx) => {
+      expect(Object.keys((tx as unknown as { query: object }).query)).toEqual([]);
+      await tx.transaction(async (sp) => {
+        expect(Object.keys((sp as unknown as { query: object }).query)).toEqual([]);
+      });
+    });
+  });
+});
+
 describe("statements built once per process", () => {
   it("builds the template once and runs it with each call's values (none frozen into the text)", async () => {
     const db = await getDb();

@@ -3,10 +3,12 @@
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { promisify } from "node:util";
-import { sql } from "drizzle-orm";
-import { describe, expect, it } from "vitest";
-import { dbKind, getDb, onExchange, type Tx } from "./client";
-import { commitWithNext } from "./pipeline";
+import { eq, sql } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import { dbKind, getDb, onExchange, onStatement, type Tx } from "./client";
+import { tenants } from "./schema";
+import { commitWithNext, inOneExchange } from "./pipeline";
+import { forgetStatementNames } from "./prepared";
 
 const postgres = (await dbKind()) === "postgres";
 
@@ -221,5 +223,128 @@ describe.skipIf(!postgres)(`BEGIN and COMMIT ride with statements${postgres ? ""
     });
     expect(order[1]!.xid).toBe(order[0]!.xid);
     expect(order[1]!.n).toBe(order[0]!.n + 1);
+  });
+
+  describe("reads gathered with inOneExchange", () => {
+    // A statement joins a batch only when named (db/prepared.ts): earlier test files in this process may have used up the bound of names.
+    beforeAll(() => forgetStatementNames());
+    type Row = { n: number; xid: string; seen: string | null };
+    /** One statement: its own value, its transaction's id, and a setting the transaction may hold. */    const read = (tx: Tx, k: number) => async () => {
+      const r = (await tx.execute(sql`select ${k}::int as n, txid_current()::text as xid, current_setting('realmgate.batch', true) as seen, ${`probe ${k}`}::text as which`)) as unknown as { rows: Row[] };
+      return r.rows[0]!;
+    };
+    const three = (tx: Tx) => inOneExchange(tx, [read(tx, 1), read(tx, 2), read(tx, 3)] as const);
+
+    it("three reads go in one exchange, each with its own answer, in the call's transaction", async () => {
+      const db = await getDb();
+      // A statement joins a batch once its connection has prepared it: warm every pooled connection first.
+      await Promise.all(Array.from({ length: 12 }, () => db.transaction(async (tx) => void (await three(tx)))));
+      const { value, n } = await exchangesOf(() =>
+        db.transaction(async (tx) => {
+          const first = await read(tx, 0)();
+          const rows = await three(tx);
+          return { first, rows };
+        }),
+      );
+      expect(value.rows.map((r) => r.n)).toEqual([1, 2, 3]);
+      for (const r of value.rows) expect(r.xid).toBe(value.first.xid);
+      // BEGIN with the first read, the three together, the transaction's own COMMIT.
+      expect(n).toBe(3);
+    });
+
+    it("BEGIN held for the first statement goes with the batch, and the server runs them in order", async () => {
+      const db = await getDb();
+      const run = () =>
+        db.transaction(async (tx) =>
+          inOneExchange(tx, [
+            async () => tx.execute(sql`select set_config('realmgate.batch', ${"set by the first"}::text, true)`),
+            read(tx, 2),
+          ] as const),
+        );
+      await Promise.all(Array.from({ length: 12 }, run));
+      const { value, n } = await exchangesOf(run);
+      expect(value[1].seen).toBe("set by the first");
+      expect(n).toBe(2); // BEGIN + the batch, then COMMIT
+    });
+
+    it("a read that fails fails the batch: nothing of the transaction is kept, and the connection serves the next ones", async () => {
+      const db = await getDb();
+      const failing = (tx: Tx) => async () => tx.execute(sql`select 1 / ${0}::int as batch_fails`);
+      for (let i = 0; i < 2; i++) {
+        const b = bucket();
+        const outcome = await db
+          .transaction(async (tx) => {
+            await stamp(tx, b);
+            return inOneExchange(tx, [read(tx, 1), failing(tx), read(tx, 3)] as const);
+          })
+          .then(() => "committed", (e: unknown) => causeOf(e));
+        expect(outcome).toMatch(/division by zero/);
+        expect(await stamps(b)).toBe(0);
+      }
+      const rows = await Promise.all(Array.from({ length: 12 }, () => db.transaction(async (tx) => three(tx))));
+      for (const r of rows) expect(r.map((x) => x.n)).toEqual([1, 2, 3]);
+    });
+
+    it("a statement its connection has not prepared goes on its own, with the same answer", async () => {
+      const db = await getDb();
+      const marker = randomBytes(6).toString("hex");
+      const fresh = (tx: Tx, k: number) => async () =>
+        ((await tx.execute(sql`select ${k}::int as n, ${marker}::text as m, ${sql.raw(`'${marker}'`)}::text as text_of_its_own`)) as unknown as { rows: { n: number }[] }).rows[0]!.n;
+      const { value, n } = await exchangesOf(() => db.transaction(async (tx) => inOneExchange(tx, [fresh(tx, 1), async () => (await read(tx, 2)()).n] as const)));
+      expect(value).toEqual([1, 2]);
+      expect(n).toBeGreaterThanOrEqual(3);
+    });
+
+    it("a thunk that sends nothing, or waits before it sends, only costs the batching", async () => {
+      const db = await getDb();
+      const value = await db.transaction(async (tx) =>
+        inOneExchange(tx, [
+          read(tx, 1),
+          async () => "nothing sent",
+          async () => {
+            await new Promise((r) => setTimeout(r, 5));
+            return read(tx, 3)();
+          },
+        ] as const),
+      );
+      expect(value[0].n).toBe(1);
+      expect(value[1]).toBe("nothing sent");
+      expect(value[2].n).toBe(3);
+    });
+
+    it("rows keep drizzle's shapes and types through a batch (a select builder's array rows, dates)", async () => {
+      const db = await getDb();
+      const id = `tnt_batch${randomBytes(6).toString("hex")}`;
+      const [t] = await db.insert(tenants).values({ id, slug: id.toLowerCase(), name: "Batch" }).returning();
+      const byId = (tx: Tx) => async () => tx.select({ id: tenants.id, created: tenants.createdAt }).from(tenants).where(eq(tenants.id, t!.id));
+      const statements: string[] = [];
+      const off = onStatement((x) => statements.push(x));
+      try {
+        for (let i = 0; i < 13; i++) {
+          const [a, b] = await db.transaction(async (tx) => inOneExchange(tx, [byId(tx), byId(tx)] as const));
+          expect(a).toEqual([{ id: t!.id, created: t!.createdAt }]);
+          expect(b).toEqual(a);
+          expect(a[0]!.created).toBeInstanceOf(Date);
+        }
+      } finally {
+        off();
+      }
+      expect(statements.length).toBeGreaterThan(0);
+    });
+
+    it("a statement marked last after a batch still carries COMMIT", async () => {
+      const db = await getDb();
+      const b = bucket();
+      const run = (bk: string) =>
+        db.transaction(async (tx) => {
+          await three(tx);
+          commitWithNext(tx);
+          await stamp(tx, bk);
+        });
+      await Promise.all(Array.from({ length: 12 }, () => run(bucket())));
+      const { n } = await exchangesOf(() => run(b));
+      expect(n).toBe(2);
+      expect(await stamps(b)).toBe(1);
+    });
   });
 });

@@ -12,6 +12,9 @@
 //   audit append, whose lock on the tenant's chain head is then held for one exchange instead of two with the
 //   app's event loop in between. The transaction's own COMMIT that follows is answered here.
 //
+// - sends statements its caller gathered (`inOneExchange`: reads that do not depend on each other) in one write,
+//   each with its own Bind, Describe and Execute, ahead of one Sync: one exchange instead of one each.
+//
 // Semantics do not change: the server runs BEGIN, the statement and COMMIT in that order in one session. If the
 // statement fails, the server skips the rest up to the Sync: the transaction stays open and failed, as if each
 // had been its own round trip, and the caller's ROLLBACK follows as before. If COMMIT fails, the statement's promise
@@ -38,7 +41,17 @@ type Send = (...args: unknown[]) => unknown;
  * went and succeeded. broken: it went and the exchange failed (with this error) — the transaction is failed or, if
  * COMMIT itself failed, already over, so nothing more may run in it (a statement would run outside any transaction).
  */
-type State = { beginHeld: boolean; commitNext: boolean; committed: boolean; broken: Error | null };
+type State = {
+  beginHeld: boolean;
+  commitNext: boolean;
+  committed: boolean;
+  broken: Error | null;
+  /** Statements being gathered to go out together (`inOneExchange`), and how many are expected. */
+  gather: { want: number; items: Gathered[] } | null;
+  /** Send what was gathered (the pipelined client's own, set by `pipelineTransactions`). */
+  flush: () => void;
+};
+type Gathered = { config: QueryConfig; resolve: (r: unknown) => void; reject: (e: unknown) => void };
 const stateKey = Symbol("realmgate.pipeline");
 type Piped = PoolClient & { [stateKey]?: State; connection?: Connection };
 
@@ -96,20 +109,130 @@ function pairedClass(Query: PgQueryClass) {
   return Paired!;
 }
 
+type ResultLike = { addFields(f: unknown): void; parseRow(f: unknown): unknown; addRow(r: unknown): void; addCommandComplete(m: unknown): void };
+type ResultClass = new (rowMode?: string, types?: unknown) => ResultLike;
+/** What is used of the pg module: its Query (subclassed here), Result, and the mapping of values to their wire form. */
+export type PgDriver = { Query: PgQueryClass; Result: ResultClass; utils: { prepareValue(v: unknown): unknown } };
+
+type BatchItem = { config: QueryConfig; values: unknown[] };
+let Batch: (new (items: BatchItem[], begin: boolean, done: (err: Error | null, results: ResultLike[]) => void) => object) | undefined;
+
+/**
+ * pg's Query, carrying several named statements its connection has already parsed: (BEGIN,) then Bind, Describe
+ * and Execute for each, then one Sync. The server answers each in turn; each statement gets its own result.
+ */
+function batchClass(pg: PgDriver) {
+  Batch ??= class extends (pg.Query as unknown as QueryBase) {
+    private readonly items: BatchItem[];
+    private readonly begin: boolean;
+    private readonly done: (err: Error | null, results: ResultLike[]) => void;
+    private readonly results: ResultLike[];
+    private at = 0;
+    private begun = false;
+    private failed: Error | null = null;
+    private over = false;
+    constructor(items: BatchItem[], begin: boolean, done: (err: Error | null, results: ResultLike[]) => void) {
+      // The batch itself has no name: pg records no parsed statement for it.
+      super({ text: "-- batch", queryMode: "extended" });
+      this.items = items;
+      this.begin = begin;
+      this.done = done;
+      this.results = items.map((i) => new pg.Result(i.config.rowMode, i.config.types));
+    }
+    requiresPreparation() {
+      return true;
+    }
+    prepare(connection: Connection) {
+      if (this.begin) command(connection, "begin");
+      for (const item of this.items) {
+        connection.bind({ portal: "", statement: item.config.name, values: item.values });
+        (connection as unknown as { describe(m: { type: string; name: string }): void }).describe({ type: "P", name: "" });
+        connection.execute({ portal: "", rows: 0 });
+      }
+      connection.sync();
+    }
+    handleRowDescription(msg: { fields: unknown }) {
+      this.results[this.at]?.addFields(msg.fields);
+    }
+    handleDataRow(msg: { fields: unknown }) {
+      const result = this.results[this.at];
+      if (this.failed || !result) return;
+      try {
+        result.addRow(result.parseRow(msg.fields));
+      } catch (err) {
+        this.failed = err as Error;
+      }
+    }
+    handleCommandComplete(msg: unknown) {
+      if (this.begin && !this.begun) {
+        this.begun = true;
+        return;
+      }
+      this.results[this.at++]?.addCommandComplete(msg);
+    }
+    handleEmptyQuery() {}
+    handleError(err: Error) {
+      this.finish(this.failed ?? err);
+    }
+    handleReadyForQuery() {
+      this.finish(this.failed);
+    }
+    private finish(err: Error | null) {
+      if (this.over) return;
+      this.over = true;
+      this.done(err, this.results);
+    }
+  } as never;
+  return Batch!;
+}
+
 /**
  * A pooled client's query function that pairs BEGIN and COMMIT with statements. `sendToServer` is pg's own
  * `client.query`; the arguments it is given carry their statement names already (db/prepared.ts). `onExchange` is
  * told of each exchange with the server (for the round-trip count).
  */
-export function pipelineTransactions(client: PoolClient, Query: PgQueryClass, sendToServer: Send, onExchange: () => void = () => {}): Send {
+export function pipelineTransactions(client: PoolClient, pg: PgDriver, sendToServer: Send, onExchange: () => void = () => {}): Send {
   const c = client as Piped;
   // Every call of `send` is one exchange with the server (a paired statement included).
   const send: Send = (...args) => {
     onExchange();
     return sendToServer(...args);
   };
-  const state: State = { beginHeld: false, commitNext: false, committed: false, broken: null };
+  const state: State = { beginHeld: false, commitNext: false, committed: false, broken: null, gather: null, flush: () => {} };
   c[stateKey] = state;
+  const connectionOf = () => c.connection;
+  // A statement may join a batch when its connection has parsed it already (its Bind names it) and it is not read in pages.
+  const gatherable = (config: QueryConfig | null): config is QueryConfig => {
+    const connection = connectionOf();
+    return config !== null && connection !== undefined && config.name !== undefined && connection.parsedStatements[config.name] !== undefined && (config as { rows?: unknown }).rows === undefined;
+  };
+  state.flush = () => {
+    const g = state.gather;
+    state.gather = null;
+    if (!g || g.items.length === 0) return;
+    if (g.items.length === 1) {
+      const [only] = g.items;
+      (query(only!.config) as Promise<unknown>).then(only!.resolve, only!.reject);
+      return;
+    }
+    // Values are mapped to their wire form first: a value that cannot be sent fails here, before anything is written.
+    let items: BatchItem[];
+    try {
+      items = g.items.map((i) => ({ config: i.config, values: (i.config.values ?? []).map((v) => pg.utils.prepareValue(v)) }));
+    } catch {
+      // Each goes the ordinary way, and the one that cannot be sent fails on its own.
+      for (const i of g.items) (query(i.config) as Promise<unknown>).then(i.resolve, i.reject);
+      return;
+    }
+    const begin = state.beginHeld;
+    state.beginHeld = false;
+    const B = batchClass(pg);
+    send(
+      new B(items, begin, (err, results) => {
+        g.items.forEach((item, k) => (err ? item.reject(err) : item.resolve(results[k])));
+      }),
+    );
+  };
   // A BEGIN sent on its own, until it is answered: statements issued meanwhile (concurrently, in one transaction)
   // wait for it too, in the order they came, and never reach the server ahead of it.
   let beginning: Promise<unknown> | null = null;
@@ -120,7 +243,7 @@ export function pipelineTransactions(client: PoolClient, Query: PgQueryClass, se
     beginning = sent;
     return sent;
   };
-  return (...args: unknown[]) => {
+  const query = (...args: unknown[]): unknown => {
     const config = configOf(args);
     const text = config?.text ?? "";
     const bare = !config?.values?.length;
@@ -144,6 +267,17 @@ export function pipelineTransactions(client: PoolClient, Query: PgQueryClass, se
       // (A callback or a Query object cannot wait on a promise; queued behind the BEGIN already sent, it follows it.)
       const after = beginning;
       return after.then(() => send(...args));
+    }
+    const g = state.gather;
+    if (g) {
+      if (!state.commitNext && gatherable(config)) {
+        return new Promise((resolve, reject) => {
+          g.items.push({ config, resolve, reject });
+          if (g.items.length >= g.want) state.flush();
+        });
+      }
+      // What was gathered goes first, in the order it came; this statement follows it the ordinary way.
+      state.flush();
     }
     if (!state.beginHeld && !state.commitNext) {
       if (config && bare && isBegin(text)) {
@@ -175,7 +309,7 @@ export function pipelineTransactions(client: PoolClient, Query: PgQueryClass, se
       return sendBegin().then(() => send(...args));
     }
     return new Promise((resolve, reject) => {
-      const P = pairedClass(Query);
+      const P = pairedClass(pg.Query);
       send(
         new P({ ...config, queryMode: "extended" }, { begin, commit }, (err, res) => {
           if (err) {
@@ -188,6 +322,7 @@ export function pipelineTransactions(client: PoolClient, Query: PgQueryClass, se
       );
     });
   };
+  return query;
 }
 
 /**
@@ -211,7 +346,32 @@ export function resetPipeline(client: PoolClient): void {
     state.commitNext = false;
     state.committed = false;
     state.broken = null;
+    state.gather = null;
   }
+}
+
+/**
+ * Run reads that do not depend on each other so that their statements go to the server in one exchange (PostgreSQL,
+ * in a transaction: each thunk's first statement joins the batch, once its connection has prepared it). What they
+ * give is Promise.all's. The batch goes out when every thunk has sent its statement, or at the end of this turn of
+ * the event loop, whichever comes first (a thunk that sends nothing, or waits before it sends, only costs the
+ * batching). Elsewhere (PGlite, no transaction, a batch already gathering) they simply run concurrently.
+ */
+export function inOneExchange<T extends readonly unknown[]>(exec: unknown, thunks: { [K in keyof T]: () => Promise<T[K]> }): Promise<T> {
+  const state = (exec as { session?: { client?: Piped } }).session?.client?.[stateKey];
+  const run = () => Promise.all(thunks.map((f) => f())) as unknown as Promise<T>;
+  if (!state || state.gather || state.committed || state.broken || thunks.length < 2) return run();
+  state.gather = { want: thunks.length, items: [] };
+  const gathering = state.gather;
+  let all: Promise<T>;
+  try {
+    all = run();
+  } finally {
+    setImmediate(() => {
+      if (state.gather === gathering) state.flush();
+    });
+  }
+  return all;
 }
 
 /** The query's config when it is pg's promise form — (text, values?) or (config, values?) — else null. */

@@ -3,7 +3,7 @@
 // (the grantor) and remove a tool (the grantor, never support), audited in the same transaction.
 import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { auditEvents, tenants } from "@/db/schema";
+import { actors, auditEvents, tenants } from "@/db/schema";
 import { createActor } from "@/lib/authz/actors";
 import { changeCeiling } from "@/lib/authz/policy";
 import { dispatch } from "@/lib/tools/dispatch";
@@ -99,7 +99,7 @@ describe("the working set view", () => {
 
   it("builds the agent's context from its row, never a person's", async () => {
     const agent = await makeActor(t, t.users.alice!, "Context");
-    const [row] = await t.db.query.actors.findMany({ where: (a, { eq: is }) => is(a.id, agent.actorId) });
+    const [row] = await t.db.select().from(actors).where(eq(actors.id, agent.actorId));
     expect(actorContextOf(row!, "req_x")).toEqual({
       kind: "actor",
       tenantId: t.tenantId,

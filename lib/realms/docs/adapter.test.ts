@@ -185,6 +185,35 @@ describe("docs adapter", () => {
     await expect(search("docs.document", "   ")).rejects.toMatchObject({ code: "invalid_input" });
   });
 
+  it("a search without a kind pages through documents, then threads, the same at every page size", async () => {
+    // Each kind's first page is asked for together (a full page each); a thread page that does not fit the room
+    // the documents left is asked again with exactly that room. Whatever the page size, the pages together are
+    // the documents' matches, then the threads', each once, and the last page says there is nothing more.
+    const q = await makeTenant();
+    const word = `zeta${Date.now().toString(36)}`;
+    const docs: string[] = [];
+    for (let i = 0; i < 3; i++) docs.push(await createDoc(q, "alice", { title: `${word} plan ${i}` }));
+    for (let i = 0; i < 4; i++) await createThread(q, "alice", { document: docs[0]!, body: `${word} point ${i}` });
+    const all = async (kind: string) => (await as(q, "alice", (ctx) => adapter.search(ctx, { kind, query: word, filter: {}, after: null, limit: 50 }))).items.map((i) => i.ref);
+    const expected = [...(await all("docs.document")), ...(await all("docs.comment_thread"))];
+    expect(expected).toHaveLength(7);
+    for (const limit of [1, 2, 3, 4, 5, 6, 7, 8]) {
+      const seen: string[] = [];
+      let after: CursorState | null = null;
+      let pages = 0;
+      do {
+        const page: Awaited<ReturnType<typeof adapter.search>> = await as(q, "alice", (ctx) => adapter.search(ctx, { kind: null, query: word, filter: {}, after, limit }));
+        expect(page.items.length).toBeLessThanOrEqual(limit);
+        seen.push(...page.items.map((i) => i.ref));
+        after = page.next;
+        pages++;
+      } while (after && pages < 20);
+      expect({ limit, seen }).toEqual({ limit, seen: expected });
+      // Full pages until the last: as few pages as the page size allows (or one more that is empty).
+      expect(pages).toBeLessThanOrEqual(Math.ceil(7 / limit) + 1);
+    }
+  });
+
   it("gets compact objects by default and tab bodies only with full", async () => {
     const ref = await createDoc(t, "alice", { title: "Compact test" });
     const tab = await createTab(t, "alice", ref, "Body", "x".repeat(1_000));

@@ -2,6 +2,7 @@
 // hand: ref parsing, dispatch by kind, unsupported operations, cursor tags, clamped limits, parsing fields /
 // filters / selectors with the kind's zod, choices on ambiguity, and describeRefs / lineage batched by kind.
 import type { z } from "zod";
+import { inOneExchange } from "@/db/pipeline";
 import { AppError, parseWith } from "@/lib/errors";
 import type { CursorState, LeanItem, RealmAdapter, RealmContext, RealmManifest, RefDescription, ResolveResult } from "@/lib/realms/contract";
 import { MAX_CHOICES, noMatch, unsupported, type KindModule, type PageOut } from "./kind";
@@ -66,16 +67,34 @@ export function nativeAdapter<S extends string>(spec: NativeRealmSpec<S>): Realm
     return { items: out.items, next: out.next ? ({ k: segment, ...(out.next as CursorState) } as CursorState) : null };
   }
 
+  /**
+   * A search through several kinds in turn: the first kind's page, then the next kind's with the room left, and so
+   * on. Every kind's first page is asked for at once, with a full page each, in one exchange with the database
+   * (db/pipeline.ts); a later kind's is used as it came when it fits the room left, else asked again with exactly
+   * that room (the cursor must point inside it). One not reached is not used, nor its failure.
+   */
   async function searchAcross(c: RealmContext, order: S[], query: string, after: CursorState | null, limit: number) {
     const n = clamp(limit);
     const start = after ? order.indexOf(after.k as S) : 0;
     if (start < 0) throw new AppError("invalid_cursor", `This cursor does not belong to a search of ${ns}.`);
-    const items: LeanItem[] = [];
-    for (let i = start; i < order.length; i++) {
-      const s = order[i]!;
+    const pageOfKind = (s: S, from: CursorState | null, size: number) => page(c, s, spec.kinds[s]!, { filter: {}, query, after: from, limit: size });
+    type Got = Awaited<ReturnType<typeof page>>;
+    const settle = (p: Promise<Got>) => p.then((got) => ({ got }), (error: unknown) => ({ error }));
+    const later = order.slice(start + 1);
+    const [first, ...ahead] = await inOneExchange(c.tx, [() => pageOfKind(order[start]!, after, n), ...later.map((s) => () => settle(pageOfKind(s, null, n)))] as [
+      () => Promise<Got>,
+      ...(() => Promise<{ got: Got } | { error: unknown }>)[],
+    ]);
+    const items: LeanItem[] = [...first.items];
+    if (first.next) return { items, next: first.next };
+    for (const [j, s] of later.entries()) {
       const room = n - items.length;
-      const got = await page(c, s, spec.kinds[s]!, { filter: {}, query, after: i === start ? after : null, limit: Math.max(room, 1) });
-      if (room === 0) return { items, next: got.items.length ? { k: s } : null };
+      const early = ahead[j]!;
+      if ("error" in early) throw early.error;
+      // The page is full: whether this kind has anything is whether there is more.
+      if (room === 0) return { items, next: early.got.items.length ? { k: s } : null };
+      const fits = room === n || (early.got.next === null && early.got.items.length <= room);
+      const got = fits ? early.got : await pageOfKind(s, null, room);
       items.push(...got.items);
       if (got.next) return { items, next: got.next };
     }

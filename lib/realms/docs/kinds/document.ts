@@ -4,6 +4,7 @@ import { and, asc, desc, eq, inArray, or, sql, type SQL } from "drizzle-orm";
 import type { QueryBuilder } from "drizzle-orm/pg-core";
 import { z } from "zod";
 import { compiledSelectShapes, type Placeholders } from "@/db/compiled";
+import { inOneExchange } from "@/db/pipeline";
 import { memberships, users } from "@/db/schema";
 import { docStatuses, docsDocuments, docsTabs, docsThreads, type DocStatus, type DocsDocument } from "@/db/schema/docs";
 import { authorityOf, type RealmContext } from "@/lib/realms/contract";
@@ -150,8 +151,8 @@ async function documentPage(ctx: RealmContext, w: DocumentsWhere, c: Cursor | nu
   return pageOf(rows, n, lean, (last) => ({ u: last.key, id: last.id }));
 }
 
-async function presentDocument(ctx: RealmContext, doc: DocsDocument, full: boolean): Promise<Record<string, unknown>> {
-  const tabs = await ctx.tx
+const tabsOf = async (ctx: RealmContext, doc: DocsDocument, full: boolean) =>
+  ctx.tx
     .select({
       id: docsTabs.id,
       title: docsTabs.title,
@@ -162,12 +163,17 @@ async function presentDocument(ctx: RealmContext, doc: DocsDocument, full: boole
     .from(docsTabs)
     .where(and(eq(docsTabs.tenantId, ctx.tenantId), eq(docsTabs.documentId, doc.id)))
     .orderBy(asc(docsTabs.position), asc(docsTabs.id));
-  const counts = await ctx.tx
+
+const threadCounts = async (ctx: RealmContext, doc: DocsDocument) =>
+  ctx.tx
     .select({ status: docsThreads.status, n: sql<number>`count(*)::int` })
     .from(docsThreads)
     .where(and(eq(docsThreads.tenantId, ctx.tenantId), eq(docsThreads.documentId, doc.id)))
     .groupBy(docsThreads.status);
-  const people = await peopleOf(ctx, [doc.ownerId, ...doc.sharedWith]);
+
+async function presentDocument(ctx: RealmContext, doc: DocsDocument, full: boolean): Promise<Record<string, unknown>> {
+  // Three reads that need only the document: asked at once, in one exchange with the database (db/pipeline.ts).
+  const [tabs, counts, people] = await inOneExchange(ctx.tx, [() => tabsOf(ctx, doc, full), () => threadCounts(ctx, doc), () => peopleOf(ctx, [doc.ownerId, ...doc.sharedWith])] as const);
   return {
     ref: refs.make("document", doc.id),
     kind: "docs.document",

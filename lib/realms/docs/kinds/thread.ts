@@ -4,6 +4,7 @@ import { and, asc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { QueryBuilder } from "drizzle-orm/pg-core";
 import { z } from "zod";
 import { compiledSelectShapes, type Placeholders } from "@/db/compiled";
+import { inOneExchange } from "@/db/pipeline";
 import { users } from "@/db/schema";
 import { docsComments, docsDocuments, docsTabs, docsThreads, threadStatuses, type DocsDocument, type DocsThread, type ThreadStatus } from "@/db/schema/docs";
 import { AppError } from "@/lib/errors";
@@ -122,22 +123,20 @@ async function conditions(ctx: RealmContext, f: z.infer<typeof filter>): Promise
 
 async function presentThread(ctx: RealmContext, thread: DocsThread, doc: DocsDocument, full: boolean): Promise<Record<string, unknown>> {
   const max = full ? FULL_COMMENTS : COMPACT_COMMENTS;
-  const comments = await ctx.tx
-    .select()
-    .from(docsComments)
-    .where(and(eq(docsComments.tenantId, ctx.tenantId), eq(docsComments.threadId, thread.id)))
-    .orderBy(asc(docsComments.seq))
-    .limit(max + 1);
-  const [count] = await ctx.tx
-    .select({ n: sql<number>`count(*)::int` })
-    .from(docsComments)
-    .where(and(eq(docsComments.tenantId, ctx.tenantId), eq(docsComments.threadId, thread.id)));
-  const [tab] = thread.tabId
-    ? await ctx.tx
-        .select({ title: docsTabs.title })
-        .from(docsTabs)
-        .where(inTenant(ctx, docsTabs, thread.tabId))
-    : [];
+  // Three reads that need only the thread: asked at once, in one exchange with the database (db/pipeline.ts).
+  const [comments, [count], [tab]] = await inOneExchange(ctx.tx, [
+    async () => ctx.tx
+      .select()
+      .from(docsComments)
+      .where(and(eq(docsComments.tenantId, ctx.tenantId), eq(docsComments.threadId, thread.id)))
+      .orderBy(asc(docsComments.seq))
+      .limit(max + 1),
+    async () => ctx.tx
+      .select({ n: sql<number>`count(*)::int` })
+      .from(docsComments)
+      .where(and(eq(docsComments.tenantId, ctx.tenantId), eq(docsComments.threadId, thread.id))),
+    async (): Promise<{ title: string }[]> => (thread.tabId ? ctx.tx.select({ title: docsTabs.title }).from(docsTabs).where(inTenant(ctx, docsTabs, thread.tabId)) : []),
+  ] as const);
   const people = await peopleOf(ctx, [thread.createdBy, thread.resolvedBy, ...comments.map((c) => c.authorId)]);
   const shown = comments.slice(0, max);
   return {
