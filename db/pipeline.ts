@@ -202,27 +202,28 @@ export function pipelineTransactions(client: PoolClient, pg: PgDriver, sendToSer
   c[stateKey] = state;
   const connectionOf = () => c.connection;
   // A statement may join a batch when its connection has parsed it already (its Bind names it) and it is not read in pages.
-  const gatherable = (config: QueryConfig | null): config is QueryConfig => {
+  const gatherable = (config: QueryConfig): boolean => {
     const connection = connectionOf();
-    return config !== null && connection !== undefined && config.name !== undefined && connection.parsedStatements[config.name] !== undefined && (config as { rows?: unknown }).rows === undefined;
+    return connection !== undefined && config.name !== undefined && connection.parsedStatements[config.name] !== undefined && (config as { rows?: unknown }).rows === undefined;
+  };
+  // Gathered statements that cannot go as one batch go one after another, each once the one before it is answered
+  // (never two on the client at once), the first with the BEGIN held for it.
+  const inTurn = async (items: Gathered[]) => {
+    for (const i of items) await (query(i.config) as Promise<unknown>).then(i.resolve, i.reject);
   };
   state.flush = () => {
     const g = state.gather;
     state.gather = null;
     if (!g || g.items.length === 0) return;
-    if (g.items.length === 1) {
-      const [only] = g.items;
-      (query(only!.config) as Promise<unknown>).then(only!.resolve, only!.reject);
-      return;
-    }
+    // A batch needs each statement prepared on this connection already (its Bind names it).
+    if (g.items.length === 1 || !g.items.every((i) => gatherable(i.config))) return void inTurn(g.items);
     // Values are mapped to their wire form first: a value that cannot be sent fails here, before anything is written.
     let items: BatchItem[];
     try {
       items = g.items.map((i) => ({ config: i.config, values: (i.config.values ?? []).map((v) => pg.utils.prepareValue(v)) }));
     } catch {
       // Each goes the ordinary way, and the one that cannot be sent fails on its own.
-      for (const i of g.items) (query(i.config) as Promise<unknown>).then(i.resolve, i.reject);
-      return;
+      return void inTurn(g.items);
     }
     const begin = state.beginHeld;
     state.beginHeld = false;
@@ -270,7 +271,7 @@ export function pipelineTransactions(client: PoolClient, pg: PgDriver, sendToSer
     }
     const g = state.gather;
     if (g) {
-      if (!state.commitNext && gatherable(config)) {
+      if (!state.commitNext && config !== null) {
         return new Promise((resolve, reject) => {
           g.items.push({ config, resolve, reject });
           if (g.items.length >= g.want) state.flush();
