@@ -332,6 +332,26 @@ describe.skipIf(!postgres)(`BEGIN and COMMIT ride with statements${postgres ? ""
       expect(statements.length).toBeGreaterThan(0);
     });
 
+    it("each statement gets its own result, whether it returns rows, none, or no row description at all", async () => {
+      const db = await getDb();
+      const b = bucket();
+      const run = () =>
+        db.transaction(async (tx) => {
+          await stamp(tx, b);
+          const [none, updated, after] = await inOneExchange(tx, [
+            async () => (await tx.execute(sql`select bucket from rate_limit_hits where bucket = ${`${b}:absent`}`)) as unknown as { rows: unknown[] },
+            // An UPDATE without RETURNING: the server sends no row description for it, only its completion.
+            async () => (await tx.execute(sql`update rate_limit_hits set weight = weight + ${1}::int where bucket = ${b}`)) as unknown as { rowCount: number },
+            read(tx, 3),
+          ] as const);
+          return { none: none.rows, updated: updated.rowCount, after: after.n };
+        });
+      for (let i = 0; i < 12; i++) expect(await run()).toEqual({ none: [], updated: 1 + i, after: 3 });
+      const { value, n } = await exchangesOf(run);
+      expect(value).toEqual({ none: [], updated: 13, after: 3 });
+      expect(n).toBe(3); // BEGIN + the stamp, the three together, COMMIT
+    });
+
     it("a statement marked last after a batch still carries COMMIT", async () => {
       const db = await getDb();
       const b = bucket();
