@@ -1,5 +1,7 @@
-import { sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { auditHeads, tenants } from "@/db/schema";
+import { newId } from "@/lib/ids";
 import { makeTenant } from "@/test-support";
 import { recordAudit } from "./record";
 import { verifyAuditChain } from "./verify";
@@ -68,5 +70,17 @@ describe("the audit hash chain", () => {
       ),
     );
     expect(await verifyAuditChain(t.db, t.tenantId)).toMatchObject({ ok: true, checked: 20, head_seq: 20 });
+  });
+
+  it("a tenant's first records, written concurrently, start one chain: the head is created once", async () => {
+    const t = await makeTenant({ alice: "owner" });
+    const tenantId = newId("tnt");
+    await t.db.insert(tenants).values({ id: tenantId, slug: tenantId.toLowerCase(), name: "First records" });
+    expect(await t.db.select().from(auditHeads).where(eq(auditHeads.tenantId, tenantId))).toEqual([]);
+    const seqs = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => t.db.transaction((tx) => recordAudit(tx, { tenantId, event: "tool.call", principal: { type: "system" }, outcome: "ok", details: { i } }))),
+    );
+    expect(seqs.map((r) => r.seq).sort((a, b) => a - b)).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
+    expect(await verifyAuditChain(t.db, tenantId)).toMatchObject({ ok: true, checked: 12, head_seq: 12 });
   });
 });
