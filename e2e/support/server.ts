@@ -27,7 +27,10 @@ function canListen(port: number): Promise<boolean> {
 export type RunningServer = { url: string; child: ChildProcess; stop: () => Promise<void>; output: () => string };
 
 export function spawnNext(port: number, env: Record<string, string | undefined>, logFile?: string, nodeArgs: string[] = []): RunningServer {
-  const child = spawn(process.execPath, [...nodeArgs, path.resolve("node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
+  // Idle connections stay open longer than any pause inside a test (Node closes them after 5 s by default): a test's
+  // API client reusing a connection just as the server closes it gets ECONNRESET (seen once, 2026-12-03).
+  const keepAlive = ["--keepAliveTimeout", "75000"];
+  const child = spawn(process.execPath, [...nodeArgs, path.resolve("node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1", ...keepAlive], {
     env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", PORT: String(port), ...env },
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
