@@ -200,10 +200,9 @@ export function pipelineTransactions(client: PoolClient, pg: PgDriver, sendToSer
   };
   const state: State = { beginHeld: false, commitNext: false, committed: false, broken: null, gather: null, flush: () => {} };
   c[stateKey] = state;
-  const connectionOf = () => c.connection;
   // A statement may join a batch when its connection has parsed it already (its Bind names it) and it is not read in pages.
   const gatherable = (config: QueryConfig): boolean => {
-    const connection = connectionOf();
+    const connection = c.connection;
     return connection !== undefined && config.name !== undefined && connection.parsedStatements[config.name] !== undefined && (config as { rows?: unknown }).rows === undefined;
   };
   // Gathered statements that cannot go as one batch go one after another, each once the one before it is answered
@@ -353,10 +352,11 @@ export function resetPipeline(client: PoolClient): void {
 
 /**
  * Run reads that do not depend on each other so that their statements go to the server in one exchange (PostgreSQL,
- * in a transaction: each thunk's first statement joins the batch, once its connection has prepared it). What they
- * give is Promise.all's. The batch goes out when every thunk has sent its statement, or at the end of this turn of
- * the event loop, whichever comes first (a thunk that sends nothing, or waits before it sends, only costs the
- * batching). Elsewhere (PGlite, no transaction, a batch already gathering) they simply run concurrently.
+ * in a transaction). What they give is Promise.all's. Statements sent while gathering are held until there are as
+ * many as thunks, or until the end of this turn of the event loop, whichever comes first (a thunk that sends nothing,
+ * or waits before it sends, only costs the batching); then they go as one batch if their connection has prepared
+ * each of them, else one after another. Elsewhere (PGlite, no transaction, a batch already gathering) they simply
+ * run concurrently.
  */
 export function inOneExchange<T extends readonly unknown[]>(exec: unknown, thunks: { [K in keyof T]: () => Promise<T[K]> }): Promise<T> {
   const state = (exec as { session?: { client?: Piped } }).session?.client?.[stateKey];
