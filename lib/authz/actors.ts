@@ -1,6 +1,6 @@
 // Delegated actors and their tokens: 256-bit secrets shown once, stored as SHA-256, optional expiry,
 // rotatable, revocable. Every change is audited in the same transaction.
-import { and, desc, eq, inArray, isNull, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, isNull, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import type { Db, Executor } from "@/db/client";
 import { compiledVariants } from "@/db/compiled";
@@ -197,45 +197,61 @@ export async function revokeActor(db: Db, who: Who, actorId: string, reason: str
 /** How often a token's (and its actor's) `last_used_at` is written at most. */
 const LAST_USED_EVERY_SECONDS = 60;
 
-type TokenRow = { token_id: string; actor_id: string; tenant_id: string; kind: Actor["kind"]; name: string; grantor_id: string } & LimitColumns;
-type TokenValues = { hash: string; at: string } & LimitValues;
+type TokenRow = TokenColumns & LimitColumns;
+/** The values of a token's lookup: its hash, the time of the call, and the rate-limit check's (nulls: nothing counted). */
+export type TokenValues = { hash: string; at: string } & LimitValues;
+/** The columns `tokenCtes` answer with (`tokenColumns`): all null when the token is unknown, revoked or expired. */
+export type TokenColumns = { token_id: string | null; actor_id: string | null; tenant_id: string | null; kind: Actor["kind"] | null; name: string | null; grantor_id: string | null };
 
-/** The token lookup, touching `last_used_at` when stale and (`counted`) the call counted: built once per shape (db/compiled.ts). */
-const tokenStatement = compiledVariants<"counted" | "plain", keyof TokenValues, TokenRow>((variant, p) => {
+/**
+ * The CTEs of a token's lookup, to put in a statement's WITH list: `tok` (the token's actor, when the token, the
+ * actor and the grantor's membership are live: no row otherwise), the touches of `last_used_at` (at most once a
+ * minute; skipped while another open call holds the row, so an actor's concurrent calls never wait on one
+ * another even though gate one's statement holds the touch until its call commits) and, with `counted`, the call counted against the actor's rate limit (lib/limits). Gate one's statement
+ * embeds them too (lib/authz/gate-read.ts), so a REST tool call authenticates, is counted and reads gate one in
+ * one statement.
+ */
+export function tokenCtes(p: Record<keyof TokenValues, unknown>, counted: boolean): SQL {
   const stale = sql`(tok.last_used_at is null or tok.last_used_at < ${p.at}::timestamptz - make_interval(secs => ${sql.raw(String(LAST_USED_EVERY_SECONDS))}))`;
-  const counted = variant === "counted";
   const v = { rl_window_start: p.rl_window_start, rl_weight: p.rl_weight, rl_window_seconds: p.rl_window_seconds };
-  return sql`
-    with tok as (
+  return sql`tok as (
       select t.id as token_id, t.last_used_at, a.id as actor_id, a.tenant_id, a.kind, a.name, a.grantor_id
       from actor_tokens t
       join actors a on a.id = t.actor_id
       join memberships m on m.tenant_id = a.tenant_id and m.user_id = a.grantor_id
       where t.hash = ${p.hash} and t.revoked_at is null and a.revoked_at is null and (t.expires_at is null or t.expires_at > ${p.at}::timestamptz)
       limit 1),
-    touch_token as (update actor_tokens set last_used_at = ${p.at}::timestamptz from tok where actor_tokens.id = tok.token_id and ${stale}),
-    touch_actor as (update actors set last_used_at = ${p.at}::timestamptz from tok where actors.id = tok.actor_id and ${stale})
-    ${counted ? sql`, ${limitCtes(sql`(select ${callerBucketSql(sql`tok.actor_id`)} from tok)`, v)}` : sql``}
-    select tok.token_id, tok.actor_id, tok.tenant_id, tok.kind, tok.name, tok.grantor_id${counted ? sql`, ${limitColumns(v)}` : sql``}
-    from tok`;
-});
+    touch_token as (
+      update actor_tokens set last_used_at = ${p.at}::timestamptz
+      where actor_tokens.id = (select tt.id from actor_tokens tt join tok on tt.id = tok.token_id where ${stale} for no key update of tt skip locked)),
+    touch_actor as (
+      update actors set last_used_at = ${p.at}::timestamptz
+      where actors.id = (select ta.id from actors ta join tok on ta.id = tok.actor_id where ${stale} for no key update of ta skip locked))
+    ${counted ? sql`, ${limitCtes(sql`(select ${callerBucketSql(sql`tok.actor_id`)} from tok)`, v)}` : sql``}`;
+}
 
 /**
- * The actor a token acts as, or null when the token (or its actor) is unknown, revoked or expired. One
- * statement: the lookup, `last_used_at` (at most once a minute) and, with `count`, the call counted against the
- * actor's rate limit (lib/limits: added to a tally no other open call holds, no shared row), so a REST tool call authenticates and is
- * counted in one round trip. An unknown, revoked or expired token counts nothing.
+ * The columns of `tokenCtes` (`TokenColumns`, each named with `prefix` first, and with `counted` the rate limit's
+ * `LimitColumns`), one row whether or not the token is live.
  */
-export async function actorForToken(
-  db: Executor,
-  token: string,
-  now = new Date(),
-  count?: { limit: Limit; weight?: number },
-): Promise<(Omit<ActorContext, "requestId"> & { limited?: LimitResult }) | null> {
+export function tokenColumns(p: Record<keyof TokenValues, unknown>, counted: boolean, prefix = ""): SQL {
+  const col = (c: keyof TokenColumns) => sql`(select tok.${sql.raw(c)} from tok) as ${sql.raw(prefix + c)}`;
+  const cols = (["token_id", "actor_id", "tenant_id", "kind", "name", "grantor_id"] as const).map(col);
+  return sql.join(counted ? [...cols, limitColumns({ rl_weight: p.rl_weight })] : cols, sql`, `);
+}
+
+/** The values of one token's lookup at `now`, counting `count` (nothing when absent). */
+export function tokenValues(token: string, now: Date, count?: { limit: Limit; weight?: number }): TokenValues {
   const limit: LimitValues = count ? limitValues(count.limit, now, count.weight ?? 1) : { rl_window_start: null, rl_weight: null, rl_window_seconds: null };
-  const [row] = await tokenStatement(count ? "counted" : "plain")(db, { hash: hashSecret(token), at: now.toISOString(), ...limit });
-  if (!row) return null;
-  const limited = count ? limitResultOf(row, count.limit, now) : null;
+  return { hash: hashSecret(token), at: now.toISOString(), ...limit };
+}
+
+/** The actor of a lookup's columns, with the rate limit's answer when the call was counted; null when the token is not live. */
+export function actorOfToken(columns: Record<string, unknown>, now: Date, limit?: Limit, prefix = ""): (Omit<ActorContext, "requestId"> & { limited?: LimitResult }) | null {
+  const at = (c: keyof TokenColumns) => columns[prefix + c] ?? null;
+  const row = { token_id: at("token_id"), actor_id: at("actor_id"), tenant_id: at("tenant_id"), kind: at("kind"), name: at("name"), grantor_id: at("grantor_id"), rl_count: columns.rl_count, rl_window_ms: columns.rl_window_ms } as TokenColumns & Partial<LimitColumns>;
+  if (!row.token_id || !row.actor_id || !row.tenant_id || !row.kind || row.name === null || !row.grantor_id) return null;
+  const limited = limit && row.rl_count !== undefined && row.rl_window_ms !== undefined ? limitResultOf({ rl_count: row.rl_count, rl_window_ms: row.rl_window_ms }, limit, now) : null;
   return {
     kind: "actor",
     tenantId: row.tenant_id,
@@ -247,4 +263,25 @@ export async function actorForToken(
     credentialId: row.token_id,
     ...(limited ? { limited } : {}),
   };
+}
+
+/** The token lookup on its own: built once per shape (db/compiled.ts). */
+const tokenStatement = compiledVariants<"counted" | "plain", keyof TokenValues, TokenRow>(
+  (variant, p) => sql`with ${tokenCtes(p, variant === "counted")} select ${tokenColumns(p, variant === "counted")}`,
+);
+
+/**
+ * The actor a token acts as, or null when the token (or its actor) is unknown, revoked or expired. One
+ * statement: the lookup, `last_used_at` (at most once a minute) and, with `count`, the call counted against the
+ * actor's rate limit (lib/limits: added to a tally no other open call holds, no shared row). An unknown, revoked
+ * or expired token counts nothing.
+ */
+export async function actorForToken(
+  db: Executor,
+  token: string,
+  now = new Date(),
+  count?: { limit: Limit; weight?: number },
+): Promise<(Omit<ActorContext, "requestId"> & { limited?: LimitResult }) | null> {
+  const [row] = await tokenStatement(count ? "counted" : "plain")(db, tokenValues(token, now, count));
+  return actorOfToken(row!, now, count?.limit);
 }

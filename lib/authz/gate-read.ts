@@ -7,6 +7,8 @@ import { compiledVariants } from "@/db/compiled";
 import { grants } from "@/db/schema";
 import type { ApprovalStatus, OperationMode } from "@/db/schema";
 import type { OperationKey, ParsedRef, Principal, Risk } from "@/lib/realms/contract";
+import type { Limit } from "@/lib/limits/rate-limit";
+import { actorOfToken, tokenColumns, tokenCtes, tokenValues, type TokenValues } from "./actors";
 import { DESCRIBING_OPERATIONS, gateOne, type ApprovalFacts, type GateOneDecision, type GrantFacts } from "./gate";
 
 export type GateOneRead = {
@@ -88,35 +90,116 @@ const approvalFacts = (a: ApprovalJson): ApprovalFacts => ({
   voidReason: a.void_reason,
 });
 
-type GateShape = { approval: boolean; destructive: boolean; describing: boolean; selected: boolean; grant: boolean };
-/** A GateShape as JSON: at most 32 shapes, each compiled once. */
+type GateShape = { approval: boolean; destructive: boolean; describing: boolean; selected: boolean; grant: boolean; token: "none" | "plain" | "counted" };
+/** A GateShape as JSON: each shape compiled once. */
 type GateShapeKey = string & { __gateShape: true };
+type GateValues = "tenant" | "namespace" | "operation" | "grantor" | "actor" | "approval" | "grant" | "since" | keyof TokenValues;
 
-const gateOneStatement = compiledVariants<GateShapeKey, "tenant" | "namespace" | "operation" | "grantor" | "actor" | "approval" | "grant" | "since", SwitchesRow>((key, p) => {
+/** The token's columns are named apart from the grant's (`g.*` has a tenant_id and an actor_id too). */
+const TOKEN_PREFIX = "tok_";
+
+const gateOneStatement = compiledVariants<GateShapeKey, GateValues, SwitchesRow>((key, p) => {
   const shape = JSON.parse(key) as GateShape;
+  // Checked by token, the tenant, actor and grantor are the token's (`tok`, one row or none: then every read is empty).
+  const byToken = shape.token !== "none";
+  const counted = shape.token === "counted";
+  const tenant = byToken ? sql`(select tok.tenant_id from tok)` : p.tenant;
+  const actor = byToken ? sql`(select tok.actor_id from tok)` : p.actor;
+  const grantor = byToken ? sql`(select tok.grantor_id from tok)` : p.grantor;
+  const ctes = [
+    ...(byToken ? [tokenCtes(p, counted)] : []),
+    ...(shape.approval ? [sql`a as (select id, actor_id, tool, namespace, operation, ref, status, payload_digest, expires_at, note, result, void_reason from approvals where id = ${p.approval} and tenant_id = ${tenant} for update)`] : []),
+  ];
   return sql`
-    ${shape.approval ? sql`with a as (select id, actor_id, tool, namespace, operation, ref, status, payload_digest, expires_at, note, result, void_reason from approvals where id = ${p.approval} and tenant_id = ${p.tenant} for update) ` : sql``}select
-      (select c.mode from ceiling_settings c where c.tenant_id = ${p.tenant} and c.namespace = ${p.namespace} and c.operation = ${p.operation}) as ceiling_mode,
-      (select u.mode from user_choices u where u.tenant_id = ${p.tenant} and u.user_id = ${p.grantor} and u.namespace = ${p.namespace} and u.operation = ${p.operation}) as choice_mode,
-      ${shape.destructive ? sql`(select t.destructive_default from tenants t where t.id = ${p.tenant})` : sql`null::text`} as destructive_default,
-      ${shape.describing ? sql`(select s.open_description from realm_settings s where s.tenant_id = ${p.tenant} and s.namespace = ${p.namespace})` : sql`null::boolean`} as open_description,
+    ${ctes.length ? sql`with ${sql.join(ctes, sql`, `)} ` : sql``}select
+      (select c.mode from ceiling_settings c where c.tenant_id = ${tenant} and c.namespace = ${p.namespace} and c.operation = ${p.operation}) as ceiling_mode,
+      (select u.mode from user_choices u where u.tenant_id = ${tenant} and u.user_id = ${grantor} and u.namespace = ${p.namespace} and u.operation = ${p.operation}) as choice_mode,
+      ${shape.destructive ? sql`(select t.destructive_default from tenants t where t.id = ${tenant})` : sql`null::text`} as destructive_default,
+      ${shape.describing ? sql`(select s.open_description from realm_settings s where s.tenant_id = ${tenant} and s.namespace = ${p.namespace})` : sql`null::boolean`} as open_description,
       ${
         shape.selected
-          ? sql`(coalesce((select s.selected_only from realm_settings s where s.tenant_id = ${p.tenant} and s.namespace = ${p.namespace}), false)
-              and not (exists (select 1 from working_set_tools w where w.tenant_id = ${p.tenant} and w.actor_id = ${p.actor} and w.namespace = ${p.namespace} and w.operation = ${p.operation})
-                and exists (select 1 from working_set_tools w where w.tenant_id = ${p.tenant} and w.actor_id = ${p.actor} and w.last_used_at > ${p.since}::timestamptz)))`
+          ? sql`(coalesce((select s.selected_only from realm_settings s where s.tenant_id = ${tenant} and s.namespace = ${p.namespace}), false)
+              and not (exists (select 1 from working_set_tools w where w.tenant_id = ${tenant} and w.actor_id = ${actor} and w.namespace = ${p.namespace} and w.operation = ${p.operation})
+                and exists (select 1 from working_set_tools w where w.tenant_id = ${tenant} and w.actor_id = ${actor} and w.last_used_at > ${p.since}::timestamptz)))`
           : sql`null::boolean`
       } as not_selected,
-      (select p.name from users p where p.id = ${p.grantor}) as grantor_name,
+      (select p.name from users p where p.id = ${grantor}) as grantor_name,
       ${shape.approval ? sql`(select to_jsonb(a) from a)` : sql`null::jsonb`} as approval,
-      g.*
+      ${byToken ? sql`${tokenColumns(p, counted, TOKEN_PREFIX)}, ` : sql``}g.*
     from (select 1) as one
     left join lateral (
       select * from grants
-      where grants.tenant_id = ${p.tenant} and grants.actor_id = ${p.actor} and grants.namespace = ${p.namespace}${shape.grant ? sql` and grants.id = ${p.grant}` : sql``}
+      where grants.tenant_id = ${tenant} and grants.actor_id = ${actor} and grants.namespace = ${p.namespace}${shape.grant ? sql` and grants.id = ${p.grant}` : sql``}
       for share
     ) g on true`;
 });
+
+/** What gate one's statement is asked, besides who asks: the operation, its risk and the optional reads. */
+export type GateOneStatementInput = Pick<GateOneRead, "namespace" | "operation" | "risk" | "approval" | "grantId" | "checkSelected" | "workingSetSince">;
+
+/** Gate one's statement's answer: the switches (the first row) and the actor's grants in the namespace. */
+export type GateOneRows = { first: SwitchesRow; grants: GrantFacts[] };
+
+const shapeOf = (input: GateOneStatementInput, token: GateShape["token"]): GateShapeKey =>
+  JSON.stringify({
+    approval: Boolean(input.approval),
+    destructive: input.risk === "destructive",
+    describing: DESCRIBING_OPERATIONS.has(input.operation),
+    selected: Boolean(input.checkSelected && input.workingSetSince),
+    grant: Boolean(input.grantId),
+    token,
+  } satisfies GateShape) as GateShapeKey;
+
+const valuesOf = (input: GateOneStatementInput) => ({
+  namespace: input.namespace,
+  operation: input.operation,
+  approval: input.approval?.id ?? null,
+  grant: input.grantId ?? null,
+  since: input.workingSetSince?.toISOString() ?? null,
+});
+
+const NO_TOKEN = { hash: null, at: null, rl_window_start: null, rl_weight: null, rl_window_seconds: null };
+
+const rowsOf = (rows: SwitchesRow[]): GateOneRows => ({
+  first: rows[0]!,
+  grants: rows.filter((r) => r.id !== null && r.id !== undefined).map((r) => grantFacts(grantRow(r))),
+});
+
+/** Gate one's read for an actor, in one statement (see `readAndDecideGateOne`). */
+export async function readGateOne(tx: Executor, input: GateOneRead & { principal: Extract<Principal, { type: "actor" }> }): Promise<GateOneRows> {
+  const rows = await gateOneStatement(shapeOf(input, "none"))(tx, {
+    ...valuesOf(input),
+    ...NO_TOKEN,
+    tenant: input.tenantId,
+    grantor: input.principal.grantorId,
+    actor: input.principal.actorId,
+  });
+  return rowsOf(rows);
+}
+
+/**
+ * Gate one's read for the actor an actor token acts as, with the token's lookup in the same statement (and with
+ * `count`, the call counted against its rate limit): `actor` is null when the token is unknown, revoked or expired
+ * (every read then comes back empty). The statement runs in the call's transaction, so its count and
+ * `last_used_at` commit with the call: until then a concurrent call of the same actor does not see this one's
+ * count (at most the actor's calls in flight at once get in over the limit).
+ */
+export async function readGateOneForToken(
+  tx: Executor,
+  input: GateOneStatementInput,
+  token: string,
+  now: Date,
+  count?: { limit: Limit },
+): Promise<{ actor: ReturnType<typeof actorOfToken>; rows: GateOneRows }> {
+  const rows = await gateOneStatement(shapeOf(input, count ? "counted" : "plain"))(tx, {
+    ...valuesOf(input),
+    ...tokenValues(token, now, count),
+    tenant: null,
+    grantor: null,
+    actor: null,
+  });
+  return { actor: actorOfToken(rows[0]!, now, count?.limit, TOKEN_PREFIX), rows: rowsOf(rows) };
+}
 
 /**
  * Gate one's read, in one statement: the owner's ceiling mode and the grantor's choice mode for this operation
@@ -128,26 +211,12 @@ const gateOneStatement = compiledVariants<GateShapeKey, "tenant" | "namespace" |
 export async function readAndDecideGateOne(tx: Executor, input: GateOneRead): Promise<GateOneReadDecision> {
   const { principal } = input;
   if (principal.type === "user") return gateOne({ ...input, approval: undefined, lineage: {}, ceilingMode: null, choiceMode: null, grants: [] });
-  const { tenantId, namespace, operation } = input;
-  const shape = {
-    approval: Boolean(input.approval),
-    destructive: input.risk === "destructive",
-    describing: DESCRIBING_OPERATIONS.has(operation),
-    selected: Boolean(input.checkSelected && input.workingSetSince),
-    grant: Boolean(input.grantId),
-  };
-  const rows = await gateOneStatement(JSON.stringify(shape) as GateShapeKey)(tx, {
-    tenant: tenantId,
-    namespace,
-    operation,
-    grantor: principal.grantorId,
-    actor: principal.actorId,
-    approval: input.approval?.id ?? null,
-    grant: input.grantId ?? null,
-    since: input.workingSetSince?.toISOString() ?? null,
-  });
-  const first = rows[0]!;
-  const facts = rows.filter((r) => r.id !== null && r.id !== undefined).map((r) => grantFacts(grantRow(r)));
+  return decideGateOne(input, await readGateOne(tx, { ...input, principal }));
+}
+
+/** Gate one's decision from its statement's rows (a person's call never reads them: `readAndDecideGateOne`). */
+export async function decideGateOne(input: GateOneRead, read: GateOneRows): Promise<GateOneReadDecision> {
+  const { first, grants: facts } = read;
   const decision = gateOne({
     ...input,
     lineage: await lineageNeeded(facts, input.refs, input.lineage),

@@ -2,7 +2,8 @@
 // (`route`, `withUser`, `withRole`). Route handlers stay thin: parse, call lib/, return.
 import { getDb } from "@/db/client";
 import type { Role } from "@/db/schema";
-import { bearerToken, contextForBearer, contextForSessionUser, unauthenticated, type BearerOptions } from "@/lib/authz/authenticate";
+import { ACTOR_TOKEN_PREFIX } from "@/lib/authz/actors";
+import { bearerToken, contextForBearer, contextForSessionUser, pendingActor, unauthenticated, verifiedFirst, type BearerOptions, type PendingActor } from "@/lib/authz/authenticate";
 import type { AuthContext, UserContext } from "@/lib/authz/context";
 import { AppError, toErrorBody } from "@/lib/errors";
 import { assertServedHost, clientRequestIdOf, isOwnOrigin } from "@/lib/http/forwarded";
@@ -95,6 +96,20 @@ export async function authenticate(req: Request, requestId: string, opts: Bearer
  */
 export function withCaller(handler: Handler<RouteCtx & { auth: AuthContext }>, opts: BearerOptions | (() => BearerOptions) = {}) {
   return route(async (req, ctx) => handler(req, { ...ctx, auth: await authenticate(req, ctx.requestId, typeof opts === "function" ? opts() : opts) }));
+}
+
+/**
+ * The nine tools' route: like `withCaller`, but an actor token is handed on unread (`PendingActor`) for the call to
+ * look up in its own transaction, in gate one's statement; any error before it was looked up comes after its 401
+ * or 429 (`verifiedFirst`).
+ */
+export function withToolCaller(handler: Handler<RouteCtx & { caller: AuthContext | PendingActor }>, opts: () => BearerOptions) {
+  return route(async (req, ctx) => {
+    const token = bearerToken(req);
+    if (token === null || !token.startsWith(`${ACTOR_TOKEN_PREFIX}_`)) return handler(req, { ...ctx, caller: await authenticate(req, ctx.requestId, opts()) });
+    const caller = pendingActor(token, ctx.requestId, opts(), clientRequestIdOf(req));
+    return verifiedFirst(getDb, caller, async () => handler(req, { ...ctx, caller }));
+  });
 }
 
 /** A signed-in user (session or personal API key), any role. */

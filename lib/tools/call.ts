@@ -7,7 +7,7 @@ import type { AuditPrincipal } from "@/lib/audit/record";
 import { callerOperations } from "@/lib/authz/allowed";
 import type { AuthContext } from "@/lib/authz/context";
 import { coversRef } from "@/lib/authz/gate";
-import { readAndDecideGateOne, type GateOneReadDecision } from "@/lib/authz/gate-read";
+import { decideGateOne, readAndDecideGateOne, type GateOneReadDecision, type GateOneRows, type GateOneStatementInput } from "@/lib/authz/gate-read";
 import { deliveryPort, type DeliveryCaller } from "@/lib/delivery/files";
 import { env } from "@/lib/env";
 import { riskOf, type OperationKey, type ParsedRef, type Principal, type Realm, type RealmContext } from "@/lib/realms/contract";
@@ -54,7 +54,20 @@ export class OutsideScope extends Error {
 export const principalIdOf = (p: Principal) => (p.type === "user" ? p.userId : p.actorId);
 export const auditPrincipalFor = (p: Principal): AuditPrincipal => (p.type === "user" ? p : { type: "actor", actorId: p.actorId, grantorId: p.grantorId });
 
-export async function openCall(tx: Tx, party: CallParty, ask: GateAsk): Promise<OpenCall> {
+/** What gate one's statement is asked for this call (`readGateOneForToken` asks it before the caller is known). */
+export function gateStatementInputOf(now: Date, ask: GateAsk): GateOneStatementInput {
+  return {
+    namespace: ask.namespace,
+    operation: ask.operation,
+    risk: ask.realm ? riskOf(ask.realm.manifest, ask.operation) : "read",
+    ...(ask.approval ? { approval: ask.approval } : {}),
+    ...(ask.grantId ? { grantId: ask.grantId } : {}),
+    ...(ask.checkSelected ? { checkSelected: true, workingSetSince: new Date(now.getTime() - workingSetTtlMs()) } : {}),
+  };
+}
+
+/** Opens the call: its context, and gate one's decision (from `read` when gate one's statement already ran). */
+export async function openCall(tx: Tx, party: CallParty, ask: GateAsk, read?: GateOneRows): Promise<OpenCall> {
   const { principal, now } = party;
   const caller: DeliveryCaller = {
     tenantId: party.tenantId,
@@ -86,21 +99,8 @@ export async function openCall(tx: Tx, party: CallParty, ask: GateAsk): Promise<
   };
   const realm = ask.realm;
   const lineage = realm?.adapter.lineage ? (rs: string[]) => realm.adapter.lineage!(ctx, { refs: rs }) : undefined;
-  const decision = await readAndDecideGateOne(tx, {
-    tenantId: party.tenantId,
-    principal,
-    namespace: ask.namespace,
-    operation: ask.operation,
-    refs: [...new Set(ask.refs)],
-    parsed: ask.parsed,
-    now,
-    exactOnly: ask.exactOnly,
-    risk: realm ? riskOf(realm.manifest, ask.operation) : "read",
-    ...(ask.approval ? { approval: ask.approval } : {}),
-    lineage,
-    ...(ask.grantId ? { grantId: ask.grantId } : {}),
-    ...(ask.checkSelected ? { checkSelected: true, workingSetSince: new Date(now.getTime() - workingSetTtlMs()) } : {}),
-  });
+  const input = { ...gateStatementInputOf(now, ask), tenantId: party.tenantId, principal, refs: [...new Set(ask.refs)], parsed: ask.parsed, now, exactOnly: ask.exactOnly, lineage };
+  const decision = read ? await decideGateOne(input, read) : await readAndDecideGateOne(tx, input);
   if (!decision.allow) return { ctx, caller, decision, settled, accounts };
 
   ctx.grantScope = decision.scope ?? null;

@@ -2,24 +2,27 @@
 // inside the realm) → delivery shaping → audit. Gate one is read in the same transaction as the effect; exactly
 // one audit record is written per decision, in that transaction, whatever the outcome. What each tool does is
 // in ./defs; the call's setup and gate one in ./call.ts; refusals in ./refuse.ts.
-import { getDb, type Tx } from "@/db/client";
+import { getDb, type Db, type Tx } from "@/db/client";
 import { payloadDigest } from "@/lib/approvals/record";
 import { callerOperations } from "@/lib/authz/allowed";
+import { countPendingAgain, pendingAnswer, verifyPending, type PendingActor } from "@/lib/authz/authenticate";
 import { auditPrincipalOf, principalOf, type AuthContext } from "@/lib/authz/context";
+import { readGateOneForToken, type GateOneRows } from "@/lib/authz/gate-read";
 import { consumeApproval } from "@/lib/approvals/record";
 import { isApprovalDenial } from "@/lib/authz/gate";
 import { AppError, isAppError, parseWith } from "@/lib/errors";
 import { assertCleanText } from "@/lib/input/text";
 import { actionOperationKey, riskOf, type OperationKey, type Risk } from "@/lib/realms/contract";
-import { listRealms } from "@/lib/realms/registry";
-import { openCall, OutsideScope, runContext } from "./call";
+import { builtInRealms, listRealms } from "@/lib/realms/registry";
+import { gateStatementInputOf, openCall, OutsideScope, principalIdOf, runContext, type GateAsk } from "./call";
 import type { RunCtx, ToolDef } from "./define";
 import { idempotencyOf, idempotentReplay, storeIdempotent } from "./idempotency";
 import { APPROVAL_ID } from "./inputs";
 import { resolveOperation } from "./operation";
-import { prepareCall, withheldUnlessDescribed, type PreparedCall } from "./prepare";
+import type { ResolvedOperation, UnresolvedOperation } from "./define";
+import { prepareCall, prepareCallIn, withheldUnlessDescribed, type PreparedCall } from "./prepare";
 import { recordAudit, refuse, refuseApproval } from "./refuse";
-import { isToolName, toolDef, toolNames } from "./schemas";
+import { isToolName, toolDef, toolNames, type ToolName } from "./schemas";
 import { shapeResult } from "./shape";
 import { exactToolCall } from "./working-set";
 
@@ -48,7 +51,23 @@ class RolledBack extends Error {
 /** Errors that are a realm's own refusal (gate two): audited as a deny of gate two. */
 const GATE_TWO_CODES = new Set(["realm_denied", "needs_connected_account_consent"]);
 
-export async function dispatch(auth: AuthContext, tool: string, rawInput: unknown, opts: DispatchOptions = {}): Promise<unknown> {
+/** A call's input, parsed and resolved to its operation: nothing read yet. */
+type ParsedCall = { tool: string; def: ToolDef; input: Record<string, unknown>; resolved: ResolvedOperation | UnresolvedOperation; now: Date };
+
+/**
+ * Run one tool for `who`: a known caller, or an actor token not looked up yet (`PendingActor`, the REST route's),
+ * which a call on a built-in realm looks up in its own transaction, in gate one's statement. Everything else
+ * about a pending token — an unknown tool, an exact tool, a realm of the tenant's own, input that fails before
+ * gate one — is looked up on its own first, so its 401 or 429 comes first and the call then runs as any other.
+ */
+export async function dispatch(who: AuthContext | PendingActor, tool: string, rawInput: unknown, opts: DispatchOptions = {}): Promise<unknown> {
+  if (who.kind === "pending_actor") {
+    const db = await getDb();
+    const early = opts.exactTool || opts.exactOperation ? null : preparedEarly(tool, rawInput, opts);
+    if (!early) return dispatch(await verifyPending(db, who), tool, rawInput, opts);
+    return runCall(db, who, early.parsed, opts, early.call);
+  }
+  const auth = who;
   if (!isToolName(tool)) {
     // An exact tool of the calling agent's working set: exactly object_action with its operation.
     if (auth.kind === "actor" && typeof tool === "string" && !opts.exactTool) {
@@ -58,6 +77,14 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
     }
     throw new AppError("not_found", `No tool "${String(tool).slice(0, 60)}".`, { details: { known_tools: toolNames, unknown_tool: true } });
   }
+  const parsed = parseCall(tool, rawInput, opts);
+  // Calls without a namespace (the realm list, cross-realm capability search) are decided per realm.
+  if (!("error" in parsed.resolved) && parsed.resolved.namespace === null) return allRealms(auth, parsed.def, parsed.resolved.operation, parsed.input, parsed.now);
+  return runCall(await getDb(), auth, parsed, opts);
+}
+
+/** The input checked against the tool's schema, and the operation it names (`invalid_input` when it names none). */
+function parseCall(tool: ToolName, rawInput: unknown, opts: DispatchOptions): ParsedCall {
   const def = toolDef(tool);
   // NUL and lone surrogates never reach a query: MCP and the UI call here without the REST body reader.
   assertCleanText(rawInput, `${tool} input`);
@@ -74,11 +101,57 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
       details: { tool: opts.exactTool, namespace: x.namespace, operation: x.operation },
     });
   }
-  // Calls without a namespace (the realm list, cross-realm capability search) are decided per realm.
-  if (!("error" in resolved) && resolved.namespace === null) return allRealms(auth, def, resolved.operation, input, now);
+  return { tool, def, input, resolved, now };
+}
 
-  const db = await getDb();
+/** A call on a built-in realm, parsed and prepared without a statement; null for anything else, or anything that fails. */
+function preparedEarly(tool: string, rawInput: unknown, opts: DispatchOptions): { parsed: ParsedCall; call: PreparedCall } | null {
+  if (!isToolName(tool)) return null;
+  try {
+    const parsed = parseCall(tool, rawInput, opts);
+    const r = parsed.resolved;
+    if ("error" in r || r.namespace === null || !Object.hasOwn(builtInRealms, r.namespace)) return null;
+    return { parsed, call: prepareCallIn(builtInRealms[r.namespace]!, parsed.def, parsed.input, r) };
+  } catch {
+    return null; // answered by the ordinary path, after the token's own answer
+  }
+}
+
+/** What gate one is asked for a prepared call. */
+function askOf(call: PreparedCall, input: Record<string, unknown>, tool: string, byActor: boolean, opts: DispatchOptions): GateAsk {
+  const { realm, operation, target, namedRefs } = call;
+  return {
+    realm,
+    namespace: target.namespace,
+    operation,
+    refs: [...(target.ref ? [target.ref] : []), ...namedRefs.map((n) => n.ref).filter((r) => r !== target.ref)],
+    parsed: call.parsed,
+    exactOnly: realm.manifest.actions.find((a) => actionOperationKey(a.name) === operation)?.exact_grant_only === true,
+    // A call naming an approval (an actor's retry after approval_required) is decided by it: this exact input, once.
+    approval: byActor && typeof input.approval_id === "string" ? { id: input.approval_id, digest: payloadDigest(input), tool } : undefined,
+    // Through object_action an action may have to be in the agent's working set (the owner's per-realm rule).
+    checkSelected: byActor && !opts.exactTool && operation.startsWith("object.action."),
+  };
+}
+
+/**
+ * The call's transaction. For a pending actor token (`early` given), its first statement is the token's lookup, its
+ * rate-limit count and gate one's read in one: an unknown token is 401 and nothing else is read; over the limit is
+ * 429, its count committed.
+ */
+async function runCall(db: Db, who: AuthContext | PendingActor, parsed: ParsedCall, opts: DispatchOptions, early?: PreparedCall): Promise<unknown> {
+  const { tool, def, input, resolved, now } = parsed;
   const outcome: Outcome = await db.transaction(async (tx): Promise<Outcome> => {
+    let auth: AuthContext;
+    let gateRows: GateOneRows | undefined;
+    if (who.kind === "pending_actor") {
+      const ask = askOf(early!, input, tool, true, opts);
+      const r = await readGateOneForToken(tx, gateStatementInputOf(now, ask), who.token, now, who.countCalls ? { limit: who.countCalls } : undefined);
+      const answer = pendingAnswer(who, r.actor);
+      if (answer instanceof AppError) return { error: answer };
+      auth = answer;
+      gateRows = r.rows;
+    } else auth = who;
     const baseAudit = {
       tenantId: auth.tenantId,
       event: "tool.call" as const,
@@ -92,7 +165,7 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
     // malformed ref is audited and answered `invalid_ref`; no consent request is ever made from it.
     let call: PreparedCall;
     try {
-      call = await prepareCall(tx, auth, def, input, resolved);
+      call = early ?? (await prepareCall(tx, auth, def, input, resolved));
     } catch (err) {
       if (isAppError(err) && err.code === "invalid_ref") {
         const bad = typeof err.details.ref === "string" ? err.details.ref : null;
@@ -115,14 +188,8 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
       };
     }
 
-    const exactOnly = realm.manifest.actions.find((a) => actionOperationKey(a.name) === operation)?.exact_grant_only === true;
-    const refs = [...(target.ref ? [target.ref] : []), ...namedRefs.map((n) => n.ref).filter((r) => r !== target.ref)];
     const party = { tenantId: auth.tenantId, principal: principalOf(auth), requestId: auth.requestId, now };
-    // A call naming an approval (an actor's retry after approval_required) is decided by it: this exact input, once.
-    const approval = auth.kind === "actor" && typeof input.approval_id === "string" ? { id: input.approval_id, digest: payloadDigest(input), tool } : undefined;
-    // Through object_action an action may have to be in the agent's working set (the owner's per-realm rule).
-    const checkSelected = auth.kind === "actor" && !opts.exactTool && operation.startsWith("object.action.");
-    const { ctx, caller, decision, settled, accounts } = await openCall(tx, party, { realm, namespace: target.namespace, operation, refs, parsed: call.parsed, exactOnly, approval, checkSelected });
+    const { ctx, caller, decision, settled, accounts } = await openCall(tx, party, askOf(call, input, tool, auth.kind === "actor", opts), gateRows);
     // A call naming its object by a selector is approved for the object the selector names when it asks (the kind
     // given, or the one an action runs on).
     const selectorKind = typeof input.kind === "string" ? input.kind : operation.startsWith("object.action.") ? realm.manifest.actions.find((a) => actionOperationKey(a.name) === operation)?.target_kind : undefined;
@@ -189,6 +256,8 @@ export async function dispatch(auth: AuthContext, tool: string, rawInput: unknow
       return { result };
     } catch (err) {
       if (read) throw new RolledBack(err, async (fresh) => {
+        // Counted by gate one's statement, the call's count went with the rollback: counted again here.
+        if (who.kind === "pending_actor") await countPendingAgain(fresh, who, principalIdOf(party.principal), now);
         await settled.run(fresh);
         return failed(fresh, err);
       });

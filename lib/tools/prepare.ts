@@ -24,8 +24,12 @@ export type PreparedCall = {
 
 export async function prepareCall(tx: Tx, auth: AuthContext, def: ToolDef, input: Record<string, unknown>, resolved: ResolvedOperation | UnresolvedOperation): Promise<PreparedCall> {
   if ("error" in resolved) throw resolved.error;
+  return prepareCallIn(await requireRealm(tx, auth.tenantId, resolved.namespace!), def, input, resolved);
+}
+
+/** `prepareCall` in a realm already found: no statement. */
+export function prepareCallIn(realm: Realm, def: ToolDef, input: Record<string, unknown>, resolved: ResolvedOperation): PreparedCall {
   const target = { namespace: resolved.namespace!, ref: resolved.ref };
-  const realm = await requireRealm(tx, auth.tenantId, target.namespace);
   const m = realm.manifest;
   const operation = offered(realm, resolved.operation);
   const parsed: Record<string, ParsedRef> = {};

@@ -66,7 +66,7 @@ afterAll(() => ws.remove());
 
 const materialize = (agent: Parameters<typeof dispatch>[0], action: string, on = true) =>
   dispatch(call(agent), "object_schema", { namespace: "ws", operation: `object.action.${action}`, materialize: on }) as Promise<Json>;
-const names = async (agent: Parameters<typeof dispatch>[0]) => listedTools(await catalogOf(t.db, agent, new Date())).map((x) => x.name);
+const names = async (agent: Parameters<typeof catalogOf>[1]) => listedTools(await catalogOf(t.db, agent, new Date())).map((x) => x.name);
 
 describe("materializing", () => {
   it("adds an action as an exact tool listed after the nine, with a catalog proof; removing it takes it away", async () => {

@@ -21,6 +21,7 @@ const kindOf = (s: string): string => {
   if (/^(begin|commit|rollback)\b/.test(l)) return l.split(" ")[0]!.toUpperCase();
   if (/^savepoint\b/.test(l)) return "SAVEPOINT";
   if (/^release\b/.test(l)) return "RELEASE";
+  if (l.includes("from actor_tokens") && l.includes("rate_limit_hits") && l.includes("from ceiling_settings")) return "auth + rate limit + gate one";
   if (l.includes("from actor_tokens") && l.includes("rate_limit_hits")) return "auth + rate limit";
   if (l.includes("from ceiling_settings") && l.includes("for share")) return "gate one";
   if (l.startsWith('insert into "audit_heads"')) return "audit head (lock)";
@@ -60,23 +61,23 @@ beforeAll(async () => {
 });
 
 describe("round trips per REST tool call (an agent with a grant)", () => {
-  it("search_objects on docs: 8 — auth and rate limit in one statement, gate one in one, the realm's 2, the audit in 2", async () => {
+  it("search_objects on docs: 7 — the token, the rate limit and gate one in one statement, the realm's 2, the audit in 2", async () => {
     const r = await counted(agent.token, "search_objects", { namespace: "docs", query: "Q3" });
     expect(r.status).toBe(200);
     // The realm's 2: documents (with where each matched, as a subquery) and threads, asked at once.
-    expect(r.kinds).toEqual(["auth + rate limit", "BEGIN", "gate one", "realm", "realm", "audit head (lock)", "audit record + head", "COMMIT"]);
+    expect(r.kinds).toEqual(["BEGIN", "auth + rate limit + gate one", "realm", "realm", "audit head (lock)", "audit record + head", "COMMIT"]);
     expect(r.n).toBeLessThanOrEqual(9);
-    // On PostgreSQL BEGIN goes with gate one, the realm's 2 go in one exchange and COMMIT with the audit record
-    // (db/pipeline.ts): 5 round trips.
-    if (onPostgres) expect(r.exchanges).toBe(5);
+    // On PostgreSQL BEGIN goes with the first statement, the realm's 2 go in one exchange and COMMIT with the audit
+    // record (db/pipeline.ts): 4 round trips.
+    if (onPostgres) expect(r.exchanges).toBe(4);
   });
 
-  it("search_objects, a token's first call of the minute: still 8 (last_used_at is written by the auth statement)", async () => {
+  it("search_objects, a token's first call of the minute: still 7 (last_used_at is written by the first statement)", async () => {
     const fresh = await makeActor(t, t.users.alice!, "Fresh agent");
     await grant(t, t.users.alice!, fresh.actorId, "docs", ["object.search"]);
     const r = await counted(fresh.token, "search_objects", { namespace: "docs", query: "Q3" }, null);
     expect(r.status).toBe(200);
-    expect(r.n).toBe(8);
+    expect(r.n).toBe(7);
     const [row] = await t.db.select({ lastUsedAt: actorTokens.lastUsedAt }).from(actorTokens).where(eq(actorTokens.id, fresh.credentialId));
     expect(row!.lastUsedAt).not.toBeNull();
   });
@@ -85,9 +86,9 @@ describe("round trips per REST tool call (an agent with a grant)", () => {
     const r = await counted(agent.token, "get_object", { ref: docRef });
     expect(r.status).toBe(200);
     // The realm's 4: the document, then its tabs, its threads' counts and the people it names, asked at once.
-    expect(r.kinds).toEqual(["auth + rate limit", "BEGIN", "gate one", "realm", "realm", "realm", "realm", "audit head (lock)", "audit record + head", "COMMIT"]);
+    expect(r.kinds).toEqual(["BEGIN", "auth + rate limit + gate one", "realm", "realm", "realm", "realm", "audit head (lock)", "audit record + head", "COMMIT"]);
     // The last 3 of the realm's go in one exchange (db/pipeline.ts).
-    if (onPostgres) expect(r.exchanges).toBe(6);
+    if (onPostgres) expect(r.exchanges).toBe(5);
   });
 
   it("upsert_object (a write): the effect in a savepoint", async () => {
@@ -96,12 +97,12 @@ describe("round trips per REST tool call (an agent with a grant)", () => {
     expect(r.status).toBe(200);
     // The realm's 5: the document, its update, then what the answer adds (tabs, threads' counts, people).
     expect(r.kinds).toEqual([
-      "auth + rate limit", "BEGIN", "gate one",
+      "BEGIN", "auth + rate limit + gate one",
       "SAVEPOINT", "realm", "realm", "realm", "realm", "realm", "RELEASE",
       "audit head (lock)", "audit record + head", "COMMIT",
     ]);
     // The document as it is now (tabs, counts, people) in one exchange, inside the savepoint too.
-    if (onPostgres) expect(r.exchanges).toBe(9);
+    if (onPostgres) expect(r.exchanges).toBe(8);
   });
 
   it("a gate-one denial: its consent request, the audit of both, no realm statement", async () => {
@@ -109,16 +110,16 @@ describe("round trips per REST tool call (an agent with a grant)", () => {
     const first = await counted(agent.token, "list_objects", { namespace: "docs", kind: "docs.document" }, null);
     expect(first.status).toBe(403);
     expect(first.kinds).toEqual([
-      "auth + rate limit", "BEGIN", "gate one",
+      "BEGIN", "auth + rate limit + gate one",
       "consent request", "consent request", "audit head (lock)", "audit record + head",
       "audit head (lock)", "audit record + head", "COMMIT",
     ]);
-    // BEGIN goes with gate one, COMMIT with the call's audit record.
-    if (onPostgres) expect(first.exchanges).toBe(8);
+    // BEGIN goes with the first statement, COMMIT with the call's audit record.
+    if (onPostgres) expect(first.exchanges).toBe(7);
     const again = await counted(agent.token, "list_objects", { namespace: "docs", kind: "docs.document" }, null);
     expect(again.status).toBe(403);
-    expect(again.kinds).toEqual(["auth + rate limit", "BEGIN", "gate one", "consent request", "consent request", "audit head (lock)", "audit record + head", "COMMIT"]);
-    if (onPostgres) expect(again.exchanges).toBe(6);
+    expect(again.kinds).toEqual(["BEGIN", "auth + rate limit + gate one", "consent request", "consent request", "audit head (lock)", "audit record + head", "COMMIT"]);
+    if (onPostgres) expect(again.exchanges).toBe(5);
     const [req] = await t.db.select().from(consentRequests).where(and(eq(consentRequests.tenantId, t.tenantId), eq(consentRequests.actorId, agent.actorId)));
     expect(req).toMatchObject({ operations: ["object.list"], attempts: 2 });
   });

@@ -1,7 +1,15 @@
-// The REST tool route in-process: an actor's calls share one rate budget with its MCP calls.
+// The REST tool route in-process: an actor's calls share one rate budget with its MCP calls; an actor token is
+// looked up in the call's own transaction, and still answers 401 or 429 before anything else.
+import { and, eq, sql } from "drizzle-orm";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { frozenClock, makeTenant } from "@/test-support";
-import { createActor } from "@/lib/authz/actors";
+import { dbKind, getDb } from "@/db/client";
+import { auditEvents, rateLimitHits } from "@/db/schema";
+import { frozenClock, grant, makeActor, makeTenant } from "@/test-support";
+import { createActor, revokeActorToken } from "@/lib/authz/actors";
+import { readGateOneForToken } from "@/lib/authz/gate-read";
+import { AppError } from "@/lib/errors";
+import { callerBucket } from "@/lib/limits/rate-limit";
+import { builtInRealms } from "@/lib/realms/registry";
 import { createGrant } from "@/lib/authz/grants";
 import { reloadEnv } from "@/lib/env";
 import { POST as mcpPost } from "@/app/api/mcp/route";
@@ -10,6 +18,7 @@ import { POST } from "./route";
 
 afterEach(() => {
   vi.useRealTimers();
+  vi.restoreAllMocks();
   delete process.env.MCP_RATE_LIMIT_PER_MINUTE;
   reloadEnv();
 });
@@ -50,5 +59,107 @@ describe("POST /api/v1/tools/:tool", () => {
     process.env.MCP_RATE_LIMIT_PER_MINUTE = "1";
     reloadEnv();
     for (let i = 0; i < 3; i++) expect((await restCall(key)).status).toBe(200);
+  });
+});
+
+const onPostgres = (await dbKind()) === "postgres";
+
+const post = (token: string, tool: string, body: string) =>
+  POST(new Request(`http://realmgate.test/api/v1/tools/${tool}`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body }), {
+    params: Promise.resolve({ tool }),
+  });
+const codeOf = async (res: Response) => ((await res.json()) as { error?: { code: string } }).error?.code ?? "ok";
+/** The calls counted against an actor in the current window (the clock is frozen by the caller). */
+async function countedCalls(actorId: string): Promise<number> {
+  const db = await getDb();
+  const [row] = await db.select({ n: sql<number>`coalesce(sum(${rateLimitHits.weight}), 0)::int` }).from(rateLimitHits).where(eq(rateLimitHits.bucket, callerBucket(actorId)));
+  return Number(row!.n);
+}
+
+describe("an actor token looked up in the call's transaction (gate one's statement)", () => {
+  const search = JSON.stringify({ namespace: "docs", query: "plan" });
+
+  it("a bad token is 401 whatever else is wrong with the request, and leaves no record", async () => {
+    const t = await makeTenant({ alice: "owner" });
+    const agent = await makeActor(t, t.users.alice!);
+    await grant(t, t.users.alice!, agent.actorId, "docs", ["object.search"]);
+    expect((await post(agent.token, "search_objects", search)).status).toBe(200);
+    await revokeActorToken(t.db, t.users.alice!, agent.actorId, agent.credentialId);
+    const unknown = `${agent.token.slice(0, -4)}zzzz`;
+    for (const token of [agent.token, unknown]) {
+      for (const [tool, body] of [
+        ["search_objects", search], // a call on a built-in realm: the token is looked up in gate one's statement
+        ["search_objects", "{not json"],
+        ["search_objects", JSON.stringify({ namespace: "docs", query: 5 })],
+        ["get_object", JSON.stringify({ ref: "docs:nonsense" })],
+        ["no_such_tool", "{}"],
+        ["provider_about", "{}"],
+      ] as const) {
+        const res = await post(token, tool, body);
+        expect([tool, body, res.status, await codeOf(res)]).toEqual([tool, body, 401, "unauthenticated"]);
+        expect(res.headers.get("www-authenticate")).toMatch(/^Bearer/);
+      }
+    }
+    const records = await t.db.select().from(auditEvents).where(and(eq(auditEvents.tenantId, t.tenantId), eq(auditEvents.actorId, agent.actorId), eq(auditEvents.event, "tool.call")));
+    expect(records).toHaveLength(1); // the call before the revoke
+  });
+
+  it("over its limit an actor is 429 whatever else is wrong; every request is counted once", async () => {
+    const t = await makeTenant({ alice: "owner" });
+    const agent = await makeActor(t, t.users.alice!);
+    await grant(t, t.users.alice!, agent.actorId, "docs", ["object.search"]);
+    process.env.MCP_RATE_LIMIT_PER_MINUTE = "2";
+    reloadEnv();
+    frozenClock();
+    const bad = JSON.stringify({ namespace: "docs", query: 5 });
+    const answers = [];
+    for (const body of [search, bad, search, bad, "{not json"]) {
+      const res = await post(agent.token, "search_objects", body);
+      answers.push(`${res.status} ${await codeOf(res)}`);
+      if (res.status === 429) expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+    }
+    expect(answers).toEqual(["200 ok", "400 invalid_input", "429 rate_limited", "429 rate_limited", "429 rate_limited"]);
+    // The refused calls count too (as they did when authentication came first), and none twice.
+    expect(await countedCalls(agent.actorId)).toBe(5);
+  });
+
+  it("a read whose effect fails is still counted (its transaction was rolled back)", async () => {
+    const t = await makeTenant({ alice: "owner" });
+    const agent = await makeActor(t, t.users.alice!);
+    await grant(t, t.users.alice!, agent.actorId, "docs", ["object.search"]);
+    frozenClock();
+    vi.spyOn(builtInRealms.docs!.adapter, "search").mockRejectedValueOnce(new AppError("provider_unavailable", "the documents' store is down"));
+    const res = await post(agent.token, "search_objects", search);
+    expect([res.status, await codeOf(res)]).toEqual([502, "provider_unavailable"]);
+    expect(await countedCalls(agent.actorId)).toBe(1);
+    const records = await t.db.select().from(auditEvents).where(and(eq(auditEvents.tenantId, t.tenantId), eq(auditEvents.actorId, agent.actorId)));
+    expect(records.map((r) => [r.outcome, r.reason])).toEqual([["error", "provider_unavailable"]]);
+  });
+
+  it.skipIf(!onPostgres)("calls in flight never wait on each other, and see each other's counts once committed: at most those get in over the limit", async () => {
+    const t = await makeTenant({ alice: "owner" });
+    const agent = await makeActor(t, t.users.alice!);
+    const db = await getDb();
+    const limit = { limit: 1, windowSeconds: 60 };
+    const now = new Date();
+    const ask = { namespace: "docs", operation: "object.search" as const, risk: "read" as const };
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let first!: (allowed: boolean | undefined) => void;
+    const firstRead = new Promise<boolean | undefined>((r) => (first = r));
+    const inFlight = db.transaction(async (tx) => {
+      first((await readGateOneForToken(tx, ask, agent.token, now, { limit })).actor?.limited?.allowed);
+      await held;
+    });
+    expect(await firstRead).toBe(true);
+    // A second call while the first is open (which holds its tally and its touch of last_used_at): it waits for
+    // neither, and the first's count is not committed yet, so it gets in too.
+    const second = await db.transaction(async (tx) => (await readGateOneForToken(tx, ask, agent.token, now, { limit })).actor?.limited);
+    expect(second).toMatchObject({ allowed: true, count: 1 });
+    release();
+    await inFlight;
+    // Both committed: the next one sees them and is refused.
+    const third = await db.transaction(async (tx) => (await readGateOneForToken(tx, ask, agent.token, now, { limit })).actor?.limited);
+    expect(third).toMatchObject({ allowed: false, count: 3 });
   });
 });

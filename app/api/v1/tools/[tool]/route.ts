@@ -1,11 +1,12 @@
-// POST /api/v1/tools/:tool — run one of the nine tools; the body is the tool's input. An actor's request is counted
-// against its rate limit (shared with MCP) in the statement that authenticates it.
+// POST /api/v1/tools/:tool — run one of the nine tools; the body is the tool's input. An actor's token is looked up
+// and its request counted against its rate limit (shared with MCP) in the call's own transaction, in the statement
+// that reads gate one (lib/tools/dispatch.ts).
 import { readJson } from "@/lib/http/body";
-import { param, withCaller } from "@/lib/http/route";
+import { param, withToolCaller } from "@/lib/http/route";
 import { rateLimits } from "@/lib/mcp/config";
 import { dispatch } from "@/lib/tools/dispatch";
 
-export const POST = withCaller(
-  async (req, ctx) => Response.json(await dispatch(ctx.auth, param(ctx, "tool"), await readJson(req))),
+export const POST = withToolCaller(
+  async (req, ctx) => Response.json(await dispatch(ctx.caller, param(ctx, "tool"), await readJson(req))),
   () => ({ countActorCalls: rateLimits().mcp }),
 );
