@@ -210,21 +210,28 @@ describe("disconnecting and key rotation", () => {
 
     expect(before.get(a.account.id)!.secretKid).toMatch(/^dev-/);
     const ring = keyringFrom([{ kid: "k2026", key: Buffer.alloc(32, 7) }, keyring().current], "env");
-    const report = await rotateVault(tt.db, ring);
-    expect(report.unreadable.filter((u) => [a.account.id, b.account.id].includes(u.account_id))).toEqual([]);
+    // Another workspace's account, in the same database: a rotation of this workspace leaves it as it was. (On
+    // PostgreSQL every test worker shares the database: rotating them all would re-seal other workers' accounts
+    // under a key those workers do not have.)
+    const other = await makeTenant({ carol: "owner" });
+    const c = await connectWith(other.db, other.users.carol!, { provider: "devmail" }, agent("carol"));
+    const [cBefore] = await tt.db.select().from(connectedAccounts).where(eq(connectedAccounts.id, c.account.id));
+    const report = await rotateVault(tt.db, ring, { tenantId: tt.tenantId });
+    const [cAfter] = await tt.db.select().from(connectedAccounts).where(eq(connectedAccounts.id, c.account.id));
+    expect(cAfter).toMatchObject({ secret: cBefore!.secret, secretKid: cBefore!.secretKid, version: cBefore!.version });
+    expect(report).toMatchObject({ rewrapped: 2, already_current: 0, unreadable: [] });
     const after = await rows();
     for (const id of [a.account.id, b.account.id]) expect(after.get(id)!.secretKid).toBe("k2026");
     const rowA = after.get(a.account.id)!;
     expect(JSON.parse(unseal({ kid: rowA.secretKid!, data: rowA.secret! }, { tenantId: tt.tenantId, userId: who.userId, accountId: a.account.id }, ring))).toEqual(tokensA);
-    // A second run finds these rows current and leaves them alone (other tests' rows may share the database, so
-    // the check is on these rows, not on the run's count).
-    await rotateVault(tt.db, ring);
+    // A second run finds these rows current and leaves them alone.
+    expect(await rotateVault(tt.db, ring, { tenantId: tt.tenantId })).toMatchObject({ rewrapped: 0, already_current: 2 });
     const again = await rows();
     for (const id of [a.account.id, b.account.id]) expect(again.get(id)).toMatchObject({ secret: after.get(id)!.secret, version: after.get(id)!.version });
 
     // A ciphertext copied onto another row does not open there; rotation reports it and leaves it alone.
     await tt.db.update(connectedAccounts).set({ secret: rowA.secret, secretKid: rowA.secretKid }).where(eq(connectedAccounts.id, b.account.id));
-    const swapped = await rotateVault(tt.db, keyringFrom([{ kid: "k2027", key: Buffer.alloc(32, 9) }, ...ring.byKid.values()], "env"));
+    const swapped = await rotateVault(tt.db, keyringFrom([{ kid: "k2027", key: Buffer.alloc(32, 9) }, ...ring.byKid.values()], "env"), { tenantId: tt.tenantId });
     expect(swapped.unreadable.map((u) => u.account_id)).toContain(b.account.id);
     const [bRow] = await tt.db.select().from(connectedAccounts).where(eq(connectedAccounts.id, b.account.id));
     expect(bRow!.secret).toBe(rowA.secret);

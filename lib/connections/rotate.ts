@@ -10,14 +10,15 @@ export type RotationReport = { current_kid: string; rewrapped: number; already_c
 
 const BATCH = 200;
 
-export async function rotateVault(db: Db, ring: Keyring = keyring()): Promise<RotationReport> {
+/** `only.tenantId`: re-seal one workspace's records and leave every other workspace's as it is (`--tenant`). */
+export async function rotateVault(db: Db, ring: Keyring = keyring(), only: { tenantId?: string } = {}): Promise<RotationReport> {
   const report: RotationReport = { current_kid: ring.current.kid, rewrapped: 0, already_current: 0, unreadable: [] };
   let after = "";
   for (;;) {
     const rows = await db
       .select({ id: connectedAccounts.id, tenantId: connectedAccounts.tenantId, userId: connectedAccounts.userId, kid: connectedAccounts.secretKid, secret: connectedAccounts.secret, version: connectedAccounts.version })
       .from(connectedAccounts)
-      .where(and(isNotNull(connectedAccounts.secret), gt(connectedAccounts.id, after)))
+      .where(and(isNotNull(connectedAccounts.secret), gt(connectedAccounts.id, after), only.tenantId ? eq(connectedAccounts.tenantId, only.tenantId) : undefined))
       .orderBy(asc(connectedAccounts.id))
       .limit(BATCH);
     if (!rows.length) return report;
