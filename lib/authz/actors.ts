@@ -11,7 +11,7 @@ import { callerBucketSql, limitColumns, limitCtes, limitResultOf, limitValues, t
 import { newId } from "@/lib/ids";
 import type { ActorContext, UserContext } from "./context";
 import { hashSecret, newSecret } from "./secrets";
-import { voidApprovals } from "./void-approvals";
+import { recordVoided, voidApprovalRows } from "./void-approvals";
 
 export const ACTOR_TOKEN_PREFIX = "rga";
 
@@ -112,12 +112,16 @@ async function issueTokenTx(tx: Executor, who: Who, actorId: string, expiresInDa
       .set({ revokedAt: new Date() })
       .where(and(eq(actorTokens.actorId, actorId), eq(actorTokens.tenantId, who.tenantId), isNull(actorTokens.revokedAt)))
       .returning({ id: actorTokens.id });
-    for (const r of revoked) {
+    // Every row this locks is locked before its first audit record (lock order: void-approvals.ts).
+    const reason = "the token that asked was replaced";
+    const voided = [];
+    for (const r of revoked) voided.push(await voidApprovalRows(tx, who.tenantId, { credentialId: r.id }, reason));
+    for (const [i, r] of revoked.entries()) {
       await recordChange(tx, who, "token.revoked", {
         subjectId: r.id,
         details: { actor_id: actorId, reason: "rotated" },
       });
-      await voidApprovals(tx, who.tenantId, { credentialId: r.id }, "the token that asked was replaced", who.requestId);
+      await recordVoided(tx, who.tenantId, voided[i]!, reason, who.requestId);
     }
   }
   const token = newSecret(ACTOR_TOKEN_PREFIX);
@@ -154,11 +158,14 @@ export async function revokeActorToken(db: Db, who: Who, actorId: string, tokenI
       if (!existing) throw new AppError("not_found", "No such token.");
       return tokenView(existing);
     }
+    // The approvals this token asked for are locked before the audit head (lock order: void-approvals.ts).
+    const reason = "the token that asked was revoked";
+    const voided = await voidApprovalRows(tx, who.tenantId, { credentialId: row.id }, reason);
     await recordChange(tx, who, "token.revoked", {
       subjectId: row.id,
       details: { actor_id: actorId },
     });
-    await voidApprovals(tx, who.tenantId, { credentialId: row.id }, "the token that asked was revoked", who.requestId);
+    await recordVoided(tx, who.tenantId, voided, reason, who.requestId);
     return tokenView(row);
   });
 }
@@ -176,6 +183,9 @@ export async function revokeActor(db: Db, who: Who, actorId: string, reason: str
       .set({ revokedAt: now, revokedBy: who.userId, revokeReason: `actor revoked: ${reason}` })
       .where(and(eq(grants.actorId, actorId), eq(grants.tenantId, who.tenantId), isNull(grants.revokedAt)))
       .returning({ id: grants.id, namespace: grants.namespace });
+    // Its approvals are locked before the audit head (lock order: void-approvals.ts).
+    const voidReason = "the agent was revoked";
+    const voided = await voidApprovalRows(tx, who.tenantId, { actorId }, voidReason);
     await recordChange(tx, who, "actor.revoked", {
       subjectId: actorId,
       reason,
@@ -189,7 +199,7 @@ export async function revokeActor(db: Db, who: Who, actorId: string, reason: str
         details: { actor_id: actorId },
       });
     }
-    await voidApprovals(tx, who.tenantId, { actorId }, "the agent was revoked", who.requestId);
+    await recordVoided(tx, who.tenantId, voided, voidReason, who.requestId);
     return actorView(row!);
   });
 }

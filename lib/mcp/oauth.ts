@@ -11,7 +11,7 @@ import { createActor } from "@/lib/authz/actors";
 import type { ActorContext, UserContext } from "@/lib/authz/context";
 import { createGrantTx, expiresAtFor, expiryChoices, type ExpiryChoice } from "@/lib/authz/grants";
 import { operationStates } from "@/lib/authz/policy";
-import { voidApprovals } from "@/lib/authz/void-approvals";
+import { recordVoided, voidApprovalRows } from "@/lib/authz/void-approvals";
 import { AppError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
 import { riskOf, type OperationKey, type Risk } from "@/lib/realms/contract";
@@ -510,11 +510,14 @@ export async function revokeFamily(tx: Executor, tenantId: string, familyId: str
     .set({ revokedAt: now, revokeReason: reason })
     .where(and(eq(mcpRefreshTokens.tenantId, tenantId), eq(mcpRefreshTokens.familyId, familyId), isNull(mcpRefreshTokens.revokedAt)))
     .returning({ id: mcpRefreshTokens.id });
+  // What this connection asked a person to approve no longer counts: a new connection asks again. Locked before
+  // the audit head (lock order: lib/authz/void-approvals.ts).
+  const why = `the connection's tokens were revoked (${reason})`;
+  const voided = await voidApprovalRows(tx, tenantId, { credentialId: familyId }, why);
   if (revoked.length) {
     await recordAudit(tx, { tenantId, event: "oauth.tokens_revoked", principal: { type: "system" }, outcome: "ok", subjectId: familyId, reason, details: { refresh_tokens: revoked.length } });
   }
-  // What this connection asked a person to approve no longer counts: a new connection asks again.
-  await voidApprovals(tx, tenantId, { credentialId: familyId }, `the connection's tokens were revoked (${reason})`);
+  await recordVoided(tx, tenantId, voided, why);
 }
 
 /**

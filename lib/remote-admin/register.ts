@@ -9,7 +9,7 @@ import { consentRequests, grants, memberships, remoteProviders, remoteRegistrati
 import { recordAudit, recordChange } from "@/lib/audit/record";
 import type { UserContext } from "@/lib/authz/context";
 import { hashSecret, newSecret } from "@/lib/authz/secrets";
-import { voidApprovals } from "@/lib/authz/void-approvals";
+import { recordVoided, voidApprovalRows } from "@/lib/authz/void-approvals";
 import { AppError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
 import { builtInRealms, findRealm } from "@/lib/realms/registry";
@@ -174,15 +174,18 @@ export async function removeProvider(db: Db, who: UserContext, id: string) {
       .set({ revokedAt: new Date(), revokedBy: who.userId, revokeReason: "provider_removed" })
       .where(and(eq(grants.tenantId, who.tenantId), eq(grants.namespace, ns), isNull(grants.revokedAt)))
       .returning({ id: grants.id, actorId: grants.actorId, operations: grants.operations });
-    const by = { tenantId: who.tenantId, userId: who.userId, requestId: who.requestId ?? null };
-    for (const g of revoked) await recordChange(tx, by, "grant.revoked", { namespace: ns, subjectId: g.id, reason: "provider_removed", details: { actor_id: g.actorId, operations: g.operations } });
-    const voided = await voidApprovals(tx, who.tenantId, { namespace: ns }, "provider_removed", who.requestId ?? null);
+    // Every row this locks is locked before its first audit record (lock order: lib/authz/void-approvals.ts).
+    const voidedRows = await voidApprovalRows(tx, who.tenantId, { namespace: ns }, "provider_removed");
+    const voided = voidedRows.length;
     const closed = await tx
       .update(consentRequests)
       .set({ expiresAt: new Date() })
       .where(and(eq(consentRequests.tenantId, who.tenantId), eq(consentRequests.namespace, ns), eq(consentRequests.status, "pending"), or(isNull(consentRequests.expiresAt), gt(consentRequests.expiresAt, new Date()))))
       .returning({ id: consentRequests.id });
     await tx.delete(workingSetTools).where(and(eq(workingSetTools.tenantId, who.tenantId), eq(workingSetTools.namespace, ns)));
+    const by = { tenantId: who.tenantId, userId: who.userId, requestId: who.requestId ?? null };
+    for (const g of revoked) await recordChange(tx, by, "grant.revoked", { namespace: ns, subjectId: g.id, reason: "provider_removed", details: { actor_id: g.actorId, operations: g.operations } });
+    await recordVoided(tx, who.tenantId, voidedRows, "provider_removed", who.requestId ?? null);
     await recordAudit(tx, {
       tenantId: who.tenantId,
       event: "remote_provider.removed",
