@@ -2,11 +2,11 @@
 // process (never at import time: `next build` imports every route), migrated before first use.
 import fs from "node:fs";
 import path from "node:path";
-import type { ExtractTablesWithRelations } from "drizzle-orm";
+import { sql, type ExtractTablesWithRelations } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from "drizzle-orm/pg-core";
 import { env } from "@/lib/env";
 import { DatabaseUnavailableError, databaseUnavailableReason } from "./errors";
-import { pipelineTransactions, resetPipeline, type PgDriver } from "./pipeline";
+import { pipelineTransactions, resetPipeline, savepointWithNext, takeBackSavepoint, type PgDriver } from "./pipeline";
 import { withStatementName } from "./prepared";
 
 // No schema is given to drizzle: nothing uses its relational queries (`db.query.<table>`), and with one every
@@ -53,6 +53,22 @@ function sent(text: unknown): void {
   if (statementListeners.size === 0) return;
   const sql = typeof text === "string" ? text : String((text as { text?: unknown } | null)?.text ?? "");
   for (const fn of statementListeners) fn(sql);
+}
+
+/**
+ * A savepoint `name` right after the next statement of `tx`: on PostgreSQL it rides behind that statement, in its
+ * exchange (db/pipeline.ts `savepointWithNext`); elsewhere, or when no statement was sent meanwhile, `placed()`
+ * sends it. Call `placed()` once that statement has run: the savepoint then exists. Statement listeners see it
+ * either way, so a call's statements are the same on PGlite and PostgreSQL.
+ */
+export function savepointAfterNext(tx: Tx, name: string): { placed(): Promise<void> } {
+  const rides = savepointWithNext(tx, name);
+  return {
+    async placed() {
+      if (rides && !takeBackSavepoint(tx, name)) return sent(`savepoint ${name}`);
+      await tx.execute(sql.raw(`savepoint ${name}`));
+    },
+  };
 }
 
 /** The process's database, opened and migrated on first call. */

@@ -7,7 +7,7 @@ import { eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { dbKind, getDb, onExchange, onStatement, type Tx } from "./client";
 import { tenants } from "./schema";
-import { commitWithNext, inOneExchange } from "./pipeline";
+import { commitWithNext, inOneExchange, savepointWithNext } from "./pipeline";
 import { forgetStatementNames } from "./prepared";
 
 const postgres = (await dbKind()) === "postgres";
@@ -68,6 +68,42 @@ describe.skipIf(!postgres)(`BEGIN and COMMIT ride with statements${postgres ? ""
     await db.transaction(async (tx) => void (await stamp(tx, bucket())));
     const { n } = await exchangesOf(() => db.transaction(async (tx) => void (await stamp(tx, b))));
     expect(n).toBe(2);
+    expect(await stamps(b)).toBe(1);
+  });
+
+  it("a SAVEPOINT marked goes behind the next statement, in its exchange; rolling back to it keeps what came before", async () => {
+    const db = await getDb();
+    const [kept, undone] = [bucket(), bucket()];
+    const run = (a: string, b: string, fail: boolean) =>
+      db.transaction(async (tx) => {
+        expect(savepointWithNext(tx, "rg_test")).toBe(true);
+        await stamp(tx, a);
+        await stamp(tx, b);
+        // A database error inside the savepoint: rolling back to it makes the transaction usable again.
+        if (fail) await tx.execute(sql`select 1 / 0`).catch(() => {});
+        await tx.execute(sql`rollback to savepoint rg_test`);
+        await stamp(tx, a);
+      });
+    await run(bucket(), bucket(), false);
+    const { n } = await exchangesOf(() => run(kept, undone, true));
+    // BEGIN + the first stamp + SAVEPOINT, the second stamp, the failing select, ROLLBACK TO, the third stamp, COMMIT.
+    expect(n).toBe(6);
+    expect(await stamps(kept)).toBe(2);
+    expect(await stamps(undone)).toBe(0);
+  });
+
+  it("a marked statement that fails leaves no savepoint, and the transaction fails as it would", async () => {
+    const db = await getDb();
+    const b = bucket();
+    const err = await db
+      .transaction(async (tx) => {
+        savepointWithNext(tx, "rg_test");
+        await tx.execute(sql`select 1 / ${0}::int`);
+      })
+      .catch((e: unknown) => e);
+    expect(causeOf(err)).toMatch(/division by zero/);
+    // The connection serves the next transaction, with nothing held over from this one.
+    await db.transaction(async (tx) => void (await stamp(tx, b)));
     expect(await stamps(b)).toBe(1);
   });
 

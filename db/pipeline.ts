@@ -12,6 +12,9 @@
 //   audit append, whose lock on the tenant's chain head is then held for one exchange instead of two with the
 //   app's event loop in between. The transaction's own COMMIT that follows is answered here.
 //
+// - sends a SAVEPOINT right behind a statement its caller marked (`savepointWithNext`): the savepoint a read's
+//   effect may roll back to, behind gate one's statement, costs no exchange of its own.
+//
 // - sends statements its caller gathered (`inOneExchange`: reads that do not depend on each other) in one write,
 //   each with its own Bind, Describe and Execute, ahead of one Sync: one exchange instead of one each.
 //
@@ -44,6 +47,8 @@ type Send = (...args: unknown[]) => unknown;
 type State = {
   beginHeld: boolean;
   commitNext: boolean;
+  /** A SAVEPOINT (its name) to send right behind the next statement. */
+  savepointNext: string | null;
   committed: boolean;
   broken: Error | null;
   /** Statements being gathered to go out together (`inOneExchange`), and how many are expected. */
@@ -76,38 +81,43 @@ type QueryBase = new (...a: unknown[]) => {
   portal: string;
 };
 
-let Paired: (new (config: QueryConfig, opts: { begin: boolean; commit: boolean }, callback: Callback) => object) | undefined;
+type PairedOpts = { begin: boolean; commit: boolean; savepoint: string | null };
+let Paired: (new (config: QueryConfig, opts: PairedOpts, callback: Callback) => object) | undefined;
 
-/** pg's Query, with BEGIN sent before it and COMMIT after it, ahead of its one Sync; their completions are not results. */
+/**
+ * pg's Query, with BEGIN sent before it and a SAVEPOINT or COMMIT after it, ahead of its one Sync; their completions
+ * are not results. If the statement fails, the server skips what follows it up to the Sync.
+ */
 function pairedClass(Query: PgQueryClass) {
   Paired ??= class extends (Query as unknown as QueryBase) {
-    private readonly begin: boolean;
-    private readonly commit: boolean;
+    private readonly opts: PairedOpts;
     private completions = 0;
-    constructor(config: QueryConfig, opts: { begin: boolean; commit: boolean }, callback: Callback) {
+    constructor(config: QueryConfig, opts: PairedOpts, callback: Callback) {
       super(config, undefined, callback);
-      this.begin = opts.begin;
-      this.commit = opts.commit;
+      this.opts = opts;
     }
     prepare(connection: Connection) {
-      if (this.begin) command(connection, "begin");
+      if (this.opts.begin) command(connection, "begin");
       super.prepare(connection);
     }
     _getRows(connection: Connection) {
       connection.execute({ portal: this.portal, rows: 0 });
-      if (this.commit) command(connection, "commit");
+      if (this.opts.savepoint) command(connection, `savepoint ${this.opts.savepoint}`);
+      if (this.opts.commit) command(connection, "commit");
       connection.sync();
     }
     handleCommandComplete(msg: unknown, connection: Connection) {
       const n = this.completions++;
-      // BEGIN's completion (first, when sent) and COMMIT's (after the statement's) are not the statement's result.
-      if (this.begin && n === 0) return;
-      if (this.commit && n === (this.begin ? 2 : 1)) return;
+      // Only the statement's own completion is its result: BEGIN's comes before it, SAVEPOINT's and COMMIT's after.
+      if (n !== (this.opts.begin ? 1 : 0)) return;
       super.handleCommandComplete(msg, connection);
     }
   } as never;
   return Paired!;
 }
+
+/** A savepoint's name as the server takes it unquoted. */
+const SAVEPOINT_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
 type ResultLike = { addFields(f: unknown): void; parseRow(f: unknown): unknown; addRow(r: unknown): void; addCommandComplete(m: unknown): void };
 type ResultClass = new (rowMode?: string, types?: unknown) => ResultLike;
@@ -198,7 +208,7 @@ export function pipelineTransactions(client: PoolClient, pg: PgDriver, sendToSer
     onExchange();
     return sendToServer(...args);
   };
-  const state: State = { beginHeld: false, commitNext: false, committed: false, broken: null, gather: null, flush: () => {} };
+  const state: State = { beginHeld: false, commitNext: false, savepointNext: null, committed: false, broken: null, gather: null, flush: () => {} };
   c[stateKey] = state;
   // A statement may join a batch when its connection has parsed it already (its Bind names it) and it is not read in pages.
   const gatherable = (config: QueryConfig): boolean => {
@@ -266,11 +276,14 @@ export function pipelineTransactions(client: PoolClient, pg: PgDriver, sendToSer
     if (beginning && config) {
       // (A callback or a Query object cannot wait on a promise; queued behind the BEGIN already sent, it follows it.)
       const after = beginning;
-      return after.then(() => send(...args));
+      const savepoint = state.savepointNext;
+      state.savepointNext = null;
+      const sent = after.then(() => send(...args));
+      return savepoint ? sent.then(async (res) => (await send(`savepoint ${savepoint}`), res)) : sent;
     }
     const g = state.gather;
     if (g) {
-      if (!state.commitNext && config !== null) {
+      if (!state.commitNext && !state.savepointNext && config !== null) {
         return new Promise((resolve, reject) => {
           g.items.push({ config, resolve, reject });
           if (g.items.length >= g.want) state.flush();
@@ -279,7 +292,7 @@ export function pipelineTransactions(client: PoolClient, pg: PgDriver, sendToSer
       // What was gathered goes first, in the order it came; this statement follows it the ordinary way.
       state.flush();
     }
-    if (!state.beginHeld && !state.commitNext) {
+    if (!state.beginHeld && !state.commitNext && !state.savepointNext) {
       if (config && bare && isBegin(text)) {
         state.beginHeld = true;
         return Promise.resolve(emptyResult("BEGIN"));
@@ -288,8 +301,10 @@ export function pipelineTransactions(client: PoolClient, pg: PgDriver, sendToSer
     }
     const begin = state.beginHeld;
     const commit = state.commitNext;
+    const savepoint = state.savepointNext;
     state.beginHeld = false;
     state.commitNext = false;
+    state.savepointNext = null;
     // Nothing was sent in the transaction: there is nothing to commit or roll back.
     if (begin && config && bare && (isCommit(text) || isRollback(text))) return Promise.resolve(emptyResult(isCommit(text) ? "COMMIT" : "ROLLBACK"));
     const connection = c.connection;
@@ -299,19 +314,21 @@ export function pipelineTransactions(client: PoolClient, pg: PgDriver, sendToSer
     const paged = (config as { rows?: unknown } | null)?.rows !== undefined;
     const pairable = config !== null && connection !== undefined && !unparsed && !paged && (!bare || config.name !== undefined);
     if (!pairable) {
-      // The ordinary way: BEGIN first (pg sends queued queries in order), the statement, and COMMIT is left to the
-      // transaction's own.
-      if (!begin) return send(...args);
+      // The ordinary way: BEGIN first (pg sends queued queries in order), the statement, then the SAVEPOINT on its
+      // own once the statement succeeded, and COMMIT is left to the transaction's own.
+      const withSavepoint = (sent: unknown) =>
+        savepoint ? Promise.resolve(sent).then(async (res) => (await send(`savepoint ${savepoint}`), res)) : sent;
+      if (!begin) return withSavepoint(send(...args));
       if (!config) {
         sendBegin().catch(() => {});
-        return send(...args);
+        return withSavepoint(send(...args));
       }
-      return sendBegin().then(() => send(...args));
+      return withSavepoint(sendBegin().then(() => send(...args)));
     }
     return new Promise((resolve, reject) => {
       const P = pairedClass(pg.Query);
       send(
-        new P({ ...config, queryMode: "extended" }, { begin, commit }, (err, res) => {
+        new P({ ...config, queryMode: "extended" }, { begin, commit, savepoint }, (err, res) => {
           if (err) {
             if (commit) state.broken = err;
             return reject(err);
@@ -338,12 +355,38 @@ export function commitWithNext(exec: unknown): void {
   if (state) state.commitNext = true;
 }
 
+/**
+ * Send `savepoint <name>` right behind the next statement on this transaction, in the same exchange, and say so
+ * (true); the savepoint exists once that statement has succeeded. False where there is no pipelining (PGlite, or
+ * a transaction on another kind of client): the caller then sends the SAVEPOINT itself, after that statement. If
+ * the next statement cannot carry it (not prepared on its connection yet, read in pages, or without parameters),
+ * the SAVEPOINT follows it on its own.
+ */
+export function savepointWithNext(exec: unknown, name: string): boolean {
+  if (!SAVEPOINT_NAME.test(name)) throw new Error(`Not a savepoint name: ${name}`);
+  const tx = exec as { session?: { client?: Piped }; rollback?: unknown };
+  if (typeof tx.rollback !== "function") return false;
+  const state = tx.session?.client?.[stateKey];
+  if (!state || state.commitNext || state.gather) return false;
+  state.savepointNext = name;
+  return true;
+}
+
+/** A SAVEPOINT marked with `savepointWithNext` that no statement has carried yet: unmarked, and true (the caller sends it). */
+export function takeBackSavepoint(exec: unknown, name: string): boolean {
+  const state = (exec as { session?: { client?: Piped } }).session?.client?.[stateKey];
+  if (!state || state.savepointNext !== name) return false;
+  state.savepointNext = null;
+  return true;
+}
+
 /** For a pool's `acquire`: a checkout starts with nothing held (a client is never released mid-transaction). */
 export function resetPipeline(client: PoolClient): void {
   const state = (client as Piped)[stateKey];
   if (state) {
     state.beginHeld = false;
     state.commitNext = false;
+    state.savepointNext = null;
     state.committed = false;
     state.broken = null;
     state.gather = null;

@@ -2,7 +2,8 @@
 // inside the realm) → delivery shaping → audit. Gate one is read in the same transaction as the effect; exactly
 // one audit record is written per decision, in that transaction, whatever the outcome. What each tool does is
 // in ./defs; the call's setup and gate one in ./call.ts; refusals in ./refuse.ts.
-import { getDb, type Db, type Tx } from "@/db/client";
+import { sql } from "drizzle-orm";
+import { getDb, savepointAfterNext, type Db, type Tx } from "@/db/client";
 import { payloadDigest } from "@/lib/approvals/record";
 import { callerOperations } from "@/lib/authz/allowed";
 import { countPendingAgain, pendingAnswer, verifyPending, type PendingActor } from "@/lib/authz/authenticate";
@@ -47,6 +48,9 @@ class RolledBack extends Error {
     super("the call's effect failed; its transaction was rolled back");
   }
 }
+
+/** The savepoint a read's effect rolls back to when it fails. */
+const EFFECT_SAVEPOINT = "rg_effect";
 
 /** Errors that are a realm's own refusal (gate two): audited as a deny of gate two. */
 const GATE_TWO_CODES = new Set(["realm_denied", "needs_connected_account_consent"]);
@@ -144,8 +148,12 @@ async function runCall(db: Db, who: AuthContext | PendingActor, parsed: ParsedCa
   const outcome: Outcome = await db.transaction(async (tx): Promise<Outcome> => {
     let auth: AuthContext;
     let gateRows: GateOneRows | undefined;
+    // A read's effect may roll back to this savepoint, taken right behind gate one's statement (in its exchange on
+    // PostgreSQL): what came before it — the call's count, gate one's locks — stays.
+    let effectSavepoint: { placed(): Promise<void> } | null = null;
     if (who.kind === "pending_actor") {
       const ask = askOf(early!, input, tool, true, opts);
+      if (riskOf(early!.realm.manifest, early!.operation) === "read") effectSavepoint = savepointAfterNext(tx, EFFECT_SAVEPOINT);
       const r = await readGateOneForToken(tx, gateStatementInputOf(now, ask), who.token, now, who.countCalls ? { limit: who.countCalls } : undefined);
       const answer = pendingAnswer(who, r.actor);
       if (answer instanceof AppError) return { error: answer };
@@ -189,6 +197,8 @@ async function runCall(db: Db, who: AuthContext | PendingActor, parsed: ParsedCa
     }
 
     const party = { tenantId: auth.tenantId, principal: principalOf(auth), requestId: auth.requestId, now };
+    const read = riskOf(realm.manifest, operation) === "read";
+    if (read && !effectSavepoint) effectSavepoint = savepointAfterNext(tx, EFFECT_SAVEPOINT);
     const { ctx, caller, decision, settled, accounts } = await openCall(tx, party, askOf(call, input, tool, auth.kind === "actor", opts), gateRows);
     // A call naming its object by a selector is approved for the object the selector names when it asks (the kind
     // given, or the one an action runs on).
@@ -203,6 +213,9 @@ async function runCall(db: Db, who: AuthContext | PendingActor, parsed: ParsedCa
       return { result: decision.replay.result };
     }
 
+    // Let in: the read's savepoint exists from here (PGlite, or a person's call, which reads no gate-one statement:
+    // sent now).
+    await effectSavepoint?.placed();
     const idem = def.idempotent ? idempotencyOf(input) : null;
     const keyed = { tenantId: auth.tenantId, principalId: caller.principalId, tool };
     // What a failed effect is answered with, and audited as, on the transaction given.
@@ -227,11 +240,9 @@ async function runCall(db: Db, who: AuthContext | PendingActor, parsed: ParsedCa
       if (idem) await storeIdempotent(on, keyed, idem, shaped);
       return shaped;
     };
-    // A read's effect runs on the call's transaction itself, without a savepoint: if it fails, the whole
-    // transaction is rolled back (nothing it did stays) and its audit record is written in a fresh one, below.
-    // Any other effect runs in a savepoint, so a failed effect leaves nothing half-written while its audit record
-    // commits with the rest of the call.
-    const read = riskOf(realm.manifest, operation) === "read";
+    // A read's effect runs after the savepoint taken behind gate one's statement; any other effect in a savepoint of
+    // its own (drizzle's nested transaction). Either way a failed effect leaves nothing half-written while its audit
+    // record commits with the rest of the call.
     try {
       const replay = idem ? await idempotentReplay(tx, keyed, idem) : undefined;
       if (replay !== undefined) {
@@ -255,12 +266,23 @@ async function runCall(db: Db, who: AuthContext | PendingActor, parsed: ParsedCa
       await recordAudit(tx, { ...audit, outcome: "allow", gate: null, subjectId: caller.grantId ?? decision.grantId ?? decision.approvalId ?? null, details: { tool, ...via, ...used, ...notes } });
       return { result };
     } catch (err) {
-      if (read) throw new RolledBack(err, async (fresh) => {
-        // Counted by gate one's statement, the call's count went with the rollback: counted again here.
-        if (who.kind === "pending_actor") await countPendingAgain(fresh, who, principalIdOf(party.principal), now);
-        await settled.run(fresh);
-        return failed(fresh, err);
-      });
+      if (read) {
+        const undone = await tx.execute(sql.raw(`rollback to savepoint ${EFFECT_SAVEPOINT}`)).then(
+          () => true,
+          () => false,
+        );
+        if (undone) {
+          await settled.run(tx);
+          return failed(tx, err);
+        }
+        // The transaction cannot go on (its connection is gone): rolled back whole, its audit record in a fresh one.
+        throw new RolledBack(err, async (fresh) => {
+          // Counted by gate one's statement, the call's count went with the rollback: counted again here.
+          if (who.kind === "pending_actor") await countPendingAgain(fresh, who, principalIdOf(party.principal), now);
+          await settled.run(fresh);
+          return failed(fresh, err);
+        });
+      }
       return failed(tx, err);
     }
   }).catch(async (err: unknown) => {

@@ -136,6 +136,25 @@ describe("an actor token looked up in the call's transaction (gate one's stateme
     expect(records.map((r) => [r.outcome, r.reason])).toEqual([["error", "provider_unavailable"]]);
   });
 
+  it.skipIf(!onPostgres)("a burst of reads that fail gets in over the limit by at most the calls one node holds open at once", async () => {
+    const t = await makeTenant({ alice: "owner" });
+    const agent = await makeActor(t, t.users.alice!);
+    await grant(t, t.users.alice!, agent.actorId, "docs", ["object.get"]);
+    process.env.MCP_RATE_LIMIT_PER_MINUTE = "5";
+    reloadEnv();
+    frozenClock();
+    // 40 at once, each a document that does not exist (404 not_found: the read's effect fails). Rolled back to the
+    // savepoint behind gate one, each keeps its count; were it rolled back whole and counted again later, the counts
+    // would be invisible while the call waited for a connection, and nearly all 40 got in (seen: 35 of 35).
+    const missing = JSON.stringify({ ref: "docs:document:doc_zzzzzzzzzzzzzzzzzzzz" });
+    const answers = await Promise.all(Array.from({ length: 40 }, () => post(agent.token, "get_object", missing).then(codeOf)));
+    const inOverLimit = answers.filter((c) => c !== "rate_limited").length;
+    expect(answers.filter((c) => c !== "rate_limited" && c !== "not_found")).toEqual([]);
+    // The limit, plus at most the pool's 10 transactions in flight whose counts were not committed yet.
+    expect(inOverLimit).toBeLessThanOrEqual(5 + 10);
+    expect(await countedCalls(agent.actorId)).toBe(40);
+  });
+
   it.skipIf(!onPostgres)("calls in flight never wait on each other, and see each other's counts once committed: at most those get in over the limit", async () => {
     const t = await makeTenant({ alice: "owner" });
     const agent = await makeActor(t, t.users.alice!);
