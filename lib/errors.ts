@@ -67,7 +67,7 @@ export const errorTable = {
   url_expired: { status: 403, retry: ["call get_object again for a new URL"], when: "A signed download URL is past its expiry (at most 15 minutes after it was minted)." },
   bad_signature: { status: 403, retry: null, when: "A signed URL is incomplete, altered, or was not issued by Realmgate." },
   not_found: { status: 404, retry: null, when: "Nothing by that name, or something the caller may not know exists (missing, another tenant's, not shared, outside the grant)." },
-  method_not_allowed: { status: 405, retry: null, when: "Declared for an HTTP method a route does not serve; nothing raises it today." },
+  method_not_allowed: { status: 405, retry: null, when: "A method the tool route does not serve (anything but POST on /api/v1/tools/:tool); `Allow` names the one it does." },
   conflict: { status: 409, retry: null, when: "Already decided or taken: a consent request or an approval already decided or expired (details name the first decision), a revoked actor, a namespace in use, or a service answering 409." },
   ambiguous_selector: { status: 409, retry: null, when: "A selector, a name or the account to use matched several candidates; the choices are listed." },
   payload_too_large: { status: 413, retry: null, when: "A request body over 1 MiB, a file over 512 KiB, or an OpenAPI document over 50 MB." },

@@ -112,6 +112,16 @@ export function withToolCaller(handler: Handler<RouteCtx & { caller: AuthContext
   });
 }
 
+/** A handler for a method a route does not serve: 405 `method_not_allowed`, naming the methods it does (`Allow`). */
+export function methodNotAllowed(allowed: readonly string[]) {
+  return route(async (req) => {
+    throw new AppError("method_not_allowed", `${req.method} is not served here: send ${allowed.join(" or ")}.`, {
+      headers: { Allow: allowed.join(", ") },
+      details: { method: req.method, allowed },
+    });
+  });
+}
+
 /** A signed-in user (session or personal API key), any role. */
 export function withUser(handler: Handler<RouteCtx & { user: UserContext }>) {
   return route(async (req, ctx) => {

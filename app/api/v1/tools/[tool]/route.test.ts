@@ -14,7 +14,7 @@ import { createGrant } from "@/lib/authz/grants";
 import { reloadEnv } from "@/lib/env";
 import { POST as mcpPost } from "@/app/api/mcp/route";
 import { mcpResourceUrl } from "@/lib/mcp/config";
-import { POST } from "./route";
+import { DELETE, GET, PATCH, POST, PUT } from "./route";
 
 afterEach(() => {
   vi.useRealTimers();
@@ -180,5 +180,18 @@ describe("an actor token looked up in the call's transaction (gate one's stateme
     // Both committed: the next one sees them and is refused.
     const third = await db.transaction(async (tx) => (await readGateOneForToken(tx, ask, agent.token, now, { limit })).actor?.limited);
     expect(third).toMatchObject({ allowed: false, count: 3 });
+  });
+});
+
+describe("other methods on a tool", () => {
+  it("answer 405 method_not_allowed naming POST, in the error shape, whoever asks", async () => {
+    for (const [method, handler] of [["GET", GET], ["PUT", PUT], ["PATCH", PATCH], ["DELETE", DELETE]] as const) {
+      const res = await handler(new Request("http://realmgate.test/api/v1/tools/search_objects", { method }), { params: Promise.resolve({ tool: "search_objects" }) });
+      expect(res.status).toBe(405);
+      expect(res.headers.get("allow")).toBe("POST");
+      const body = (await res.json()) as { error: { code: string; details: Record<string, unknown>; request_id: string } };
+      expect(body.error).toMatchObject({ code: "method_not_allowed", details: { method, allowed: ["POST"] } });
+      expect(body.error.request_id).toMatch(/^req_/);
+    }
   });
 });
