@@ -148,13 +148,14 @@ async function runCall(db: Db, who: AuthContext | PendingActor, parsed: ParsedCa
   const outcome: Outcome = await db.transaction(async (tx): Promise<Outcome> => {
     let auth: AuthContext;
     let gateRows: GateOneRows | undefined;
+    let earlyAsk: GateAsk | undefined;
     // A read's effect may roll back to this savepoint, taken right behind gate one's statement (in its exchange on
     // PostgreSQL): what came before it — the call's count, gate one's locks — stays.
     let effectSavepoint: { placed(): Promise<void> } | null = null;
     if (who.kind === "pending_actor") {
-      const ask = askOf(early!, input, tool, true, opts);
+      earlyAsk = askOf(early!, input, tool, true, opts);
       if (riskOf(early!.realm.manifest, early!.operation) === "read") effectSavepoint = savepointAfterNext(tx, EFFECT_SAVEPOINT);
-      const r = await readGateOneForToken(tx, gateStatementInputOf(now, ask), who.token, now, who.countCalls ? { limit: who.countCalls } : undefined);
+      const r = await readGateOneForToken(tx, gateStatementInputOf(now, earlyAsk), who.token, now, who.countCalls ? { limit: who.countCalls } : undefined);
       const answer = pendingAnswer(who, r.actor);
       if (answer instanceof AppError) return { error: answer };
       auth = answer;
@@ -199,7 +200,7 @@ async function runCall(db: Db, who: AuthContext | PendingActor, parsed: ParsedCa
     const party = { tenantId: auth.tenantId, principal: principalOf(auth), requestId: auth.requestId, now };
     const read = riskOf(realm.manifest, operation) === "read";
     if (read && !effectSavepoint) effectSavepoint = savepointAfterNext(tx, EFFECT_SAVEPOINT);
-    const { ctx, caller, decision, settled, accounts } = await openCall(tx, party, askOf(call, input, tool, auth.kind === "actor", opts), gateRows);
+    const { ctx, caller, decision, settled, accounts } = await openCall(tx, party, earlyAsk ?? askOf(call, input, tool, auth.kind === "actor", opts), gateRows);
     // A call naming its object by a selector is approved for the object the selector names when it asks (the kind
     // given, or the one an action runs on).
     const selectorKind = typeof input.kind === "string" ? input.kind : operation.startsWith("object.action.") ? realm.manifest.actions.find((a) => actionOperationKey(a.name) === operation)?.target_kind : undefined;

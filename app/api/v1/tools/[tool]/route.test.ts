@@ -76,13 +76,19 @@ async function countedCalls(actorId: string): Promise<number> {
   return Number(row!.n);
 }
 
+/** A workspace and an agent of alice's granted `operations` on docs. */
+async function docsAgent(operations: string[]) {
+  const t = await makeTenant({ alice: "owner" });
+  const agent = await makeActor(t, t.users.alice!);
+  if (operations.length) await grant(t, t.users.alice!, agent.actorId, "docs", operations);
+  return { t, agent };
+}
+
 describe("an actor token looked up in the call's transaction (gate one's statement)", () => {
   const search = JSON.stringify({ namespace: "docs", query: "plan" });
 
   it("a bad token is 401 whatever else is wrong with the request, and leaves no record", async () => {
-    const t = await makeTenant({ alice: "owner" });
-    const agent = await makeActor(t, t.users.alice!);
-    await grant(t, t.users.alice!, agent.actorId, "docs", ["object.search"]);
+    const { t, agent } = await docsAgent(["object.search"]);
     expect((await post(agent.token, "search_objects", search)).status).toBe(200);
     await revokeActorToken(t.db, t.users.alice!, agent.actorId, agent.credentialId);
     const unknown = `${agent.token.slice(0, -4)}zzzz`;
@@ -105,9 +111,7 @@ describe("an actor token looked up in the call's transaction (gate one's stateme
   });
 
   it("over its limit an actor is 429 whatever else is wrong; every request is counted once", async () => {
-    const t = await makeTenant({ alice: "owner" });
-    const agent = await makeActor(t, t.users.alice!);
-    await grant(t, t.users.alice!, agent.actorId, "docs", ["object.search"]);
+    const { agent } = await docsAgent(["object.search"]);
     process.env.MCP_RATE_LIMIT_PER_MINUTE = "2";
     reloadEnv();
     frozenClock();
@@ -124,9 +128,7 @@ describe("an actor token looked up in the call's transaction (gate one's stateme
   });
 
   it("a read whose effect fails is still counted (its transaction was rolled back)", async () => {
-    const t = await makeTenant({ alice: "owner" });
-    const agent = await makeActor(t, t.users.alice!);
-    await grant(t, t.users.alice!, agent.actorId, "docs", ["object.search"]);
+    const { t, agent } = await docsAgent(["object.search"]);
     frozenClock();
     vi.spyOn(builtInRealms.docs!.adapter, "search").mockRejectedValueOnce(new AppError("provider_unavailable", "the documents' store is down"));
     const res = await post(agent.token, "search_objects", search);
@@ -136,10 +138,26 @@ describe("an actor token looked up in the call's transaction (gate one's stateme
     expect(records.map((r) => [r.outcome, r.reason])).toEqual([["error", "provider_unavailable"]]);
   });
 
+  it("a read whose transaction cannot go on (its savepoint is gone) is rolled back whole, audited and counted in a fresh one", async () => {
+    const { t, agent } = await docsAgent(["object.search"]);
+    frozenClock();
+    vi.spyOn(builtInRealms.docs!.adapter, "search").mockImplementationOnce(async (ctx) => {
+      // What a lost connection would leave: nothing to roll back to.
+      await ctx.tx.execute(sql`release savepoint rg_effect`);
+      await ctx.tx.execute(sql`insert into rate_limit_hits (bucket, window_start, weight, expires_at) values (${`half:${agent.actorId}`}, now(), 1, now())`);
+      throw new AppError("provider_unavailable", "the documents' store is down");
+    });
+    const res = await post(agent.token, "search_objects", search);
+    expect([res.status, await codeOf(res)]).toEqual([502, "provider_unavailable"]);
+    expect(await countedCalls(agent.actorId)).toBe(1);
+    const [half] = await t.db.select({ n: sql<number>`count(*)::int` }).from(rateLimitHits).where(eq(rateLimitHits.bucket, `half:${agent.actorId}`));
+    expect(Number(half!.n)).toBe(0);
+    const records = await t.db.select().from(auditEvents).where(and(eq(auditEvents.tenantId, t.tenantId), eq(auditEvents.actorId, agent.actorId)));
+    expect(records.map((r) => [r.outcome, r.reason])).toEqual([["error", "provider_unavailable"]]);
+  });
+
   it.skipIf(!onPostgres)("a burst of reads that fail gets in over the limit by at most the calls one node holds open at once", async () => {
-    const t = await makeTenant({ alice: "owner" });
-    const agent = await makeActor(t, t.users.alice!);
-    await grant(t, t.users.alice!, agent.actorId, "docs", ["object.get"]);
+    const { agent } = await docsAgent(["object.get"]);
     process.env.MCP_RATE_LIMIT_PER_MINUTE = "5";
     reloadEnv();
     frozenClock();
@@ -156,8 +174,7 @@ describe("an actor token looked up in the call's transaction (gate one's stateme
   });
 
   it.skipIf(!onPostgres)("calls in flight never wait on each other, and see each other's counts once committed: at most those get in over the limit", async () => {
-    const t = await makeTenant({ alice: "owner" });
-    const agent = await makeActor(t, t.users.alice!);
+    const { agent } = await docsAgent([]);
     const db = await getDb();
     const limit = { limit: 1, windowSeconds: 60 };
     const now = new Date();
