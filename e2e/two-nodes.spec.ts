@@ -262,13 +262,14 @@ test.describe("two app nodes on one PostgreSQL database", () => {
     expect(sentAfter.every((c) => c.code === "grant_revoked")).toBe(true);
     // A call in flight when the revoke was sent may still be let in — decided before the revoke committed (the
     // revoke waits for its FOR SHARE lock) — and answered a moment after the revoke's own answer. The audit trail,
-    // in commit order, shows it: no allow under this grant is recorded after the revocation.
+    // newest first in the order records were appended (across lanes), shows it: no allow under this grant is
+    // recorded after the revocation.
     const trail = await api("A", "GET", `/api/v1/audit?limit=500`);
-    const events = trail.body.events as { seq: number; event: string; outcome: string; subject_id?: string | null; subjectId?: string | null }[];
+    const events = trail.body.events as { lane: number; seq: number; event: string; outcome: string; subject_id?: string | null; subjectId?: string | null }[];
     const subject = (e: (typeof events)[number]) => e.subject_id ?? e.subjectId ?? null;
-    const revokedAt = events.find((e) => e.event === "grant.revoked" && subject(e) === x.grantId)?.seq;
-    expect(revokedAt).toBeDefined();
-    expect(events.filter((e) => e.event === "tool.call" && e.outcome === "allow" && subject(e) === x.grantId && e.seq > revokedAt!).map((e) => e.seq)).toEqual([]);
+    const revokedAt = events.findIndex((e) => e.event === "grant.revoked" && subject(e) === x.grantId);
+    expect(revokedAt).toBeGreaterThanOrEqual(0);
+    expect(events.slice(0, revokedAt).filter((e) => e.event === "tool.call" && e.outcome === "allow" && subject(e) === x.grantId).map((e) => `${e.lane}:${e.seq}`)).toEqual([]);
     // And most calls answered after the revoke are denied (the load kept coming).
     expect(after.filter((c) => c.code === "grant_revoked").length).toBeGreaterThan(10);
   });
@@ -307,43 +308,46 @@ test.describe("two app nodes on one PostgreSQL database", () => {
     expect(((await res.json()) as { error: { details: Json } }).error.details).toMatchObject({ tool: "docs_export", expired: true });
   });
 
-  test("the audit written by both nodes is one chain, and it verifies through either node", async () => {
+  test("the audit written by both nodes is one trail of unforked lanes, and it verifies through either node", async () => {
     // Every tool call answered above (except 429s, refused before any decision) has its record, by request id.
     const audited = answered.filter((x) => x.status !== 429);
     expect(audited.every((x) => x.requestId && /^req_[A-Za-z0-9_-]+$/.test(x.requestId))).toBe(true);
     const ids = audited.map((x) => `'${x.requestId}'`).join(",");
-    const rows = psqlOk(`select request_id, seq from audit_events where tenant_id = '${tenantId}' and event = 'tool.call' and request_id in (${ids})`, dbName)
+    const rows = psqlOk(`select request_id, pos from audit_events where tenant_id = '${tenantId}' and event = 'tool.call' and request_id in (${ids})`, dbName)
       .split("\n")
       .filter(Boolean)
       .map((l) => l.split("|") as [string, string]);
-    const seqOf = new Map(rows.map(([id, seq]) => [id, Number(seq)]));
-    expect(audited.filter((x) => !seqOf.has(x.requestId!)).map((x) => `${x.node} ${x.requestId}`)).toEqual([]);
+    const posOf = new Map(rows.map(([id, pos]) => [id, Number(pos)]));
+    expect(audited.filter((x) => !posOf.has(x.requestId!)).map((x) => `${x.node} ${x.requestId}`)).toEqual([]);
     expect(rows.length).toBe(audited.length);
-    // Records from A and from B interleave in the one sequence.
-    const seqs = (n: "A" | "B") => audited.filter((x) => x.node === n).map((x) => seqOf.get(x.requestId!)!);
-    expect(Math.min(...seqs("B"))).toBeLessThan(Math.max(...seqs("A")));
-    expect(Math.min(...seqs("A"))).toBeLessThan(Math.max(...seqs("B")));
+    // Records from A and from B interleave in the trail's one order.
+    const positions = (n: "A" | "B") => audited.filter((x) => x.node === n).map((x) => posOf.get(x.requestId!)!);
+    expect(Math.min(...positions("B"))).toBeLessThan(Math.max(...positions("A")));
+    expect(Math.min(...positions("A"))).toBeLessThan(Math.max(...positions("B")));
 
-    // One gapless sequence, each record linked to the one before it (its prev_hash is the previous record's
-    // MAC), and the head at its last record.
-    const [count, minSeq, maxSeq, breaks, headOk] = psqlOk(
-      `select count(*), min(seq), max(seq),
-        (select count(*) from audit_events e join audit_events p on p.tenant_id = e.tenant_id and p.seq = e.seq - 1 where e.tenant_id = '${tenantId}' and e.prev_hash <> p.mac),
-        (select count(*) from audit_heads h join audit_events l on l.tenant_id = h.tenant_id and l.seq = h.seq where h.tenant_id = '${tenantId}' and h.hash = l.mac)
+    // Each lane a gapless sequence from #1, each record linked to the one before it in its lane (its prev_hash is
+    // that record's MAC), and each lane's head at its last record.
+    const [count, gapless, firstOne, breaks, headsOk, lanes] = psqlOk(
+      `select count(*),
+        (select sum(m) from (select max(seq) as m from audit_events where tenant_id = '${tenantId}' group by lane) x),
+        (select bool_and(m = 1) from (select min(seq) as m from audit_events where tenant_id = '${tenantId}' group by lane) y)::int,
+        (select count(*) from audit_events e join audit_events p on p.tenant_id = e.tenant_id and p.lane = e.lane and p.seq = e.seq - 1 where e.tenant_id = '${tenantId}' and e.prev_hash <> p.mac),
+        (select count(*) from audit_heads h join audit_events l on l.tenant_id = h.tenant_id and l.lane = h.lane and l.seq = h.seq where h.tenant_id = '${tenantId}' and h.hash = l.mac),
+        (select count(*) from audit_heads where tenant_id = '${tenantId}')
        from audit_events where tenant_id = '${tenantId}'`,
       dbName,
     )
       .split("|")
       .map(Number);
-    expect({ count, minSeq, breaks, headOk }).toEqual({ count: maxSeq, minSeq: 1, breaks: 0, headOk: 1 });
+    expect({ count, firstOne, breaks, headsOk }).toEqual({ count: gapless, firstOne: 1, breaks: 0, headsOk: lanes });
 
     // The tenant's verification (hash chain, MACs, signed checkpoints in the shared digest store), on each node.
     for (const n of ["A", "B"] as const) {
       const v = await api(n, "GET", "/api/v1/audit/verify");
       expect(v.status, JSON.stringify(v.body)).toBe(200);
       expect(v.body, JSON.stringify(v.body)).toMatchObject({ ok: true });
-      expect(v.body.checked as number).toBeGreaterThanOrEqual(maxSeq!);
+      expect(v.body.checked as number).toBeGreaterThanOrEqual(count!);
     }
-    console.log(`[two-nodes] audit: ${audited.length} tool calls (A ${seqs("A").length}, B ${seqs("B").length}) in one chain of ${maxSeq} records, verified on A and on B`);
+    console.log(`[two-nodes] audit: ${audited.length} tool calls (A ${positions("A").length}, B ${positions("B").length}) in ${lanes} lane(s) of ${count} records, verified on A and on B`);
   });
 });

@@ -28,17 +28,17 @@ async function main(): Promise<number> {
   const outFile = arg("--out");
   const out = outFile ? fs.createWriteStream(outFile, { flags: "wx", mode: 0o600 }) : process.stdout;
   let n = 0;
-  let last = 0;
+  const lanes = new Set<number>();
   for await (const line of exportAuditLines(db, tenant.id)) {
     if (!out.write(`${JSON.stringify(line)}\n`)) await once(out, "drain");
     n++;
-    last = line.seq;
+    lanes.add(line.lane);
   }
   if (outFile) {
     out.end();
     await once(out, "finish");
   }
-  console.error(`Exported ${n} audit record(s) of tenant "${tenant.slug}" (${tenant.id}) through #${last}${outFile ? ` to ${outFile}` : ""}.`);
+  console.error(`Exported ${n} audit record(s) of tenant "${tenant.slug}" (${tenant.id}) in ${lanes.size} lane(s)${outFile ? ` to ${outFile}` : ""}.`);
   return 0;
 }
 

@@ -5,6 +5,7 @@
 // store is --digest-dir, else REALMGATE_AUDIT_DIGEST_DIR, else <REALMGATE_DATA_DIR>/audit-digests.
 // `npm run audit:verify -- --show-public-key` prints the configured signing key's public key.
 // Exit status: 0 intact, 1 broken, 2 usage or configuration (e.g. no checkpoint verifies with the key given).
+import { recordName } from "@/lib/audit/chain";
 import { verifyExportFile } from "@/lib/audit/export";
 import { parsePublicKey, rawPublicKey, signingKid } from "@/lib/audit/key-format";
 import { auditDigestDirFrom, auditKeyringFrom, auditSignerFrom } from "@/lib/audit/keys";
@@ -41,11 +42,12 @@ async function main(): Promise<number> {
   else if (result.ok) {
     console.log(
       `Intact: ${result.checked} record(s) of tenant ${result.tenant_id}` +
+        (result.lanes.length > 1 ? ` in ${result.lanes.length} lanes` : "") +
         (result.legacy_seq ? ` (legacy prefix #1–#${result.legacy_seq})` : "") +
-        (result.checkpoint ? `; sealed through #${result.checkpoint.seq} by the checkpoint of ${result.checkpoint.at}, ${result.unsealed} after it` : "") +
+        (result.checkpoint ? `; sealed by checkpoints (the latest of ${result.checkpoint.at}), ${result.unsealed} after them` : "") +
         ".",
     );
-  } else console.log(`Broken (${result.finding ?? "unreadable"}${result.first_broken ? ` at #${result.first_broken.seq}` : ""}): ${result.message}`);
+  } else console.log(`Broken (${result.finding ?? "unreadable"}${result.first_broken ? ` at ${recordName(result.first_broken.lane, result.first_broken.seq)}` : ""}): ${result.message}`);
   for (const w of result.warnings) console.error(`Warning: ${w}`);
   if (result.ok && !result.checkpoint && result.unverified_checkpoints > 0) {
     console.error(`None of the ${result.unverified_checkpoints} checkpoint(s) in ${digestDir} is signed by the given signing key: check --public-key (or REALMGATE_AUDIT_SIGNING_KEY).`);

@@ -22,7 +22,7 @@ import { ApprovalTimelineView, GrantTimelineView } from "./grant-timeline";
 import { eventSummary, reasonText, type Names } from "./event-words";
 import { eventWords, outcomeWords } from "./words";
 
-export type AuditPage = { events: AuditEventView[]; next_before_seq: number | null };
+export type AuditPage = { events: AuditEventView[]; next_before: number | null };
 export type Verification = VerifyResult & { verified_at?: string };
 
 const PAGE = 50;
@@ -108,11 +108,12 @@ function Verification({ initial }: { initial: Verification }) {
           <p className="mt-1 text-sm text-slate-800" role="status">
             {result.ok ? (
               <>
-                <Badge tone="green">Intact</Badge> All {result.checked} events link up; none was edited, removed, rewritten or forged
+                <Badge tone="green">Intact</Badge> All {result.checked} events link up
+                {result.lanes.length > 1 ? <> in {result.lanes.length} lanes</> : null}; none was edited, removed, rewritten or forged
                 {result.checkpoint ? (
                   <>
                     {" "}
-                    up to the signed checkpoint at event #{result.checkpoint.seq}
+                    up to the signed checkpoints (the latest <Time iso={result.checkpoint.at} mode="relative" />)
                     {result.unsealed ? <> ({result.unsealed} newer events are not sealed by a checkpoint yet)</> : null}
                   </>
                 ) : null}
@@ -120,8 +121,8 @@ function Verification({ initial }: { initial: Verification }) {
               </>
             ) : (
               <>
-                <Badge tone="red">Broken</Badge> {result.message} The chain breaks at event #{result.first_broken.seq} ({result.first_broken.finding.replaceAll("_", " ")});{" "}
-                {result.checked} events before it are intact.
+                <Badge tone="red">Broken</Badge> {result.message} The chain breaks at event {eventNumber(result.first_broken.lane, result.first_broken.seq)} ({result.first_broken.finding.replaceAll("_", " ")});{" "}
+                {result.checked} other events are intact.
               </>
             )}{" "}
             {result.verified_at ? (
@@ -267,6 +268,9 @@ function Search({ filters, onSearch, directory, words }: { filters: Filters; onS
 const isApproval = (id: string) => id.startsWith("apr_");
 /** The single-call approval an event is about: its subject, or the one its details name. */
 const approvalOf = (e: AuditEventView) => (e.subject_id?.startsWith("apr_") ? e.subject_id : typeof e.details.approval_id === "string" ? e.details.approval_id : null);
+/** An event's place in the trail: "#12" in lane 0, "#12 · lane 3" in another (lib/audit/chain.ts names lanes the same way). */
+const eventNumber = (lane: number, seq: number) => (lane ? `#${seq} · lane ${lane}` : `#${seq}`);
+
 const grantOf = (e: AuditEventView) => (e.subject_id?.startsWith("grt_") ? e.subject_id : typeof e.details.grant_id === "string" ? e.details.grant_id : null);
 
 function EventRow({ e, names, words, onTimeline }: { e: AuditEventView; names: Names; words: Words; onTimeline: (id: string) => void }) {
@@ -279,7 +283,7 @@ function EventRow({ e, names, words, onTimeline }: { e: AuditEventView; names: N
     <li className="grid gap-1 px-4 py-3 text-sm md:grid-cols-[11rem_1fr_auto] md:gap-4">
       <div className="text-slate-600">
         <Time iso={e.at} />
-        <span className="block text-xs">#{e.seq}</span>
+        <span className="block text-xs">{eventNumber(e.lane, e.seq)}</span>
       </div>
       <div className="min-w-0">
         <p className="flex flex-wrap items-center gap-2">
@@ -324,9 +328,9 @@ function EventRow({ e, names, words, onTimeline }: { e: AuditEventView; names: N
 function Results({ filters, initial, names, words, onTimeline }: { filters: Filters; initial: AuditPage | undefined; names: Names; words: Words; onTimeline: (id: string) => void }) {
   const q = useInfiniteQuery({
     queryKey: ["audit", filters],
-    queryFn: ({ pageParam }) => api<AuditPage>(`/api/v1/audit?${queryString(filters, { limit: String(PAGE), ...(pageParam ? { before_seq: String(pageParam) } : {}) })}`),
+    queryFn: ({ pageParam }) => api<AuditPage>(`/api/v1/audit?${queryString(filters, { limit: String(PAGE), ...(pageParam ? { before: String(pageParam) } : {}) })}`),
     initialPageParam: 0,
-    getNextPageParam: (last) => last.next_before_seq ?? undefined,
+    getNextPageParam: (last) => last.next_before ?? undefined,
     initialData: initial ? { pages: [initial], pageParams: [0] } : undefined,
   });
   const events = q.data?.pages.flatMap((p) => p.events) ?? [];
@@ -362,7 +366,7 @@ function Revocations({ initial, names, words, onTimeline }: { initial: AuditEven
     queryKey: ["revocations"],
     queryFn: async () => {
       const [g, a] = await Promise.all([api<AuditPage>("/api/v1/audit?event=grant.revoked&limit=50"), api<AuditPage>("/api/v1/audit?event=actor.revoked&limit=50")]);
-      return [...g.events, ...a.events].sort((x, y) => y.seq - x.seq);
+      return [...g.events, ...a.events].sort((x, y) => y.at.localeCompare(x.at));
     },
     initialData: initial,
   });

@@ -1,16 +1,23 @@
-// The audit trail: append-only, chained per tenant. Each record's `hash` is the SHA-256 of its canonical fields
-// (which include `prev_hash`, the previous record's link); records written since the keyed chain carry `kid`
-// and `mac`, an HMAC-SHA256 under that key over the hash, and `mac` is their link. Legacy records (kid null)
-// link by `hash`. `audit_heads` holds each tenant's last link and serialises writers, so the chain never forks.
-// `audit_checkpoints` holds Ed25519-signed (seq, link) pairs, also written to the digest store outside the
-// database (lib/audit/checkpoints.ts).
-import { bigint, index, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+// The audit trail: append-only, chained per tenant and lane. A tenant's records form a few chains, its lanes
+// (lane 0 is the chain as it was before lanes; a writer takes whichever lane no open transaction holds, so one
+// busy tenant's writers do not queue on one row). Each record's `hash` is the SHA-256 of its canonical fields
+// (which include `prev_hash`, the previous record's link in its lane); records written since the keyed chain
+// carry `kid` and `mac`, an HMAC-SHA256 under that key over the hash, and `mac` is their link. Legacy records
+// (kid null) link by `hash`. `audit_heads` holds each lane's last link and serialises that lane's writers, so a
+// lane never forks. `pos` orders a tenant's records across lanes (the order they were appended in).
+// `audit_checkpoints` holds Ed25519-signed (lane, seq, link) triples, also written to the digest store outside
+// the database (lib/audit/checkpoints.ts).
+import { bigint, index, jsonb, pgTable, primaryKey, smallint, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 
 export const auditEvents = pgTable(
   "audit_events",
   {
     tenantId: text("tenant_id").notNull(),
+    /** The chain this record is in (lib/audit/record.ts); `seq` counts within it. */
+    lane: smallint("lane").notNull().default(0),
     seq: bigint("seq", { mode: "number" }).notNull(),
+    /** Order across a tenant's lanes: drawn from one sequence as the record is appended. Not hashed. */
+    pos: bigint("pos", { mode: "number" }).notNull().generatedByDefaultAsIdentity(),
     id: text("id").notNull(),
     at: timestamp("at", { withTimezone: true, mode: "date" }).notNull(),
     event: text("event").notNull(),
@@ -31,12 +38,13 @@ export const auditEvents = pgTable(
     hash: text("hash").notNull(),
     /** The audit key that made `mac`; null on legacy (SHA-256-only) records. Never the key itself. */
     kid: text("kid"),
-    /** HMAC-SHA256 (hex) under `kid` over kid, tenant, seq and `hash`: the record's link. */
+    /** HMAC-SHA256 (hex) under `kid` over kid, tenant, lane (past lane 0), seq and `hash`: the record's link. */
     mac: text("mac"),
   },
   (t) => [
-    primaryKey({ columns: [t.tenantId, t.seq] }),
+    primaryKey({ columns: [t.tenantId, t.lane, t.seq] }),
     uniqueIndex("audit_events_id").on(t.id),
+    index("audit_events_tenant_pos").on(t.tenantId, t.pos),
     index("audit_events_tenant_at").on(t.tenantId, t.at),
     index("audit_events_subject").on(t.tenantId, t.subjectId),
     index("audit_events_actor").on(t.tenantId, t.actorId),
@@ -44,17 +52,23 @@ export const auditEvents = pgTable(
 );
 export type AuditEventRow = typeof auditEvents.$inferSelect;
 
-export const auditHeads = pgTable("audit_heads", {
-  tenantId: text("tenant_id").primaryKey(),
-  seq: bigint("seq", { mode: "number" }).notNull(),
-  hash: text("hash").notNull(),
-});
+export const auditHeads = pgTable(
+  "audit_heads",
+  {
+    tenantId: text("tenant_id").notNull(),
+    lane: smallint("lane").notNull().default(0),
+    seq: bigint("seq", { mode: "number" }).notNull(),
+    hash: text("hash").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.lane] })],
+);
 
-/** Signed checkpoints: "tenant T's chain had `seq` records ending in link `mac` at `at`" (append-only). */
+/** Signed checkpoints: "tenant T's lane L had `seq` records ending in link `mac` at `at`" (append-only). */
 export const auditCheckpoints = pgTable(
   "audit_checkpoints",
   {
     tenantId: text("tenant_id").notNull(),
+    lane: smallint("lane").notNull().default(0),
     seq: bigint("seq", { mode: "number" }).notNull(),
     /** The chain link at `seq`: the record's MAC (its SHA-256 hash for a legacy-only prefix). */
     mac: text("mac").notNull(),
@@ -64,6 +78,6 @@ export const auditCheckpoints = pgTable(
     /** Ed25519 signature (base64url) over the canonical checkpoint. */
     sig: text("sig").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.tenantId, t.seq] })],
+  (t) => [primaryKey({ columns: [t.tenantId, t.lane, t.seq] })],
 );
 export type AuditCheckpointRow = typeof auditCheckpoints.$inferSelect;

@@ -1,10 +1,13 @@
 import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { dbKind } from "@/db/client";
 import { auditHeads, tenants } from "@/db/schema";
 import { newId } from "@/lib/ids";
 import { makeTenant } from "@/test-support";
 import { recordAudit } from "./record";
 import { verifyAuditChain } from "./verify";
+
+const onPostgres = (await dbKind()) === "postgres";
 
 async function chainOf(n: number) {
   const t = await makeTenant({ alice: "owner" });
@@ -28,7 +31,7 @@ async function tamper(db: Awaited<ReturnType<typeof makeTenant>>["db"], statemen
 describe("the audit hash chain", () => {
   it("verifies an untouched chain", async () => {
     const t = await chainOf(5);
-    expect(await verifyAuditChain(t.db, t.tenantId)).toMatchObject({ ok: true, checked: 5, head_seq: 5 });
+    expect(await verifyAuditChain(t.db, t.tenantId)).toMatchObject({ ok: true, checked: 5, records: 5 });
   });
 
   it("refuses UPDATE and DELETE on audit rows", async () => {
@@ -62,25 +65,63 @@ describe("the audit hash chain", () => {
     expect(await verifyAuditChain(t.db, t.tenantId)).toMatchObject({ ok: false, first_broken: { seq: 3, reason: "truncated" } });
   });
 
-  it("keeps one unforked chain under concurrent writers", async () => {
+  it("keeps every lane unforked under concurrent writers: each lane's records are #1 to #n, linked, and all verify", async () => {
     const t = await makeTenant({ alice: "owner" });
-    await Promise.all(
+    const written = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
         t.db.transaction((tx) => recordAudit(tx, { tenantId: t.tenantId, event: "tool.call", principal: { type: "system" }, outcome: "ok", details: { i } })),
       ),
     );
-    expect(await verifyAuditChain(t.db, t.tenantId)).toMatchObject({ ok: true, checked: 20, head_seq: 20 });
+    expectGapless(written);
+    expect(await verifyAuditChain(t.db, t.tenantId)).toMatchObject({ ok: true, checked: 20, records: 20 });
   });
 
-  it("a tenant's first records, written concurrently, start one chain: the head is created once", async () => {
+  it("a tenant's first records, written concurrently, open its lanes once each: no lane forks", async () => {
     const t = await makeTenant({ alice: "owner" });
     const tenantId = newId("tnt");
     await t.db.insert(tenants).values({ id: tenantId, slug: tenantId.toLowerCase(), name: "First records" });
     expect(await t.db.select().from(auditHeads).where(eq(auditHeads.tenantId, tenantId))).toEqual([]);
-    const seqs = await Promise.all(
+    const written = await Promise.all(
       Array.from({ length: 12 }, (_, i) => t.db.transaction((tx) => recordAudit(tx, { tenantId, event: "tool.call", principal: { type: "system" }, outcome: "ok", details: { i } }))),
     );
-    expect(seqs.map((r) => r.seq).sort((a, b) => a - b)).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
-    expect(await verifyAuditChain(t.db, tenantId)).toMatchObject({ ok: true, checked: 12, head_seq: 12 });
+    expectGapless(written);
+    const heads = await t.db.select().from(auditHeads).where(eq(auditHeads.tenantId, tenantId));
+    expect(heads.map((h) => h.lane).sort((a, b) => a - b)).toEqual(Array.from({ length: heads.length }, (_, i) => i));
+    expect(await verifyAuditChain(t.db, tenantId)).toMatchObject({ ok: true, checked: 12, records: 12 });
+  });
+});
+
+/** Within each lane the records written are #1, #2, … with no gap and no number twice. */
+function expectGapless(written: { lane: number; seq: number }[]) {
+  const byLane = new Map<number, number[]>();
+  for (const w of written) byLane.set(w.lane, [...(byLane.get(w.lane) ?? []), w.seq]);
+  for (const seqs of byLane.values()) expect(seqs.sort((a, b) => a - b)).toEqual(Array.from({ length: seqs.length }, (_, i) => i + 1));
+}
+
+const rec = (t: Awaited<ReturnType<typeof makeTenant>>, i: number) => ({ tenantId: t.tenantId, event: "tool.call" as const, principal: { type: "system" as const }, outcome: "ok" as const, details: { i } });
+
+describe.skipIf(!onPostgres)("taking a lane (PostgreSQL: transactions at once)", () => {
+  it("a writer takes a lane no open transaction holds, at once; lanes are reused once free", async () => {
+    const t = await makeTenant({ alice: "owner" });
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let first!: { lane: number; seq: number };
+    let firstTaken!: () => void;
+    const taken = new Promise<void>((r) => (firstTaken = r));
+    const holder = t.db.transaction(async (tx) => {
+      first = await recordAudit(tx, rec(t, 0));
+      firstTaken();
+      await held;
+    });
+    await taken;
+    // The first transaction holds its lane: this one neither waits for it nor forks it.
+    const second = await t.db.transaction((tx) => recordAudit(tx, rec(t, 1)));
+    expect(second.lane).not.toBe(first.lane);
+    expect(second.seq).toBe(1);
+    release();
+    await holder;
+    // Free again, the lowest lane is taken next.
+    expect(await t.db.transaction((tx) => recordAudit(tx, rec(t, 2)))).toMatchObject({ lane: 0, seq: 2 });
+    expect(await verifyAuditChain(t.db, t.tenantId)).toMatchObject({ ok: true, records: 3, lanes: [{ lane: 0 }, { lane: 1 }] });
   });
 });

@@ -1,15 +1,15 @@
-// Checkpoints: after records commit, the node holding the checkpoint lock signs each tenant's chain head with
-// Ed25519 — at least every CHECKPOINT_EVERY_RECORDS records and every CHECKPOINT_EVERY_MS — and stores the
-// signature twice: in `audit_checkpoints` (append-only) and in the digest store outside the database, one
-// append-only JSONL file per tenant (`<dir>/<tenant id>.jsonl`, one checkpoint per line). A checkpoint only
-// seals a chain that verifies from the previous checkpoint; a tenant whose chain does not is logged and left
-// unsealed. Verification (verify.ts) then detects a tail cut below a checkpoint and history rewritten under it.
+// Checkpoints: after records commit, the node holding the checkpoint lock signs the head of each lane of each
+// tenant with Ed25519 — at least every CHECKPOINT_EVERY_RECORDS records and every CHECKPOINT_EVERY_MS — and
+// stores the signature twice: in `audit_checkpoints` (append-only) and in the digest store outside the database,
+// one append-only JSONL file per tenant (`<dir>/<tenant id>.jsonl`, one checkpoint per line, lanes together). A
+// checkpoint only seals a lane that verifies from its previous checkpoint; a lane that does not is logged and
+// left unsealed. Verification (verify.ts) then detects a tail cut below a checkpoint and history rewritten under it.
 import fs from "node:fs/promises";
 import path from "node:path";
 import { and, asc, eq, gt, lte, sql } from "drizzle-orm";
 import type { Db, Executor } from "@/db/client";
 import { auditCheckpoints, auditEvents, type AuditEventRow } from "@/db/schema";
-import { GENESIS_LINK, linkOf, signCheckpoint, walkChain, type Broken, type Checkpoint } from "./chain";
+import { checkpointVersion, GENESIS_LINK, isLane, laneName, linkOf, recordName, signCheckpoint, walkChain, type Broken, type Checkpoint } from "./chain";
 import { auditDigestDir, auditKeyring, auditSigner, type AuditKeyring, type AuditSigner } from "./keys";
 import { CHECKPOINT_EVERY_MS, CHECKPOINT_EVERY_RECORDS, onCheckpointNudge } from "./nudge";
 
@@ -37,8 +37,10 @@ export async function readDigestStore(dir: string, tenantId: string): Promise<{ 
   for (const line of text.split("\n")) {
     if (!line.trim()) continue;
     try {
+      // v1: lane 0, as written before lanes (no lane field); v2: another lane, named.
       const c = JSON.parse(line) as Checkpoint & { v?: number };
-      if (c && typeof c === "object" && c.v === 1) checkpoints.push({ tenant_id: c.tenant_id, seq: c.seq, mac: c.mac, at: c.at, kid: c.kid, sig: c.sig });
+      if (c && typeof c === "object" && c.v === 1 && c.lane === undefined) checkpoints.push({ tenant_id: c.tenant_id, lane: 0, seq: c.seq, mac: c.mac, at: c.at, kid: c.kid, sig: c.sig });
+      else if (c && typeof c === "object" && c.v === 2 && isLane(c.lane) && c.lane > 0) checkpoints.push({ tenant_id: c.tenant_id, lane: c.lane, seq: c.seq, mac: c.mac, at: c.at, kid: c.kid, sig: c.sig });
       else unreadable++;
     } catch {
       // A line cut short by a crash mid-append is the only innocent cause; it is still reported.
@@ -46,6 +48,12 @@ export async function readDigestStore(dir: string, tenantId: string): Promise<{ 
     }
   }
   return { checkpoints, unreadable };
+}
+
+/** A checkpoint as a digest-store line: lane 0's as before lanes (v1, no lane), another lane's as v2 with it. */
+function digestLine(c: Checkpoint) {
+  const { lane, ...rest } = c;
+  return lane ? { v: checkpointVersion(lane), lane, ...rest } : { v: checkpointVersion(0), ...rest };
 }
 
 /** Append checkpoints to their tenants' files (created 0600 in a 0700 directory), synced to disk. */
@@ -57,7 +65,7 @@ export async function appendDigestStore(dir: string, checkpoints: Checkpoint[]):
   for (const [tenantId, list] of byTenant) {
     const fh = await fs.open(storeFile(dir, tenantId), "a", 0o600);
     try {
-      await fh.appendFile(list.map((c) => `${JSON.stringify({ v: 1, ...c })}\n`).join(""), "utf8");
+      await fh.appendFile(list.map((c) => `${JSON.stringify(digestLine(c))}\n`).join(""), "utf8");
       await fh.sync();
     } finally {
       await fh.close();
@@ -111,12 +119,13 @@ async function runCheckpoints(db: Db, opts: CheckpointOptions): Promise<Checkpoi
   return db.transaction(async (tx) => {
     const [lock] = rowsOf<{ locked: boolean }>(await tx.execute(sql`select pg_try_advisory_xact_lock(${LOCK_KEY}) as locked`));
     if (!lock?.locked) return { status: "locked", written: [], refused: [] };
-    const due = rowsOf<{ tenant_id: string; seq: number; hash: string; cp_seq: number | null; cp_mac: string | null; cp_at_ms: number | null }>(
+    const due = rowsOf<{ tenant_id: string; lane: number; seq: number; hash: string; cp_seq: number | null; cp_mac: string | null; cp_at_ms: number | null }>(
       await tx.execute(sql`
-      select h.tenant_id, h.seq::float8 as seq, h.hash, c.seq::float8 as cp_seq, c.mac as cp_mac, (extract(epoch from c.at) * 1000)::float8 as cp_at_ms
+      select h.tenant_id, h.lane, h.seq::float8 as seq, h.hash, c.seq::float8 as cp_seq, c.mac as cp_mac, (extract(epoch from c.at) * 1000)::float8 as cp_at_ms
       from audit_heads h
-      left join lateral (select seq, mac, at from audit_checkpoints where tenant_id = h.tenant_id order by seq desc limit 1) c on true
-      where h.seq > coalesce(c.seq, 0)`),
+      left join lateral (select seq, mac, at from audit_checkpoints where tenant_id = h.tenant_id and lane = h.lane order by seq desc limit 1) c on true
+      where h.seq > coalesce(c.seq, 0)
+      order by h.tenant_id, h.lane`),
     );
     const written: Checkpoint[] = [];
     const refused: CheckpointRun["refused"] = [];
@@ -124,18 +133,19 @@ async function runCheckpoints(db: Db, opts: CheckpointOptions): Promise<Checkpoi
       const seq = Number(d.seq);
       const cpSeq = d.cp_seq === null ? 0 : Number(d.cp_seq);
       if (d.cp_seq !== null && seq - cpSeq < everyRecords && now.getTime() - Number(d.cp_at_ms) < everyMs) continue;
-      const broken = await verifySegment(tx, ring, d.tenant_id, { seq: cpSeq, link: d.cp_mac ?? GENESIS_LINK }, { seq, link: d.hash });
+      const lane = Number(d.lane);
+      const broken = await verifySegment(tx, ring, d.tenant_id, lane, { seq: cpSeq, link: d.cp_mac ?? GENESIS_LINK }, { seq, link: d.hash });
       if (broken) {
         refused.push({ tenant_id: d.tenant_id, broken });
-        const key = `${d.tenant_id}:${broken.finding}:${broken.seq}`;
+        const key = `${d.tenant_id}:${broken.finding}:${broken.lane}:${broken.seq}`;
         if (!reported.has(key)) {
           reported.add(key);
           log(`Audit checkpoint refused for tenant ${d.tenant_id}: ${broken.message}`);
         }
         continue;
       }
-      const cp = signCheckpoint(signer.current, { tenant_id: d.tenant_id, seq, mac: d.hash, at: now });
-      await tx.insert(auditCheckpoints).values({ tenantId: cp.tenant_id, seq: cp.seq, mac: cp.mac, at: now, kid: cp.kid, sig: cp.sig });
+      const cp = signCheckpoint(signer.current, { tenant_id: d.tenant_id, lane, seq, mac: d.hash, at: now });
+      await tx.insert(auditCheckpoints).values({ tenantId: cp.tenant_id, lane, seq: cp.seq, mac: cp.mac, at: now, kid: cp.kid, sig: cp.sig });
       written.push(cp);
     }
     // Still under the lock, so writers never interleave lines. If the commit then fails, the store holds a
@@ -148,37 +158,38 @@ async function runCheckpoints(db: Db, opts: CheckpointOptions): Promise<Checkpoi
 /** node-postgres and PGlite both answer `execute` with `{ rows }`. */
 const rowsOf = <T>(result: unknown): T[] => (result as { rows: T[] }).rows;
 
-/** Check the records after a trusted checkpoint up to the head about to be signed; null when they verify. */
-async function verifySegment(tx: Executor, ring: AuditKeyring, tenantId: string, from: { seq: number; link: string }, to: { seq: number; link: string }): Promise<Broken | null> {
+/** Check a lane's records after a trusted checkpoint up to the head about to be signed; null when they verify. */
+async function verifySegment(tx: Executor, ring: AuditKeyring, tenantId: string, lane: number, from: { seq: number; link: string }, to: { seq: number; link: string }): Promise<Broken | null> {
   let keyed = false;
   if (from.seq > 0) {
-    const [anchor] = await tx.select().from(auditEvents).where(and(eq(auditEvents.tenantId, tenantId), eq(auditEvents.seq, from.seq)));
+    const [anchor] = await tx.select().from(auditEvents).where(and(eq(auditEvents.tenantId, tenantId), eq(auditEvents.lane, lane), eq(auditEvents.seq, from.seq)));
     if (!anchor || linkOf(anchor) !== from.link) {
-      return { seq: from.seq, id: anchor?.id ?? null, reason: "rewritten", finding: "rewritten_history", message: `Record #${from.seq} is not the one the last checkpoint signed.` };
+      return { lane, seq: from.seq, id: anchor?.id ?? null, reason: "rewritten", finding: "rewritten_history", message: `Record ${recordName(lane, from.seq)} is not the one the last checkpoint signed.` };
     }
     keyed = anchor.kid !== null;
   }
-  const walk = await walkChain(rowsBetween(tx, tenantId, from.seq, to.seq), {
+  const walk = await walkChain(rowsBetween(tx, tenantId, lane, from.seq, to.seq), {
+    lane,
     keys: ring.byKid,
     checkpoints: [],
-    prevHashAt: (seq) => prevHashAt(tx, tenantId, seq),
+    prevHashAt: (seq) => prevHashAt(tx, tenantId, lane, seq),
     start: { seq: from.seq, link: from.link, keyed },
   });
   if (walk.broken) return walk.broken;
   if (walk.last_seq !== to.seq || walk.link !== to.link) {
-    return { seq: walk.last_seq + 1, id: null, reason: "truncated", finding: "cut_tail", message: `The chain head (#${to.seq}) is not the last record (#${walk.last_seq}).` };
+    return { lane, seq: walk.last_seq + 1, id: null, reason: "truncated", finding: "cut_tail", message: `The head of ${laneName(lane)} (#${to.seq}) is not its last record (#${walk.last_seq}).` };
   }
   return null;
 }
 
-/** A tenant's records with after < seq ≤ through, ascending, read in batches. */
-export async function* rowsBetween(db: Executor, tenantId: string, after: number, through: number): AsyncGenerator<AuditEventRow> {
+/** A tenant's records of one lane with after < seq ≤ through, ascending, read in batches. */
+export async function* rowsBetween(db: Executor, tenantId: string, lane: number, after: number, through: number): AsyncGenerator<AuditEventRow> {
   let from = after;
   for (;;) {
     const rows = await db
       .select()
       .from(auditEvents)
-      .where(and(eq(auditEvents.tenantId, tenantId), gt(auditEvents.seq, from), lte(auditEvents.seq, through)))
+      .where(and(eq(auditEvents.tenantId, tenantId), eq(auditEvents.lane, lane), gt(auditEvents.seq, from), lte(auditEvents.seq, through)))
       .orderBy(asc(auditEvents.seq))
       .limit(BATCH);
     yield* rows;
@@ -187,8 +198,8 @@ export async function* rowsBetween(db: Executor, tenantId: string, after: number
   }
 }
 
-export async function prevHashAt(db: Executor, tenantId: string, seq: number): Promise<string | undefined> {
-  const [r] = await db.select({ prevHash: auditEvents.prevHash }).from(auditEvents).where(and(eq(auditEvents.tenantId, tenantId), eq(auditEvents.seq, seq)));
+export async function prevHashAt(db: Executor, tenantId: string, lane: number, seq: number): Promise<string | undefined> {
+  const [r] = await db.select({ prevHash: auditEvents.prevHash }).from(auditEvents).where(and(eq(auditEvents.tenantId, tenantId), eq(auditEvents.lane, lane), eq(auditEvents.seq, seq)));
   return r?.prevHash;
 }
 

@@ -8,12 +8,13 @@ import { assertAuditReader, listAuditEvents, listAuditQuery, type AuditEventView
 import { recordChange } from "./record";
 import { auditDirectory } from "./directory";
 
-export const exportAuditQuery = listAuditQuery.omit({ before_seq: true, limit: true }).extend({
+export const exportAuditQuery = listAuditQuery.omit({ before: true, limit: true }).extend({
   max_rows: z.coerce.number().int().min(1).max(100_000).default(10_000),
 });
 export type ExportAuditQuery = z.infer<typeof exportAuditQuery>;
 
 export const auditCsvColumns = [
+  "lane",
   "seq",
   "at",
   "event",
@@ -47,6 +48,7 @@ type Names = { users: Map<string, string>; actors: Map<string, string> };
 
 function rowOf(e: AuditEventView, names: Names): Record<(typeof auditCsvColumns)[number], string | number> {
   return {
+    lane: e.lane,
     seq: e.seq,
     at: e.at,
     event: e.event,
@@ -88,18 +90,18 @@ export async function auditCsvStream(db: Db, who: Viewer, q: ExportAuditQuery): 
   // recording a support.viewed per page. The role check itself already ran (assertAuditReader).
   const reader = { ...who, role: "owner" as const };
   const encoder = new TextEncoder();
-  let beforeSeq: number | undefined;
+  let before: number | undefined;
   let sent = 0;
   let first = true;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       const limit = Math.min(PAGE, maxRows - sent);
-      const page = await listAuditEvents(db, reader, { ...filters, limit, before_seq: beforeSeq }, "audit.export");
+      const page = await listAuditEvents(db, reader, { ...filters, limit, before }, "audit.export");
       controller.enqueue(encoder.encode(auditCsvText(page.events, names, first)));
       first = false;
       sent += page.events.length;
-      if (page.next_before_seq === null || sent >= maxRows) controller.close();
-      else beforeSeq = page.next_before_seq;
+      if (page.next_before === null || sent >= maxRows) controller.close();
+      else before = page.next_before;
     },
   });
 }

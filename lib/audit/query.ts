@@ -1,5 +1,6 @@
-// Reading the audit trail (owners and support): filters, newest first, keyset-paged by seq. A support
-// person's own views are audited too, coalesced per view and filter within ten minutes (./views.ts).
+// Reading the audit trail (owners and support): filters, newest first across lanes (by `pos`, the order records
+// were appended in), keyset-paged by it. A support person's own views are audited too, coalesced per view and
+// filter within ten minutes (./views.ts).
 import { and, desc, eq, gte, lt, lte, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/db/client";
@@ -18,7 +19,8 @@ export const listAuditQuery = z.strictObject({
   subject_id: z.string().max(64).optional(),
   from: z.iso.datetime({ offset: true }).optional(),
   to: z.iso.datetime({ offset: true }).optional(),
-  before_seq: z.coerce.number().int().min(1).optional(),
+  /** The page after this one: the `next_before` of the page before. */
+  before: z.coerce.number().int().min(1).optional(),
   limit: z.coerce.number().int().min(1).max(500).default(100),
 });
 export type ListAuditQuery = z.infer<typeof listAuditQuery>;
@@ -43,14 +45,14 @@ export async function listAuditEvents(db: Db, who: Viewer, q: ListAuditQuery, vi
   if (q.subject_id) conds.push(eq(auditEvents.subjectId, q.subject_id));
   if (q.from) conds.push(gte(auditEvents.at, new Date(q.from)));
   if (q.to) conds.push(lte(auditEvents.at, new Date(q.to)));
-  if (q.before_seq) conds.push(lt(auditEvents.seq, q.before_seq));
+  if (q.before) conds.push(lt(auditEvents.pos, q.before));
   return db.transaction(async (tx) => {
-    const rows = await tx.select().from(auditEvents).where(and(...conds)).orderBy(desc(auditEvents.seq)).limit(q.limit);
+    const rows = await tx.select().from(auditEvents).where(and(...conds)).orderBy(desc(auditEvents.pos)).limit(q.limit);
     if (who.role === "support") {
       // One record per person, view and filter within ten minutes (./views.ts): paging and reloads coalesce.
       await recordSupportView(tx, who, { view, filters: viewFilters(q) });
     }
     const events = rows.map(auditView);
-    return { events, next_before_seq: rows.length === q.limit ? rows[rows.length - 1]!.seq : null };
+    return { events, next_before: rows.length === q.limit ? rows[rows.length - 1]!.pos : null };
   });
 }

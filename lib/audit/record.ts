@@ -1,11 +1,17 @@
 // Recording audit events: one per decision and per change, written in the caller's transaction, chained to the
-// tenant's previous event by an HMAC-SHA256 under the current audit key (lib/audit/chain.ts). A write here is
-// never skipped: if it fails, the change fails.
+// previous event of the tenant's lane it takes by an HMAC-SHA256 under the current audit key (lib/audit/chain.ts).
+// A write here is never skipped: if it fails, the change fails.
+//
+// Lanes: a tenant's trail is a few chains. A writer takes the lowest lane no open transaction holds (`SKIP
+// LOCKED`), and holds it until COMMIT; when every lane is held it opens the next one (up to MAX_LANES), so one busy
+// tenant's concurrent calls append side by side instead of queueing on one head row. A tenant's lanes grow to the
+// number of its transactions that were ever appending at the same moment, and stay; lane 0 is its chain from
+// before lanes. Records of all lanes are ordered by `pos`.
 import { eq, sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import { compiled } from "@/db/compiled";
 import { commitWithNext } from "@/db/pipeline";
-import { auditEvents } from "@/db/schema";
+import { auditEvents, auditHeads } from "@/db/schema";
 import { newId } from "@/lib/ids";
 import { GENESIS_LINK, hashedPayload, linkHash, macOf } from "./chain";
 import { auditKeyring } from "./keys";
@@ -91,44 +97,92 @@ export type AuditInput = {
 export const GENESIS_HASH = GENESIS_LINK;
 export { hashedPayload, linkHash };
 
-/** Lock and read the tenant's chain head (creating it at genesis the first time): built once (db/compiled.ts). */
-const lockHead = compiled<"tenant" | "genesis", { seq: string | number; hash: string }>(
-  (p) => sql`insert into "audit_heads" ("tenant_id", "seq", "hash") values (${p.tenant}, 0, ${p.genesis}) on conflict ("tenant_id") do update set "seq" = "audit_heads"."seq" returning "seq", "hash"`,
+/** At most this many lanes per tenant: past it, a writer that finds every lane held waits for one. */
+export const MAX_LANES = 64;
+
+export type LaneHead = { lane: number; seq: string | number; hash: string };
+
+/**
+ * Take a lane: lock the lowest of the tenant's lanes that no open transaction holds and read its head; when all
+ * are held (or the tenant has none yet), open a new lane at genesis, locked by this insert. A new lane's number is
+ * the lowest past the lanes this statement sees whose transaction-scoped advisory lock it gets: a writer opening a
+ * lane holds that lock until COMMIT, so two writers never insert the same lane, and neither waits for the other's
+ * uncommitted insert. No row comes back when every lane is held and MAX_LANES are open, or when a lane committed
+ * meanwhile took the number (a retry then finds it). Built once (db/compiled.ts).
+ */
+const takeLane = compiled<"tenant" | "genesis" | "max", LaneHead>(
+  (p) => sql`
+    with free as (
+      select "lane", "seq", "hash" from "audit_heads" where "tenant_id" = ${p.tenant} order by "lane" limit 1 for update skip locked
+    ), next as (
+      select l as "lane" from generate_series((select coalesce(max("lane") + 1, 0) from "audit_heads" where "tenant_id" = ${p.tenant}), ${p.max}::int - 1) l
+      where case when exists (select 1 from free) then false else pg_try_advisory_xact_lock(hashtextextended('realmgate-audit-lane/' || ${p.tenant} || '/' || l, 0)) end
+      limit 1
+    ), made as (
+      insert into "audit_heads" ("tenant_id", "lane", "seq", "hash")
+      select ${p.tenant}, next."lane", 0, ${p.genesis} from next
+      on conflict do nothing
+      returning "lane", "seq", "hash"
+    )
+    select "lane", "seq", "hash" from free union all select "lane", "seq", "hash" from made`,
 );
 
-type AppendKey = "tenant" | "seq" | "id" | "at" | "event" | "request" | "principal" | "user" | "actor" | "namespace" | "operation" | "ref" | "outcome" | "gate" | "reason" | "subject" | "details" | "prev" | "hash" | "kid" | "mac";
+/** Every lane is held and no more may be opened: wait for one of them (as every writer did before lanes). */
+const waitForLane = compiled<"tenant" | "lane", LaneHead>(
+  (p) => sql`select "lane", "seq", "hash" from "audit_heads" where "tenant_id" = ${p.tenant} and "lane" = ${p.lane}::int for update`,
+);
 
-/** Insert the record and move the head to it, in one statement: built once. */
+async function laneFor(tx: Executor, tenantId: string): Promise<LaneHead> {
+  // Two writers opening the same new lane at once: the second gets no row and looks again (the lane is then
+  // taken or free). Twice in a row means lanes are being opened as fast as they are taken: wait for one instead.
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const [head] = await takeLane(tx, { tenant: tenantId, genesis: GENESIS_HASH, max: MAX_LANES });
+    if (head) return head;
+  }
+  const [count] = await tx.select({ n: sql<number>`count(*)::int` }).from(auditHeads).where(eq(auditHeads.tenantId, tenantId));
+  const [head] = await waitForLane(tx, { tenant: tenantId, lane: Math.floor(Math.random() * Math.max(1, count?.n ?? 1)) });
+  if (!head) throw new Error(`audit: tenant ${tenantId} has no lane to append to`);
+  return head;
+}
+
+type AppendKey = "tenant" | "lane" | "seq" | "id" | "at" | "event" | "request" | "principal" | "user" | "actor" | "namespace" | "operation" | "ref" | "outcome" | "gate" | "reason" | "subject" | "details" | "prev" | "hash" | "kid" | "mac";
+
+/** Insert the record and move its lane's head to it, in one statement: built once. */
 const appendRecord = compiled<AppendKey>(
   (p) => sql`
     with ins as (
-      insert into audit_events (tenant_id, seq, id, at, event, request_id, principal_type, user_id, actor_id, namespace, operation, ref, outcome, gate, reason, subject_id, details, prev_hash, hash, kid, mac)
-      values (${p.tenant}, ${p.seq}, ${p.id}, ${p.at}::timestamptz, ${p.event}, ${p.request}, ${p.principal}, ${p.user}, ${p.actor}, ${p.namespace}, ${p.operation}, ${p.ref}, ${p.outcome}, ${p.gate}, ${p.reason}, ${p.subject}, ${p.details}::jsonb, ${p.prev}, ${p.hash}, ${p.kid}, ${p.mac})
-      returning tenant_id, seq, mac
+      insert into audit_events (tenant_id, lane, seq, id, at, event, request_id, principal_type, user_id, actor_id, namespace, operation, ref, outcome, gate, reason, subject_id, details, prev_hash, hash, kid, mac)
+      values (${p.tenant}, ${p.lane}::int, ${p.seq}, ${p.id}, ${p.at}::timestamptz, ${p.event}, ${p.request}, ${p.principal}, ${p.user}, ${p.actor}, ${p.namespace}, ${p.operation}, ${p.ref}, ${p.outcome}, ${p.gate}, ${p.reason}, ${p.subject}, ${p.details}::jsonb, ${p.prev}, ${p.hash}, ${p.kid}, ${p.mac})
+      returning tenant_id, lane, seq, mac
     )
-    update audit_heads set seq = ins.seq, hash = ins.mac from ins where audit_heads.tenant_id = ins.tenant_id`,
+    update audit_heads set seq = ins.seq, hash = ins.mac from ins where audit_heads.tenant_id = ins.tenant_id and audit_heads.lane = ins.lane`,
 );
 
 /** `last`: the caller sends nothing more in the transaction, so COMMIT goes with the append (db/pipeline.ts). */
 export type AppendOptions = { last?: boolean };
 
 /**
- * Append one record to the tenant's chain, in the caller's transaction. Two statements: lock and read the
- * head (an upsert that returns it), then one statement that inserts the record and moves the head; the hash and
- * MAC are computed here in between (the key never leaves this process). Callers append last: the head stays
- * locked until COMMIT — which, with `last`, is sent with the append itself.
+ * Append one record to one of the tenant's lanes, in the caller's transaction. Two statements: take a lane (lock
+ * and read its head), then one statement that inserts the record and moves that head; the hash and MAC are
+ * computed here in between (the key never leaves this process). Callers append last: the lane stays locked until
+ * COMMIT — which, with `last`, is sent with the append itself.
  */
-export async function recordAudit(tx: Executor, input: AuditInput, opts: AppendOptions = {}): Promise<{ id: string; seq: number }> {
+export async function recordAudit(tx: Executor, input: AuditInput, opts: AppendOptions = {}): Promise<{ id: string; lane: number; seq: number }> {
+  // The lane is locked for the rest of the transaction: that lane's writers queue and it never forks, while other
+  // writers of the tenant take other lanes. A second record in the same transaction may take the same lane (its
+  // own lock does not stop it) and reads the head as the first one moved it.
+  return appendOnLane(tx, await laneFor(tx, input.tenantId), input, opts);
+}
+
+/** Append after `head`, the head of a lane this transaction has locked (recordAudit; tests that write a given lane). */
+export async function appendOnLane(tx: Executor, head: LaneHead, input: AuditInput, opts: AppendOptions = {}): Promise<{ id: string; lane: number; seq: number }> {
   const { current } = auditKeyring();
-  // Lock and read the tenant's chain head in one statement, for the rest of the transaction: writers queue, the
-  // chain never forks. The tenant's first record creates the head (a concurrent first writer waits on it); after
-  // that the no-op update locks the row and returns it as it is.
-  const [head] = await lockHead(tx, { tenant: input.tenantId, genesis: GENESIS_HASH });
   const p = input.principal;
   const row = {
     tenantId: input.tenantId,
+    lane: Number(head.lane),
     // A bigint: the driver gives it back as text.
-    seq: Number(head!.seq) + 1,
+    seq: Number(head.seq) + 1,
     id: newId("evt"),
     // Millisecond precision survives the round trip through timestamptz, so the hash can be recomputed.
     at: new Date(Math.floor((input.at ?? new Date()).getTime())),
@@ -145,19 +199,19 @@ export async function recordAudit(tx: Executor, input: AuditInput, opts: AppendO
     reason: input.reason ?? null,
     subjectId: input.subjectId ?? null,
     details: normaliseDetails(input.details ?? {}),
-    prevHash: head!.hash,
+    prevHash: head.hash,
   };
   const hash = linkHash(row);
-  const mac = macOf(current.key, current.kid, row.tenantId, row.seq, row.prevHash, hash);
+  const mac = macOf(current.key, current.kid, row.tenantId, row.lane, row.seq, row.prevHash, hash);
   if (opts.last) commitWithNext(tx);
   await appendRecord(tx, {
-    tenant: row.tenantId, seq: row.seq, id: row.id, at: row.at.toISOString(), event: row.event, request: row.requestId,
+    tenant: row.tenantId, lane: row.lane, seq: row.seq, id: row.id, at: row.at.toISOString(), event: row.event, request: row.requestId,
     principal: row.principalType, user: row.userId, actor: row.actorId, namespace: row.namespace, operation: row.operation,
     ref: row.ref, outcome: row.outcome, gate: row.gate, reason: row.reason, subject: row.subjectId,
     details: JSON.stringify(row.details), prev: row.prevHash, hash, kid: current.kid, mac,
   });
   if (row.seq % CHECKPOINT_EVERY_RECORDS === 0) nudgeCheckpoints();
-  return { id: row.id, seq: row.seq };
+  return { id: row.id, lane: row.lane, seq: row.seq };
 }
 
 /** Details go through JSON once so what is hashed is exactly what jsonb gives back. */

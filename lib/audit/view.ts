@@ -5,6 +5,8 @@ import type { AuditEventRow } from "@/db/schema";
 
 export type AuditEventView = {
   id: string;
+  /** The chain (lane) the record is in, and its place there. */
+  lane: number;
   seq: number;
   at: string;
   event: string;
@@ -24,6 +26,7 @@ export type AuditEventView = {
 
 export const auditView = (r: AuditEventRow): AuditEventView => ({
   id: r.id,
+  lane: r.lane,
   seq: r.seq,
   at: r.at.toISOString(),
   event: r.event,

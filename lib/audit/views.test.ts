@@ -20,7 +20,7 @@ describe("support views are coalesced", () => {
     await listAuditEvents(t.db, t.users.sam!, q, "support.console");
     await listAuditEvents(t.db, t.users.sam!, q, "support.console");
     // Paging through the same search is the same view.
-    await listAuditEvents(t.db, t.users.sam!, { ...q, before_seq: 5 }, "support.console");
+    await listAuditEvents(t.db, t.users.sam!, { ...q, before: 5 }, "support.console");
     const rows = await views(t);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ userId: t.users.sam!.userId, details: { view: "support.console", filters: { outcome: "deny" } } });

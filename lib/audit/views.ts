@@ -4,7 +4,7 @@
 // record. The window is read from the trail itself (the database), so it holds across processes and restarts.
 import { and, eq, gt, lte, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "@/db/client";
-import { auditEvents, auditHeads } from "@/db/schema";
+import { auditEvents } from "@/db/schema";
 import { recordChange } from "./record";
 
 export const VIEW_COALESCE_MS = 10 * 60_000;
@@ -16,14 +16,17 @@ export type ViewDetails = { view: string } & Record<string, unknown>;
 
 /** The paging fields say which page of a search was read, not what was searched: they do not make a new view. */
 export function viewFilters(q: Record<string, unknown>): Record<string, unknown> {
-  const { limit: _limit, before_seq: _before, ...rest } = q;
+  const { limit: _limit, before: _before, ...rest } = q;
   return Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined && v !== ""));
 }
 
+/** The first key of the transaction-scoped advisory lock that makes one person's views take turns (the second is theirs). */
+const VIEW_LOCK_CLASS = 7417013;
+
 /**
  * Record a support view unless the same person recorded the same view (same details) in the last ten minutes.
- * Runs in the caller's transaction, last: the tenant's chain head is locked before the check, so two views read
- * at once cannot both pass it. Returns whether a record was written.
+ * Runs in the caller's transaction, last: the person's views take turns on an advisory lock held to COMMIT, so
+ * two views read at once cannot both pass the check. Returns whether a record was written.
  */
 export async function recordSupportView(
   tx: Executor,
@@ -32,7 +35,7 @@ export async function recordSupportView(
   fields: { namespace?: string | null; subjectId?: string | null } = {},
   now: Date = new Date(),
 ): Promise<boolean> {
-  await tx.select({ seq: auditHeads.seq }).from(auditHeads).where(eq(auditHeads.tenantId, who.tenantId)).for("update");
+  await tx.execute(sql`select pg_advisory_xact_lock(${VIEW_LOCK_CLASS}, hashtext(${`${who.tenantId}/${who.userId}`}))`);
   const normalised = JSON.parse(JSON.stringify(details)) as ViewDetails;
   if (await recordedRecently(tx, who, "support.viewed", sql`${auditEvents.details} = ${JSON.stringify(normalised)}::jsonb`, now)) return false;
   await recordChange(tx, who, "support.viewed", { ...fields, details: normalised, at: now });

@@ -73,7 +73,7 @@ export async function grantTimeline(db: Db, who: Viewer, grantId: string, opts: 
 
     const subjects = g.consentRequestId ? [g.id, g.consentRequestId] : [g.id];
     const where = and(eq(auditEvents.tenantId, who.tenantId), inArray(auditEvents.subjectId, subjects));
-    const rows = await tx.select().from(auditEvents).where(where).orderBy(desc(auditEvents.seq)).limit(limit + 1);
+    const rows = await tx.select().from(auditEvents).where(where).orderBy(desc(auditEvents.pos)).limit(limit + 1);
     const [stats] = await tx
       .select({
         uses: sql<number>`count(*) filter (where ${auditEvents.outcome} = 'allow')::int`,
@@ -175,7 +175,7 @@ export async function approvalTimeline(db: Db, who: Viewer, approvalId: string):
       .select()
       .from(auditEvents)
       .where(and(eq(auditEvents.tenantId, who.tenantId), eq(auditEvents.subjectId, approval.id), sql`${auditEvents.event} like 'approval.%'`))
-      .orderBy(auditEvents.seq)
+      .orderBy(auditEvents.pos)
       .limit(50);
     const events = rows.map(auditView);
     const named = await whoOf(tx, who.tenantId, events);

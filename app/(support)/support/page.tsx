@@ -51,7 +51,7 @@ export default async function SupportPage({ searchParams }: Props) {
     auditDirectory(db, user),
     operationWords(db, user.tenantId, "all"),
   ]);
-  const revocations = [...revokedGrants.events, ...revokedActors.events].sort((a, b) => b.seq - a.seq);
+  const revocations = [...revokedGrants.events, ...revokedActors.events].sort((a, b) => b.at.localeCompare(a.at));
   return (
     <>
       <PageHeader

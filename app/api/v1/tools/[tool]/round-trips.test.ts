@@ -24,7 +24,7 @@ const kindOf = (s: string): string => {
   if (l.includes("from actor_tokens") && l.includes("rate_limit_hits") && l.includes("from ceiling_settings")) return "auth + rate limit + gate one";
   if (l.includes("from actor_tokens") && l.includes("rate_limit_hits")) return "auth + rate limit";
   if (l.includes("from ceiling_settings") && l.includes("for share")) return "gate one";
-  if (l.startsWith('insert into "audit_heads"')) return "audit head (lock)";
+  if (l.includes('from "audit_heads"') && l.includes("skip locked")) return "audit lane (lock)";
   if (l.includes("insert into audit_events")) return "audit record + head";
   if (l.includes("consent_requests")) return "consent request";
   return "realm";
@@ -65,7 +65,7 @@ describe("round trips per REST tool call (an agent with a grant)", () => {
     const r = await counted(agent.token, "search_objects", { namespace: "docs", query: "Q3" });
     expect(r.status).toBe(200);
     // The realm's 2: documents (with where each matched, as a subquery) and threads, asked at once.
-    expect(r.kinds).toEqual(["BEGIN", "auth + rate limit + gate one", "SAVEPOINT", "realm", "realm", "audit head (lock)", "audit record + head", "COMMIT"]);
+    expect(r.kinds).toEqual(["BEGIN", "auth + rate limit + gate one", "SAVEPOINT", "realm", "realm", "audit lane (lock)", "audit record + head", "COMMIT"]);
     expect(r.n).toBeLessThanOrEqual(9);
     // On PostgreSQL BEGIN and the SAVEPOINT go with the first statement, the realm's 2 go in one exchange and COMMIT
     // with the audit record (db/pipeline.ts): 4 round trips.
@@ -86,7 +86,7 @@ describe("round trips per REST tool call (an agent with a grant)", () => {
     const r = await counted(agent.token, "get_object", { ref: docRef });
     expect(r.status).toBe(200);
     // The realm's 4: the document, then its tabs, its threads' counts and the people it names, asked at once.
-    expect(r.kinds).toEqual(["BEGIN", "auth + rate limit + gate one", "SAVEPOINT", "realm", "realm", "realm", "realm", "audit head (lock)", "audit record + head", "COMMIT"]);
+    expect(r.kinds).toEqual(["BEGIN", "auth + rate limit + gate one", "SAVEPOINT", "realm", "realm", "realm", "realm", "audit lane (lock)", "audit record + head", "COMMIT"]);
     // The last 3 of the realm's go in one exchange (db/pipeline.ts).
     if (onPostgres) expect(r.exchanges).toBe(5);
   });
@@ -99,7 +99,7 @@ describe("round trips per REST tool call (an agent with a grant)", () => {
     expect(r.kinds).toEqual([
       "BEGIN", "auth + rate limit + gate one",
       "SAVEPOINT", "realm", "realm", "realm", "realm", "realm", "RELEASE",
-      "audit head (lock)", "audit record + head", "COMMIT",
+      "audit lane (lock)", "audit record + head", "COMMIT",
     ]);
     // The document as it is now (tabs, counts, people) in one exchange, inside the savepoint too.
     if (onPostgres) expect(r.exchanges).toBe(8);
@@ -111,14 +111,14 @@ describe("round trips per REST tool call (an agent with a grant)", () => {
     expect(first.status).toBe(403);
     expect(first.kinds).toEqual([
       "BEGIN", "auth + rate limit + gate one",
-      "consent request", "consent request", "audit head (lock)", "audit record + head",
-      "audit head (lock)", "audit record + head", "COMMIT",
+      "consent request", "consent request", "audit lane (lock)", "audit record + head",
+      "audit lane (lock)", "audit record + head", "COMMIT",
     ]);
     // BEGIN goes with the first statement, COMMIT with the call's audit record.
     if (onPostgres) expect(first.exchanges).toBe(7);
     const again = await counted(agent.token, "list_objects", { namespace: "docs", kind: "docs.document" }, null);
     expect(again.status).toBe(403);
-    expect(again.kinds).toEqual(["BEGIN", "auth + rate limit + gate one", "consent request", "consent request", "audit head (lock)", "audit record + head", "COMMIT"]);
+    expect(again.kinds).toEqual(["BEGIN", "auth + rate limit + gate one", "consent request", "consent request", "audit lane (lock)", "audit record + head", "COMMIT"]);
     if (onPostgres) expect(again.exchanges).toBe(5);
     const [req] = await t.db.select().from(consentRequests).where(and(eq(consentRequests.tenantId, t.tenantId), eq(consentRequests.actorId, agent.actorId)));
     expect(req).toMatchObject({ operations: ["object.list"], attempts: 2 });
@@ -225,7 +225,7 @@ describe("a failed effect: rolled back, its audit record written exactly once", 
       expect(r.kinds).toEqual([
         // (The test's own realm is kept in memory: finding it costs no statement; a table realm's costs one.)
         "auth + rate limit", "BEGIN", "gate one", "SAVEPOINT", "realm", ...(ref.endsWith("_sql") ? ["realm"] : []), "ROLLBACK TO",
-        "audit head (lock)", "audit record + head", "COMMIT",
+        "audit lane (lock)", "audit record + head", "COMMIT",
       ]);
       // BEGIN goes with gate one, and so does the SAVEPOINT once gate one's statement is prepared on the connection
       // (this agent's first call: the SAVEPOINT follows on its own); COMMIT with the audit record.
@@ -240,7 +240,7 @@ describe("a failed effect: rolled back, its audit record written exactly once", 
     const ref = "rtfail:item:w";
     const r = await counted(a.token, "upsert_object", { namespace: "rtfail", kind: "rtfail.item", ref, fields: { title: "x" } }, null);
     expect(r.status).toBe(502);
-    expect(r.kinds).toEqual(["auth + rate limit", "BEGIN", "gate one", "SAVEPOINT", "realm", "ROLLBACK TO", "audit head (lock)", "audit record + head", "COMMIT"]);
+    expect(r.kinds).toEqual(["auth + rate limit", "BEGIN", "gate one", "SAVEPOINT", "realm", "ROLLBACK TO", "audit lane (lock)", "audit record + head", "COMMIT"]);
     if (onPostgres) expect(r.exchanges).toBe(r.n - 2);
     expect(await stamps(ref)).toBe(0);
     expect((await recordsOf(ref)).map((e) => [e.outcome, e.reason])).toEqual([["error", "provider_unavailable"]]);
