@@ -1,10 +1,11 @@
 import { eq, sql } from "drizzle-orm";
+import type { Executor } from "@/db/client";
 import { describe, expect, it } from "vitest";
 import { dbKind } from "@/db/client";
 import { auditHeads, tenants } from "@/db/schema";
 import { newId } from "@/lib/ids";
-import { makeTenant } from "@/test-support";
-import { recordAudit } from "./record";
+import { makeTenant, roundTrips } from "@/test-support";
+import { laneColumn, laneCte, leaseLane, recordAudit } from "./record";
 import { verifyAuditChain } from "./verify";
 
 const onPostgres = (await dbKind()) === "postgres";
@@ -123,5 +124,48 @@ describe.skipIf(!onPostgres)("taking a lane (PostgreSQL: transactions at once)",
     // Free again, the lowest lane is taken next.
     expect(await t.db.transaction((tx) => recordAudit(tx, rec(t, 2)))).toMatchObject({ lane: 0, seq: 2 });
     expect(await verifyAuditChain(t.db, t.tenantId)).toMatchObject({ ok: true, records: 3, lanes: [{ lane: 0 }, { lane: 1 }] });
+  });
+});
+
+describe("a lane taken ahead (gate one's statement takes it for a tool call)", () => {
+  /** What gate one's statement does: lock a free lane of the tenant and hand its head to the transaction's first record. */
+  const takeAhead = async (tx: Executor, tenantId: string) => {
+    const r = (await tx.execute(sql`with ${laneCte(tenantId)} select ${laneColumn}`)) as unknown as { rows: { audit_lane: unknown }[] };
+    leaseLane(tx, tenantId, r.rows[0]!.audit_lane);
+  };
+
+  it("the first record uses it: one statement, no lane of its own to lock", async () => {
+    const t = await chainOf(2);
+    const sent = await t.db.transaction(async (tx) => {
+      await takeAhead(tx, t.tenantId);
+      const rt = roundTrips();
+      await recordAudit(tx, rec(t, 3));
+      return rt.stop();
+    });
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatch(/^with ins as \( insert into audit_events/);
+    expect(await verifyAuditChain(t.db, t.tenantId)).toMatchObject({ ok: true, records: 3 });
+  });
+
+  it("is not used once a record was appended after it was read — in a savepoint too — so the lane never forks", async () => {
+    const t = await chainOf(2);
+    await t.db.transaction(async (tx) => {
+      await takeAhead(tx, t.tenantId);
+      // An effect's own record, in its savepoint, kept: the lane's head moved past what was leased.
+      await tx.transaction((sp) => recordAudit(sp, rec(t, 3)));
+      await recordAudit(tx, rec(t, 4));
+    });
+    expect(await verifyAuditChain(t.db, t.tenantId)).toMatchObject({ ok: true, records: 4 });
+  });
+
+  it("is not used for another tenant's record", async () => {
+    const t = await chainOf(1);
+    const u = await chainOf(1);
+    await t.db.transaction(async (tx) => {
+      await takeAhead(tx, t.tenantId);
+      await recordAudit(tx, rec(u, 2));
+    });
+    expect(await verifyAuditChain(t.db, t.tenantId)).toMatchObject({ ok: true, records: 1 });
+    expect(await verifyAuditChain(t.db, u.tenantId)).toMatchObject({ ok: true, records: 2 });
   });
 });

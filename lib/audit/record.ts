@@ -132,6 +132,37 @@ const waitForLane = compiled<"tenant" | "lane", LaneHead>(
   (p) => sql`select "lane", "seq", "hash" from "audit_heads" where "tenant_id" = ${p.tenant} and "lane" = ${p.lane}::int for update`,
 );
 
+/**
+ * Taking a lane ahead of the first record, in a statement the caller sends anyway (gate one's, which knows the
+ * tenant only from the token it reads): the CTE `audit_lane` locks the lowest of the tenant's lanes no open
+ * transaction holds, and `laneColumn` returns its head (null when none is free: the record then takes one itself).
+ * The caller hands the head to `leaseLane`; the transaction's first record uses it and sends one statement fewer.
+ */
+export const laneCte = (tenant: unknown) => sql`audit_lane as (select "lane", "seq", "hash" from "audit_heads" where "tenant_id" = ${tenant} order by "lane" limit 1 for update skip locked)`;
+export const laneColumn = sql`(select jsonb_build_object('lane', l."lane", 'seq', l."seq", 'hash', l."hash") from audit_lane l) as audit_lane`;
+
+/** A lane locked ahead of the first record, and how many records had been appended on the connection then. */
+type Lease = { tenantId: string; head: LaneHead; appends: number };
+const leases = new WeakMap<object, Lease>();
+/** Records appended per connection: a lease is good only if none was appended since (in a savepoint too). */
+const appendsOn = new WeakMap<object, number>();
+const connectionOf = (tx: Executor): object => (tx as unknown as { session?: { client?: object } }).session?.client ?? tx;
+
+/** Hand the head `laneColumn` read (locked in `tx`, the transaction's top level) to the transaction's first record. */
+export function leaseLane(tx: Executor, tenantId: string, head: unknown): void {
+  const h = head as LaneHead | null;
+  if (!h || typeof h.hash !== "string") return;
+  leases.set(tx, { tenantId, head: { lane: Number(h.lane), seq: Number(h.seq), hash: h.hash }, appends: appendsOn.get(connectionOf(tx)) ?? 0 });
+}
+
+/** The lane leased for this record, if it is still exactly as read: nothing appended on the connection since. */
+function leased(tx: Executor, tenantId: string): LaneHead | null {
+  const lease = leases.get(tx);
+  if (!lease) return null;
+  leases.delete(tx);
+  return lease.tenantId === tenantId && lease.appends === (appendsOn.get(connectionOf(tx)) ?? 0) ? lease.head : null;
+}
+
 async function laneFor(tx: Executor, tenantId: string): Promise<LaneHead> {
   // Two writers opening the same new lane at once: the second gets no row and looks again (the lane is then
   // taken or free). Twice in a row means lanes are being opened as fast as they are taken: wait for one instead.
@@ -171,7 +202,7 @@ export async function recordAudit(tx: Executor, input: AuditInput, opts: AppendO
   // The lane is locked for the rest of the transaction: that lane's writers queue and it never forks, while other
   // writers of the tenant take other lanes. A second record in the same transaction may take the same lane (its
   // own lock does not stop it) and reads the head as the first one moved it.
-  return appendOnLane(tx, await laneFor(tx, input.tenantId), input, opts);
+  return appendOnLane(tx, leased(tx, input.tenantId) ?? (await laneFor(tx, input.tenantId)), input, opts);
 }
 
 /** Append after `head`, the head of a lane this transaction has locked (recordAudit; tests that write a given lane). */
@@ -210,6 +241,8 @@ export async function appendOnLane(tx: Executor, head: LaneHead, input: AuditInp
     ref: row.ref, outcome: row.outcome, gate: row.gate, reason: row.reason, subject: row.subjectId,
     details: JSON.stringify(row.details), prev: row.prevHash, hash, kid: current.kid, mac,
   });
+  const connection = connectionOf(tx);
+  appendsOn.set(connection, (appendsOn.get(connection) ?? 0) + 1);
   if (row.seq % CHECKPOINT_EVERY_RECORDS === 0) nudgeCheckpoints();
   return { id: row.id, lane: row.lane, seq: row.seq };
 }

@@ -7,6 +7,7 @@ import { compiledVariants } from "@/db/compiled";
 import { grants } from "@/db/schema";
 import type { ApprovalStatus, OperationMode } from "@/db/schema";
 import type { OperationKey, ParsedRef, Principal, Risk } from "@/lib/realms/contract";
+import { laneColumn, laneCte, leaseLane } from "@/lib/audit/record";
 import type { Limit } from "@/lib/limits/rate-limit";
 import { actorOfToken, tokenColumns, tokenCtes, tokenValues, type TokenValues } from "./actors";
 import { DESCRIBING_OPERATIONS, gateOne, type ApprovalFacts, type GateOneDecision, type GrantFacts } from "./gate";
@@ -107,7 +108,9 @@ const gateOneStatement = compiledVariants<GateShapeKey, GateValues, SwitchesRow>
   const actor = byToken ? sql`(select tok.actor_id from tok)` : p.actor;
   const grantor = byToken ? sql`(select tok.grantor_id from tok)` : p.grantor;
   const ctes = [
-    ...(byToken ? [tokenCtes(p, counted)] : []),
+    // Checked by token, the call also takes its tenant's audit lane here (lib/audit/record.ts): its record then
+    // needs no statement of its own to lock one.
+    ...(byToken ? [tokenCtes(p, counted), laneCte(tenant)] : []),
     ...(shape.approval ? [sql`a as (select id, actor_id, tool, namespace, operation, ref, status, payload_digest, expires_at, note, result, void_reason from approvals where id = ${p.approval} and tenant_id = ${tenant} for update)`] : []),
   ];
   return sql`
@@ -125,7 +128,7 @@ const gateOneStatement = compiledVariants<GateShapeKey, GateValues, SwitchesRow>
       } as not_selected,
       (select p.name from users p where p.id = ${grantor}) as grantor_name,
       ${shape.approval ? sql`(select to_jsonb(a) from a)` : sql`null::jsonb`} as approval,
-      ${byToken ? sql`${tokenColumns(p, counted, TOKEN_PREFIX)}, ` : sql``}g.*
+      ${byToken ? sql`${tokenColumns(p, counted, TOKEN_PREFIX)}, ${laneColumn}, ` : sql``}g.*
     from (select 1) as one
     left join lateral (
       select * from grants
@@ -198,7 +201,9 @@ export async function readGateOneForToken(
     grantor: null,
     actor: null,
   });
-  return { actor: actorOfToken(rows[0]!, now, count?.limit, TOKEN_PREFIX), rows: rowsOf(rows) };
+  const actor = actorOfToken(rows[0]!, now, count?.limit, TOKEN_PREFIX);
+  if (actor) leaseLane(tx, actor.tenantId, rows[0]!.audit_lane);
+  return { actor, rows: rowsOf(rows) };
 }
 
 /**
