@@ -36,6 +36,8 @@ const LABEL = valueOf("--label");
 /** Each level's time is split into this many rounds of health, one tenant, ten tenants in turn: a machine whose speed drifts then slows all three alike. */
 const ROUNDS = Math.max(1, Number(valueOf("--rounds") ?? 3));
 const ACTORS = 200;
+/** Each request's warm-up before the first level (not reported). */
+const WARM_UP_SECONDS = 5;
 const TENANTS = 10;
 const SEARCH = JSON.stringify({ namespace: "docs", query: "Q3" });
 const GRANTED = ["provider.about", "object.search"];
@@ -249,9 +251,11 @@ async function runBackend(kind: "postgres" | "pglite"): Promise<{ label: string;
       return row;
     };
 
-    // Warm-up (not reported): compile the routes' code paths, fill the pools.
-    await autocannon({ url: appUrl, connections: 4, duration: 2, requests: search(seeded.one.tokens) });
-    await autocannon({ url: `${appUrl}/api/health`, connections: 4, duration: 1 });
+    // Warm-up (not reported): compile the routes' code paths (V8 keeps optimising a path for some seconds: with a
+    // 2 s warm-up the first level measured ran ~20 % slower than the same level a minute later), fill the pools.
+    await autocannon({ url: appUrl, connections: 8, duration: WARM_UP_SECONDS, requests: search(seeded.one.tokens) });
+    await autocannon({ url: appUrl, connections: 8, duration: WARM_UP_SECONDS, requests: search(seeded.ten.tokens) });
+    await autocannon({ url: `${appUrl}/api/health`, connections: 8, duration: WARM_UP_SECONDS });
 
     const rows: Row[] = [];
     for (const c of LEVELS) {
