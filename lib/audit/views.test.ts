@@ -2,10 +2,13 @@ import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { auditEvents } from "@/db/schema";
 import { makeTenant, type TestTenant } from "@/test-support";
+import { dbKind } from "@/db/client";
 import { verifyAuditChainAs } from "./directory";
 import { listAuditEvents, listAuditQuery } from "./query";
 import { recordSupportView, VIEW_COALESCE_MS } from "./views";
 import { verifyAuditChain } from "./verify";
+
+const onPostgres = (await dbKind()) === "postgres";
 
 const views = async (t: TestTenant) =>
   t.db.select().from(auditEvents).where(and(eq(auditEvents.tenantId, t.tenantId), eq(auditEvents.event, "support.viewed")));
@@ -25,6 +28,30 @@ describe("support views are coalesced", () => {
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ userId: t.users.sam!.userId, details: { view: "support.console", filters: { outcome: "deny" } } });
     expect((await verifyAuditChain(t.db, t.tenantId)).ok).toBe(true);
+  });
+
+  it.skipIf(!onPostgres)("records two views of the same page read at the same moment once: the second waits for the first's commit, then finds it", async () => {
+    const t = await makeTenant();
+    const now = new Date();
+    const details = { view: "support.console", filters: { outcome: "deny" } };
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let firstWrote!: (w: boolean) => void;
+    const first = new Promise<boolean>((r) => (firstWrote = r));
+    // The first view's transaction records and stays open.
+    const open = t.db.transaction(async (tx) => {
+      firstWrote(await recordSupportView(tx, t.users.sam!, details, {}, now));
+      await held;
+    });
+    expect(await first).toBe(true);
+    const second = view(t, "sam", details, now);
+    // Without the person's lock it would not see the uncommitted first record and write its own at once.
+    const early = await Promise.race([second.then(() => "answered"), new Promise((r) => setTimeout(() => r("waiting"), 300))]);
+    expect(early).toBe("waiting");
+    release();
+    await open;
+    expect(await second).toBe(false);
+    expect(await views(t)).toHaveLength(1);
   });
 
   it("records the same view again after ten minutes", async () => {
