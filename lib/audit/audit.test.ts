@@ -5,7 +5,7 @@ import { dbKind } from "@/db/client";
 import { auditHeads, tenants } from "@/db/schema";
 import { newId } from "@/lib/ids";
 import { makeTenant, roundTrips } from "@/test-support";
-import { laneColumn, laneCte, leaseLane, recordAudit } from "./record";
+import { GENESIS_HASH, laneColumn, laneCte, leaseLane, MAX_LANES, recordAudit } from "./record";
 import { verifyAuditChain } from "./verify";
 
 const onPostgres = (await dbKind()) === "postgres";
@@ -102,6 +102,28 @@ function expectGapless(written: { lane: number; seq: number }[]) {
 const rec = (t: Awaited<ReturnType<typeof makeTenant>>, i: number) => ({ tenantId: t.tenantId, event: "tool.call" as const, principal: { type: "system" as const }, outcome: "ok" as const, details: { i } });
 
 describe.skipIf(!onPostgres)("taking a lane (PostgreSQL: transactions at once)", () => {
+  it(`with all ${MAX_LANES} lanes held, a writer waits for one and then appends to it, unforked`, async () => {
+    const t = await makeTenant({ alice: "owner" });
+    await t.db.insert(auditHeads).values(Array.from({ length: MAX_LANES }, (_, lane) => ({ tenantId: t.tenantId, lane, seq: 0, hash: GENESIS_HASH })));
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let locked!: () => void;
+    const allLocked = new Promise<void>((r) => (locked = r));
+    const holder = t.db.transaction(async (tx) => {
+      await tx.select().from(auditHeads).where(eq(auditHeads.tenantId, t.tenantId)).for("update");
+      locked();
+      await held;
+    });
+    await allLocked;
+    const writer = t.db.transaction((tx) => recordAudit(tx, rec(t, 1)));
+    expect(await Promise.race([writer.then(() => "appended"), new Promise((r) => setTimeout(() => r("waiting"), 300))])).toBe("waiting");
+    release();
+    await holder;
+    expect(await writer).toMatchObject({ seq: 1 });
+    expect(await t.db.select().from(auditHeads).where(eq(auditHeads.tenantId, t.tenantId))).toHaveLength(MAX_LANES);
+    expect(await verifyAuditChain(t.db, t.tenantId)).toMatchObject({ ok: true, records: 1 });
+  });
+
   it("a writer takes a lane no open transaction holds, at once; lanes are reused once free", async () => {
     const t = await makeTenant({ alice: "owner" });
     let release!: () => void;

@@ -11,7 +11,7 @@ import { eq, sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import { compiled } from "@/db/compiled";
 import { commitWithNext } from "@/db/pipeline";
-import { auditEvents, auditHeads } from "@/db/schema";
+import { auditEvents } from "@/db/schema";
 import { newId } from "@/lib/ids";
 import { GENESIS_LINK, hashedPayload, linkHash, macOf } from "./chain";
 import { auditKeyring } from "./keys";
@@ -127,9 +127,12 @@ const takeLane = compiled<"tenant" | "genesis" | "max", LaneHead>(
     select "lane", "seq", "hash" from free union all select "lane", "seq", "hash" from made`,
 );
 
-/** Every lane is held and no more may be opened: wait for one of them (as every writer did before lanes). */
-const waitForLane = compiled<"tenant" | "lane", LaneHead>(
-  (p) => sql`select "lane", "seq", "hash" from "audit_heads" where "tenant_id" = ${p.tenant} and "lane" = ${p.lane}::int for update`,
+/**
+ * Every lane is held and no more may be opened: wait for one of them, picked at random so waiting writers spread
+ * over the lanes (as every writer waited on the one head before lanes).
+ */
+const waitForLane = compiled<"tenant", LaneHead>(
+  (p) => sql`select "lane", "seq", "hash" from "audit_heads" where "tenant_id" = ${p.tenant} order by random() limit 1 for update`,
 );
 
 /**
@@ -170,8 +173,7 @@ async function laneFor(tx: Executor, tenantId: string): Promise<LaneHead> {
     const [head] = await takeLane(tx, { tenant: tenantId, genesis: GENESIS_HASH, max: MAX_LANES });
     if (head) return head;
   }
-  const [count] = await tx.select({ n: sql<number>`count(*)::int` }).from(auditHeads).where(eq(auditHeads.tenantId, tenantId));
-  const [head] = await waitForLane(tx, { tenant: tenantId, lane: Math.floor(Math.random() * Math.max(1, count?.n ?? 1)) });
+  const [head] = await waitForLane(tx, { tenant: tenantId });
   if (!head) throw new Error(`audit: tenant ${tenantId} has no lane to append to`);
   return head;
 }
