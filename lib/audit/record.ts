@@ -196,9 +196,9 @@ export type AppendOptions = { last?: boolean };
 
 /**
  * Append one record to one of the tenant's lanes, in the caller's transaction. Two statements: take a lane (lock
- * and read its head), then one statement that inserts the record and moves that head; the hash and MAC are
- * computed here in between (the key never leaves this process). Callers append last: the lane stays locked until
- * COMMIT — which, with `last`, is sent with the append itself.
+ * and read its head; none when the transaction leased one ahead, `leaseLane`), then one statement that inserts the
+ * record and moves that head; the hash and MAC are computed here in between (the key never leaves this process).
+ * Callers append last: the lane stays locked until COMMIT — which, with `last`, is sent with the append itself.
  */
 export async function recordAudit(tx: Executor, input: AuditInput, opts: AppendOptions = {}): Promise<{ id: string; lane: number; seq: number }> {
   // The lane is locked for the rest of the transaction: that lane's writers queue and it never forks, while other
