@@ -12,6 +12,7 @@ import type { Executor } from "@/db/client";
 import { compiled } from "@/db/compiled";
 import { commitWithNext } from "@/db/pipeline";
 import { auditEvents } from "@/db/schema";
+import { AppError } from "@/lib/errors";
 import { newId } from "@/lib/ids";
 import { GENESIS_LINK, hashedPayload, linkHash, macOf } from "./chain";
 import { auditKeyring } from "./keys";
@@ -97,8 +98,13 @@ export type AuditInput = {
 export const GENESIS_HASH = GENESIS_LINK;
 export { hashedPayload, linkHash };
 
-/** At most this many lanes per tenant: past it, a writer that finds every lane held waits for one. */
-export const MAX_LANES = 64;
+/**
+ * At most this many lanes per tenant. A writer that finds every one held is answered 503 `service_unavailable`
+ * (retry in a second) rather than made to wait: waiting for a lane, after a call's effect has taken its row locks,
+ * could close a cycle with a call that holds that lane and waits for those rows. A tenant reaches it only with this
+ * many transactions writing its trail at the same moment (an app node holds at most 10).
+ */
+export const MAX_LANES = 256;
 
 export type LaneHead = { lane: number; seq: string | number; hash: string };
 
@@ -125,14 +131,6 @@ const takeLane = compiled<"tenant" | "genesis" | "max", LaneHead>(
       returning "lane", "seq", "hash"
     )
     select "lane", "seq", "hash" from free union all select "lane", "seq", "hash" from made`,
-);
-
-/**
- * Every lane is held and no more may be opened: wait for one of them, picked at random so waiting writers spread
- * over the lanes (as every writer waited on the one head before lanes).
- */
-const waitForLane = compiled<"tenant", LaneHead>(
-  (p) => sql`select "lane", "seq", "hash" from "audit_heads" where "tenant_id" = ${p.tenant} order by random() limit 1 for update`,
 );
 
 /**
@@ -167,15 +165,16 @@ function leased(tx: Executor, tenantId: string): LaneHead | null {
 }
 
 async function laneFor(tx: Executor, tenantId: string): Promise<LaneHead> {
-  // Two writers opening the same new lane at once: the second gets no row and looks again (the lane is then
-  // taken or free). Twice in a row means lanes are being opened as fast as they are taken: wait for one instead.
-  for (let attempt = 0; attempt < 2; attempt++) {
+  // A lane committed meanwhile with the number this writer meant to open: it gets no row and looks again (the lane
+  // is then taken or free). Nothing after three looks: every lane is held and no more may be opened.
+  for (let attempt = 0; attempt < 3; attempt++) {
     const [head] = await takeLane(tx, { tenant: tenantId, genesis: GENESIS_HASH, max: MAX_LANES });
     if (head) return head;
   }
-  const [head] = await waitForLane(tx, { tenant: tenantId });
-  if (!head) throw new Error(`audit: tenant ${tenantId} has no lane to append to`);
-  return head;
+  throw new AppError("service_unavailable", `The audit trail of this workspace has ${MAX_LANES} writers at once; retry in a second.`, {
+    headers: { "Retry-After": "1" },
+    details: { reason: "audit_lanes_busy", retry_after_seconds: 1, retry_hint: "retry_later" },
+  });
 }
 
 type AppendKey = "tenant" | "lane" | "seq" | "id" | "at" | "event" | "request" | "principal" | "user" | "actor" | "namespace" | "operation" | "ref" | "outcome" | "gate" | "reason" | "subject" | "details" | "prev" | "hash" | "kid" | "mac";
