@@ -9,6 +9,12 @@ import { AppError } from "@/lib/errors";
 import { auditView, type AuditEventView } from "./view";
 import { recordSupportView, viewFilters } from "./views";
 
+/** An ISO time with its offset, in the years 1 to 9999 once in UTC (what the database stores; year 0 or 10000 it refuses). */
+const storableTime = z.iso.datetime({ offset: true }).refine((v) => {
+  const year = new Date(v).getUTCFullYear();
+  return year >= 1 && year <= 9999;
+}, "must be a time in the years 1 to 9999 (UTC)");
+
 export const listAuditQuery = z.strictObject({
   user_id: z.string().max(64).optional(),
   actor_id: z.string().max(64).optional(),
@@ -17,10 +23,12 @@ export const listAuditQuery = z.strictObject({
   event: z.string().max(64).optional(),
   outcome: z.enum(["allow", "deny", "ok", "error"]).optional(),
   subject_id: z.string().max(64).optional(),
-  from: z.iso.datetime({ offset: true }).optional(),
-  to: z.iso.datetime({ offset: true }).optional(),
+  from: storableTime.optional(),
+  to: storableTime.optional(),
   /** The page after this one: the `next_before` of the page before. */
-  before: z.coerce.number().int().min(1).optional(),
+  before: z
+    .union([z.number().int().min(1), z.string().regex(/^[1-9][0-9]{0,15}$/, "must be the next_before of the page before").transform(Number)])
+    .optional(),
   limit: z.coerce.number().int().min(1).max(500).default(100),
 });
 export type ListAuditQuery = z.infer<typeof listAuditQuery>;
