@@ -320,7 +320,7 @@ test.describe.serial("people using Realmgate's pages", () => {
     expect(csv.status()).toBe(200);
     expect(csv.headers()["content-type"]).toContain("text/csv");
     const text = await csv.text();
-    expect(text.split("\n")[0]).toBe("lane,seq,at,event,outcome,user_id,user_email,actor_id,actor_name,namespace,operation,ref,gate,reason,subject_id,request_id,details");
+    expect(text.split("\n")[0]).toBe("pos,lane,seq,at,event,outcome,user_id,user_email,actor_id,actor_name,namespace,operation,ref,gate,reason,subject_id,request_id,details");
     expect(text).toContain("Trip is over");
     expect(text).toContain(shared.grantId!);
 

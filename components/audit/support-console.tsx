@@ -268,8 +268,8 @@ function Search({ filters, onSearch, directory, words }: { filters: Filters; onS
 const isApproval = (id: string) => id.startsWith("apr_");
 /** The single-call approval an event is about: its subject, or the one its details name. */
 const approvalOf = (e: AuditEventView) => (e.subject_id?.startsWith("apr_") ? e.subject_id : typeof e.details.approval_id === "string" ? e.details.approval_id : null);
-/** An event's place in the trail: "#12" in lane 0, "#12 · lane 3" in another (lib/audit/chain.ts names lanes the same way). */
-const eventNumber = (lane: number, seq: number) => (lane ? `#${seq} · lane ${lane}` : `#${seq}`);
+/** An event's place in its chain: "#12" in lane 0, "#12 (lane 3)" in another, as lib/audit/chain.ts names it. */
+const eventNumber = (lane: number, seq: number) => (lane ? `#${seq} (lane ${lane})` : `#${seq}`);
 
 const grantOf = (e: AuditEventView) => (e.subject_id?.startsWith("grt_") ? e.subject_id : typeof e.details.grant_id === "string" ? e.details.grant_id : null);
 
@@ -283,7 +283,9 @@ function EventRow({ e, names, words, onTimeline }: { e: AuditEventView; names: N
     <li className="grid gap-1 px-4 py-3 text-sm md:grid-cols-[11rem_1fr_auto] md:gap-4">
       <div className="text-slate-600">
         <Time iso={e.at} />
-        <span className="block text-xs">{eventNumber(e.lane, e.seq)}</span>
+        <span className="block text-xs" title={`In the audit chain: ${eventNumber(e.lane, e.seq)}`}>
+          #{e.pos}
+        </span>
       </div>
       <div className="min-w-0">
         <p className="flex flex-wrap items-center gap-2">

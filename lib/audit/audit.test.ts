@@ -2,7 +2,7 @@ import { eq, sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import { describe, expect, it } from "vitest";
 import { dbKind } from "@/db/client";
-import { auditHeads, tenants } from "@/db/schema";
+import { auditEvents, auditHeads, tenants } from "@/db/schema";
 import { newId } from "@/lib/ids";
 import { makeTenant, roundTrips } from "@/test-support";
 import { GENESIS_HASH, laneColumn, laneCte, leaseLane, MAX_LANES, recordAudit } from "./record";
@@ -127,38 +127,65 @@ describe.skipIf(!onPostgres)("taking a lane (PostgreSQL: transactions at once)",
     expect(await verifyAuditChain(t.db, t.tenantId)).toMatchObject({ ok: true, records: 1 });
   });
 
-  it("a writer takes a lane no open transaction holds, at once; lanes are reused once free", async () => {
+  it("a call in flight holds its lane from gate one to COMMIT: another writer takes another lane at once; records are numbered in commit order", async () => {
+    const t = await makeTenant({ alice: "owner" });
+    await t.db.transaction((tx) => recordAudit(tx, rec(t, 0)));
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let laneTaken!: () => void;
+    const taken = new Promise<void>((r) => (laneTaken = r));
+    const holder = t.db.transaction(async (tx) => {
+      await takeAhead(tx, t.tenantId);
+      laneTaken();
+      await held;
+      return recordAudit(tx, rec(t, 2));
+    });
+    await taken;
+    // Lane 0 is held by the call in flight: this writer neither waits for it nor forks it.
+    const second = await t.db.transaction((tx) => recordAudit(tx, rec(t, 1)));
+    expect(second).toMatchObject({ lane: 1, seq: 1 });
+    release();
+    expect(await holder).toMatchObject({ lane: 0, seq: 2 });
+    const byPos = await t.db.select({ pos: auditEvents.pos, details: auditEvents.details }).from(auditEvents).where(eq(auditEvents.tenantId, t.tenantId)).orderBy(auditEvents.pos);
+    expect(byPos.map((r) => [r.pos, r.details.i])).toEqual([[1, 0], [2, 1], [3, 2]]);
+    // Free again, the lowest lane is taken next.
+    expect(await t.db.transaction((tx) => recordAudit(tx, rec(t, 3)))).toMatchObject({ lane: 0, seq: 3 });
+    expect(await verifyAuditChain(t.db, t.tenantId)).toMatchObject({ ok: true, records: 4, lanes: [{ lane: 0 }, { lane: 1 }] });
+  });
+
+  it("a record appended and not yet committed holds the numbering: the next writer's record waits and is numbered after it", async () => {
     const t = await makeTenant({ alice: "owner" });
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
-    let first!: { lane: number; seq: number };
-    let firstTaken!: () => void;
-    const taken = new Promise<void>((r) => (firstTaken = r));
+    let appended!: (r: { pos: number }) => void;
+    const first = new Promise<{ pos: number }>((r) => (appended = r));
     const holder = t.db.transaction(async (tx) => {
-      first = await recordAudit(tx, rec(t, 0));
-      firstTaken();
+      const r = await recordAudit(tx, rec(t, 0));
+      const [row] = await tx.select({ pos: auditEvents.pos }).from(auditEvents).where(eq(auditEvents.id, r.id));
+      appended(row!);
       await held;
     });
-    await taken;
-    // The first transaction holds its lane: this one neither waits for it nor forks it.
-    const second = await t.db.transaction((tx) => recordAudit(tx, rec(t, 1)));
-    expect(second.lane).not.toBe(first.lane);
-    expect(second.seq).toBe(1);
+    const { pos } = await first;
+    const second = t.db.transaction(async (tx) => {
+      const r = await recordAudit(tx, rec(t, 1));
+      return (await tx.select({ pos: auditEvents.pos }).from(auditEvents).where(eq(auditEvents.id, r.id)))[0]!;
+    });
+    // Numbered now, it could commit first with a number below one a reader has already paged past.
+    expect(await Promise.race([second.then(() => "appended"), new Promise((r) => setTimeout(() => r("waiting"), 300))])).toBe("waiting");
     release();
     await holder;
-    // Free again, the lowest lane is taken next.
-    expect(await t.db.transaction((tx) => recordAudit(tx, rec(t, 2)))).toMatchObject({ lane: 0, seq: 2 });
-    expect(await verifyAuditChain(t.db, t.tenantId)).toMatchObject({ ok: true, records: 3, lanes: [{ lane: 0 }, { lane: 1 }] });
+    expect(await second).toEqual({ pos: pos + 1 });
+    expect(await verifyAuditChain(t.db, t.tenantId)).toMatchObject({ ok: true, records: 2 });
   });
 });
 
-describe("a lane taken ahead (gate one's statement takes it for a tool call)", () => {
-  /** What gate one's statement does: lock a free lane of the tenant and hand its head to the transaction's first record. */
-  const takeAhead = async (tx: Executor, tenantId: string) => {
-    const r = (await tx.execute(sql`with ${laneCte(tenantId)} select ${laneColumn}`)) as unknown as { rows: { audit_lane: unknown }[] };
-    leaseLane(tx, tenantId, r.rows[0]!.audit_lane);
-  };
+/** What gate one's statement does: lock a free lane of the tenant and hand its head to the transaction's first record. */
+const takeAhead = async (tx: Executor, tenantId: string) => {
+  const r = (await tx.execute(sql`with ${laneCte(tenantId)} select ${laneColumn}`)) as unknown as { rows: { audit_lane: unknown }[] };
+  leaseLane(tx, tenantId, r.rows[0]!.audit_lane);
+};
 
+describe("a lane taken ahead (gate one's statement takes it for a tool call)", () => {
   it("the first record uses it: one statement, no lane of its own to lock", async () => {
     const t = await chainOf(2);
     const sent = await t.db.transaction(async (tx) => {
@@ -168,7 +195,7 @@ describe("a lane taken ahead (gate one's statement takes it for a tool call)", (
       return rt.stop();
     });
     expect(sent).toHaveLength(1);
-    expect(sent[0]).toMatch(/^with ins as \( insert into audit_events/);
+    expect(sent[0]).toMatch(/^with num as \( insert into audit_positions .* insert into audit_events/);
     expect(await verifyAuditChain(t.db, t.tenantId)).toMatchObject({ ok: true, records: 3 });
   });
 

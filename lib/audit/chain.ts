@@ -262,10 +262,10 @@ export async function walkChain(rows: AsyncIterable<AuditEventRow> | Iterable<Au
 // -------------------------------------------------------------------------------------------- export lines
 
 /** Exactly the MAC'd fields of a record, as one line of `npm run audit:export`: the API's view plus the links. */
-export type ExportLine = AuditEventView & { tenant_id: string; prev_hash: string; hash: string; kid: string | null; mac: string | null };
+export type ExportLine = Omit<AuditEventView, "pos"> & { tenant_id: string; prev_hash: string; hash: string; kid: string | null; mac: string | null };
 
 export function exportLine(r: AuditEventRow): ExportLine {
-  const { id, lane, seq, ...view } = auditView(r);
+  const { id, pos: _pos, lane, seq, ...view } = auditView(r);
   return { tenant_id: r.tenantId, lane, seq, id, ...view, prev_hash: r.prevHash, hash: r.hash, kid: r.kid, mac: r.mac };
 }
 

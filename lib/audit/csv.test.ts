@@ -71,10 +71,10 @@ describe("audit CSV export", () => {
     expect(JSON.parse(row.details!)).toEqual({ grants_revoked: [] });
 
     const all = parseCsv(await text(await auditCsvStream(t.db, t.users.alice!, exportAuditQuery.parse({}))));
-    const seqs = all.slice(1).map((r) => Number(r[1]));
-    expect(seqs).toEqual([...seqs].sort((a, b) => b - a));
-    const created = all.find((r) => r[3] === "actor.created")!;
-    expect(JSON.parse(created[16]!)).toEqual({ name: 'Bot, "the" helper', kind: "automation" });
+    const positions = all.slice(1).map((r) => Number(r[0]));
+    expect(positions).toEqual([...positions].sort((a, b) => b - a));
+    const created = all.find((r) => r[4] === "actor.created")!;
+    expect(JSON.parse(created[17]!)).toEqual({ name: 'Bot, "the" helper', kind: "automation" });
   });
 
   it("pages through more events than one page and stops at max_rows", async () => {
@@ -86,7 +86,7 @@ describe("audit CSV export", () => {
     });
     const every = parseCsv(await text(await auditCsvStream(t.db, t.users.alice!, exportAuditQuery.parse({ event: "tool.call" }))));
     expect(every).toHaveLength(1201);
-    expect(new Set(every.slice(1).map((r) => r[1])).size).toBe(1200);
+    expect(new Set(every.slice(1).map((r) => r[0])).size).toBe(1200);
     const some = parseCsv(await text(await auditCsvStream(t.db, t.users.alice!, exportAuditQuery.parse({ event: "tool.call", max_rows: "700" }))));
     expect(some).toHaveLength(701);
   });

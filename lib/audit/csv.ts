@@ -14,6 +14,7 @@ export const exportAuditQuery = listAuditQuery.omit({ before: true, limit: true 
 export type ExportAuditQuery = z.infer<typeof exportAuditQuery>;
 
 export const auditCsvColumns = [
+  "pos",
   "lane",
   "seq",
   "at",
@@ -48,6 +49,7 @@ type Names = { users: Map<string, string>; actors: Map<string, string> };
 
 function rowOf(e: AuditEventView, names: Names): Record<(typeof auditCsvColumns)[number], string | number> {
   return {
+    pos: e.pos,
     lane: e.lane,
     seq: e.seq,
     at: e.at,

@@ -6,7 +6,7 @@
 // LOCKED`), and holds it until COMMIT; when every lane is held it opens the next one (up to MAX_LANES), so one busy
 // tenant's concurrent calls append side by side instead of queueing on one head row. A tenant's lanes grow to the
 // number of its transactions that were ever appending at the same moment, and stay; lane 0 is its chain from
-// before lanes. Records of all lanes are ordered by `pos`.
+// before lanes. Records of all lanes are numbered by `pos`, in commit order (appendRecord).
 import { eq, sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import { compiled } from "@/db/compiled";
@@ -179,12 +179,22 @@ async function laneFor(tx: Executor, tenantId: string): Promise<LaneHead> {
 
 type AppendKey = "tenant" | "lane" | "seq" | "id" | "at" | "event" | "request" | "principal" | "user" | "actor" | "namespace" | "operation" | "ref" | "outcome" | "gate" | "reason" | "subject" | "details" | "prev" | "hash" | "kid" | "mac";
 
-/** Insert the record and move its lane's head to it, in one statement: built once. */
+/**
+ * Number the record (the tenant's next `pos`), insert it and move its lane's head to it, in one statement: built
+ * once. The tenant's `audit_positions` row stays locked until COMMIT, so a tenant's records are numbered in the
+ * order they commit and a reader paging back by `pos` never finds a gap filled after it passed: for a call's one
+ * record that is the last exchange only (the append and COMMIT travel together), for a transaction writing several
+ * records from its first to COMMIT — which is why every writer appends last (docs/architecture.md, "Lock order").
+ */
 const appendRecord = compiled<AppendKey>(
   (p) => sql`
-    with ins as (
-      insert into audit_events (tenant_id, lane, seq, id, at, event, request_id, principal_type, user_id, actor_id, namespace, operation, ref, outcome, gate, reason, subject_id, details, prev_hash, hash, kid, mac)
-      values (${p.tenant}, ${p.lane}::int, ${p.seq}, ${p.id}, ${p.at}::timestamptz, ${p.event}, ${p.request}, ${p.principal}, ${p.user}, ${p.actor}, ${p.namespace}, ${p.operation}, ${p.ref}, ${p.outcome}, ${p.gate}, ${p.reason}, ${p.subject}, ${p.details}::jsonb, ${p.prev}, ${p.hash}, ${p.kid}, ${p.mac})
+    with num as (
+      insert into audit_positions (tenant_id, pos) values (${p.tenant}, 1)
+      on conflict (tenant_id) do update set pos = audit_positions.pos + 1
+      returning pos
+    ), ins as (
+      insert into audit_events (tenant_id, lane, seq, pos, id, at, event, request_id, principal_type, user_id, actor_id, namespace, operation, ref, outcome, gate, reason, subject_id, details, prev_hash, hash, kid, mac)
+      values (${p.tenant}, ${p.lane}::int, ${p.seq}, (select pos from num), ${p.id}, ${p.at}::timestamptz, ${p.event}, ${p.request}, ${p.principal}, ${p.user}, ${p.actor}, ${p.namespace}, ${p.operation}, ${p.ref}, ${p.outcome}, ${p.gate}, ${p.reason}, ${p.subject}, ${p.details}::jsonb, ${p.prev}, ${p.hash}, ${p.kid}, ${p.mac})
       returning tenant_id, lane, seq, mac
     )
     update audit_heads set seq = ins.seq, hash = ins.mac from ins where audit_heads.tenant_id = ins.tenant_id and audit_heads.lane = ins.lane`,

@@ -10,7 +10,7 @@ import { and, asc, eq, gte, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb, type Db, type Executor } from "@/db/client";
 import { envOverride, makeTenant, type TestTenant } from "@/test-support";
-import { auditCheckpoints, auditEvents, auditHeads, type AuditEventRow } from "@/db/schema";
+import { auditCheckpoints, auditEvents, auditHeads, auditPositions, type AuditEventRow } from "@/db/schema";
 import { parseEnv } from "@/lib/env";
 import { newId } from "@/lib/ids";
 import { canonicalJson } from "@/lib/canonical-json";
@@ -37,7 +37,7 @@ afterAll(async () => {
   const db = await getDb();
   await db.execute(sql.raw(`do $$ begin
     if exists (select 1 from pg_roles where rolname = '${forger}') then
-      revoke all on audit_events, audit_heads from ${forger};
+      revoke all on audit_events, audit_heads, audit_positions from ${forger};
       drop role ${forger};
     end if;
   exception when others then null; end $$`));
@@ -80,11 +80,16 @@ async function asAppRole(db: Db, fn: (tx: Executor) => Promise<void>) {
   await db.execute(sql.raw(`do $$ begin create role ${forger} nologin; exception when duplicate_object then null; end $$`));
   await db.execute(sql.raw(`grant select, insert on audit_events to ${forger}`));
   await db.execute(sql.raw(`grant select, update on audit_heads to ${forger}`));
+  await db.execute(sql.raw(`grant select, insert, update on audit_positions to ${forger}`));
   await db.transaction(async (tx) => {
     await tx.execute(sql.raw(`set local role ${forger}`));
     await fn(tx);
   });
 }
+
+/** The number a record added by hand takes: the tenant's next, as the app would number it. */
+const nextPos = async (tx: Executor, tenantId: string) =>
+  Number(((await tx.execute(sql`insert into audit_positions (tenant_id, pos) values (${tenantId}, 1) on conflict (tenant_id) do update set pos = audit_positions.pos + 1 returning pos`)) as unknown as { rows: { pos: string }[] }).rows[0]!.pos);
 
 const moveHead = (tx: Executor, tenantId: string, seq: number, hash: string, lane = 0) =>
   tx.update(auditHeads).set({ seq, hash }).where(and(eq(auditHeads.tenantId, tenantId), eq(auditHeads.lane, lane)));
@@ -143,7 +148,7 @@ async function forge(tx: Executor, t: TestTenant, mac: "garbage" | "none", moveT
   };
   const hash = linkHash(row);
   const tag = mac === "garbage" ? randomBytes(32).toString("hex") : null;
-  await tx.insert(auditEvents).values({ ...row, hash, kid: tag ? auditKeyring().current.kid : null, mac: tag });
+  await tx.insert(auditEvents).values({ ...row, pos: await nextPos(tx, t.tenantId), hash, kid: tag ? auditKeyring().current.kid : null, mac: tag });
   if (moveTheHead) await moveHead(tx, t.tenantId, row.seq, tag ?? hash);
   return row.seq;
 }
@@ -298,9 +303,11 @@ describe("the legacy prefix", () => {
         prevHash: prev,
       };
       prev = linkHash(row);
-      await t.db.insert(auditEvents).values({ ...row, hash: prev });
+      await t.db.insert(auditEvents).values({ ...row, pos: seq, hash: prev });
     }
     await t.db.insert(auditHeads).values({ tenantId: t.tenantId, seq: n, hash: prev });
+    // As the migration to lanes leaves a trail: numbered by its seq.
+    await t.db.insert(auditPositions).values({ tenantId: t.tenantId, pos: n });
     return t;
   }
 
@@ -637,7 +644,7 @@ describe("a trail of several lanes", () => {
   it("a lane forged from nothing — a head and a record without a valid MAC — is a forged insert", async () => {
     const t = await threeLanes();
     const row = { ...(await laneRows(t.db, t.tenantId, 0))[0]!, id: newId("evt"), lane: 5, seq: 1, prevHash: GENESIS_LINK, details: { forged: true } };
-    const { pos: _pos, ...values } = { ...row, hash: linkHash(row), mac: "0".repeat(64) };
+    const values = { ...row, pos: await nextPos(t.db, t.tenantId), hash: linkHash(row), mac: "0".repeat(64) };
     await t.db.insert(auditEvents).values(values);
     await t.db.insert(auditHeads).values({ tenantId: t.tenantId, lane: 5, seq: 1, hash: values.mac });
     expect(await verifyAuditChain(t.db, t.tenantId)).toMatchObject({ ok: false, finding: "forged_insert", first_broken: { lane: 5, seq: 1 } });
@@ -646,7 +653,7 @@ describe("a trail of several lanes", () => {
   it("records in a lane that has no head are found and named, though no head or checkpoint points at them", async () => {
     const t = await threeLanes();
     const row = { ...(await laneRows(t.db, t.tenantId, 0))[0]!, id: newId("evt"), lane: 6, seq: 1, prevHash: GENESIS_LINK, details: { forged: true } };
-    const { pos: _pos, ...values } = { ...row, hash: linkHash(row), mac: "0".repeat(64) };
+    const values = { ...row, pos: await nextPos(t.db, t.tenantId), hash: linkHash(row), mac: "0".repeat(64) };
     await t.db.insert(auditEvents).values(values);
     expect(await verifyAuditChain(t.db, t.tenantId)).toMatchObject({ ok: false, first_broken: { lane: 6 } });
   });

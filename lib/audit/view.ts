@@ -5,6 +5,8 @@ import type { AuditEventRow } from "@/db/schema";
 
 export type AuditEventView = {
   id: string;
+  /** The record's number in its tenant's trail: 1, 2, 3… in the order records committed. */
+  pos: number;
   /** The chain (lane) the record is in, and its place there. */
   lane: number;
   seq: number;
@@ -26,6 +28,7 @@ export type AuditEventView = {
 
 export const auditView = (r: AuditEventRow): AuditEventView => ({
   id: r.id,
+  pos: r.pos,
   lane: r.lane,
   seq: r.seq,
   at: r.at.toISOString(),

@@ -13,6 +13,7 @@ const words = {
 
 const event = (over: Partial<AuditEventView>): AuditEventView => ({
   id: "evt_1",
+  pos: 1,
   lane: 0,
   seq: 1,
   at: "2026-12-01T10:00:00.000Z",
