@@ -10,6 +10,7 @@ import { AppError } from "@/lib/errors";
 import { callerBucketSql, limitColumns, limitCtes, limitResultOf, limitValues, type Limit, type LimitColumns, type LimitResult, type LimitValues } from "@/lib/limits/rate-limit";
 import { newId } from "@/lib/ids";
 import type { ActorContext, UserContext } from "./context";
+import { takeTurnsOf } from "./grant-turns";
 import { hashSecret, newSecret } from "./secrets";
 import { recordVoided, voidApprovalRows } from "./void-approvals";
 
@@ -175,6 +176,8 @@ export async function revokeActor(db: Db, who: Who, actorId: string, reason: str
   return db.transaction(async (tx) => {
     const actor = await actorForGrantor(tx, who, actorId);
     if (actor.revokedAt) return actorView(actor);
+    // Its turn first (grant-turns.ts): its calls from now on wait for this revoke instead of starving its grants' update.
+    await takeTurnsOf(tx, [actorId]);
     const now = new Date();
     const [row] = await tx.update(actors).set({ revokedAt: now, revokedBy: who.userId, revokeReason: reason }).where(eq(actors.id, actorId)).returning();
     await tx.update(actorTokens).set({ revokedAt: now }).where(and(eq(actorTokens.actorId, actorId), isNull(actorTokens.revokedAt)));

@@ -10,6 +10,7 @@ import type { OperationKey, ParsedRef, Principal, Risk } from "@/lib/realms/cont
 import { laneColumn, laneCte, leaseLane } from "@/lib/audit/record";
 import type { Limit } from "@/lib/limits/rate-limit";
 import { actorOfToken, tokenColumns, tokenCtes, tokenValues, type TokenValues } from "./actors";
+import { sharedTurnSql } from "./grant-turns";
 import { DESCRIBING_OPERATIONS, gateOne, type ApprovalFacts, type GateOneDecision, type GrantFacts } from "./gate";
 
 export type GateOneRead = {
@@ -133,6 +134,7 @@ const gateOneStatement = compiledVariants<GateShapeKey, GateValues, SwitchesRow>
     left join lateral (
       select * from grants
       where grants.tenant_id = ${tenant} and grants.actor_id = ${actor} and grants.namespace = ${p.namespace}${shape.grant ? sql` and grants.id = ${p.grant}` : sql``}
+        and ${sharedTurnSql(sql`grants.actor_id`)}
       for share
     ) g on true`;
 });

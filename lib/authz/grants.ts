@@ -12,6 +12,7 @@ import { isOperationKey, operationKeysOf, type Realm } from "@/lib/realms/contra
 import { describeRefsAs } from "@/lib/realms/names";
 import { requireRealm } from "@/lib/realms/registry";
 import type { UserContext } from "./context";
+import { takeTurnsOf } from "./grant-turns";
 
 export const expiryChoices = ["1h", "1d", "30d", "never"] as const;
 export type ExpiryChoice = (typeof expiryChoices)[number];
@@ -223,6 +224,9 @@ export async function listGrants(db: Executor, who: Who, q: z.infer<typeof listG
 export async function revokeGrant(db: Db, who: Who, grantId: string, reason: string): Promise<GrantView> {
   if (who.role === "support") throw new AppError("forbidden", "Support staff review revocations; they do not revoke.");
   return db.transaction(async (tx) => {
+    // The actor's turn first (grant-turns.ts): its calls from now on wait for this revoke instead of starving it.
+    const [owner] = await tx.select({ actorId: grants.actorId }).from(grants).where(and(eq(grants.id, grantId), eq(grants.tenantId, who.tenantId)));
+    if (owner) await takeTurnsOf(tx, [owner.actorId]);
     const [g] = await tx.select().from(grants).where(and(eq(grants.id, grantId), eq(grants.tenantId, who.tenantId))).for("update");
     if (!g || (g.grantorId !== who.userId && who.role !== "owner")) throw new AppError("not_found", "No such grant.", { details: { grant_id: grantId } });
     if (g.revokedAt) return grantView(g);

@@ -7,6 +7,7 @@ import type { Executor } from "@/db/client";
 import { actors, grants } from "@/db/schema";
 import { recordAudit } from "@/lib/audit/record";
 import type { OperationKey } from "@/lib/realms/contract";
+import { takeTurnsOf } from "./grant-turns";
 
 export type MeaningChange = { operation: OperationKey; change: string };
 
@@ -52,6 +53,8 @@ export async function suspendChangedOperations(
   now = new Date(),
 ): Promise<AffectedGrant[]> {
   const affected = await grantsAffectedBy(tx, who.tenantId, namespace, changes, now);
+  // The actors' turns first (grant-turns.ts): their calls from now on wait for the suspension instead of starving it.
+  await takeTurnsOf(tx, affected.map((a) => a.actor_id));
   const byGrant = new Map<string, AffectedGrant[]>();
   for (const a of affected) byGrant.set(a.grant_id, [...(byGrant.get(a.grant_id) ?? []), a]);
   for (const [grantId, list] of byGrant) {

@@ -1,0 +1,78 @@
+// A revoke gets its turn while its agent keeps calling (PostgreSQL: calls at once). Gate one reads the agent's grants
+// FOR SHARE; without the per-actor turn (grant-turns.ts) each new call joined the share lock ahead of the waiting
+// revoke, which then waited out the statement timeout (503) while the grant stayed live (found by an attack).
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { dbKind } from "@/db/client";
+import { POST } from "@/app/api/v1/tools/[tool]/route";
+import { envOverride, grant, makeActor, makeTenant } from "@/test-support";
+import { revokeActor } from "./actors";
+import { revokeGrant } from "./grants";
+
+const onPostgres = (await dbKind()) === "postgres";
+const env = envOverride();
+beforeAll(() => env.set({ MCP_RATE_LIMIT_PER_MINUTE: "1000000" }));
+afterAll(() => env.restore());
+
+type Answer = { status: number; code: string | null; sentAt: number };
+
+/** Nine callers (the pool holds ten connections; the revoke takes the tenth) searching docs as the agent without pause, until `stop`; each answer with when it was sent. */
+function flood(token: string) {
+  let stop = false;
+  const answers: Answer[] = [];
+  const one = async () => {
+    const sentAt = performance.now();
+    const res = await POST(
+      new Request("http://realmgate.test/api/v1/tools/search_objects", { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify({ namespace: "docs", query: "Q3" }) }),
+      { params: Promise.resolve({ tool: "search_objects" }) },
+    );
+    const body = (await res.json()) as { error?: { code: string } };
+    answers.push({ status: res.status, code: body.error?.code ?? null, sentAt });
+  };
+  const loops = Array.from({ length: 9 }, async () => {
+    while (!stop) await one();
+  });
+  return {
+    answers,
+    stop: async () => {
+      stop = true;
+      await Promise.all(loops);
+    },
+  };
+}
+
+describe.skipIf(!onPostgres)("a revoke while its agent keeps calling", () => {
+  it("a grant's revoke answers promptly, and every call sent after it is refused", async () => {
+    const t = await makeTenant({ alice: "owner" });
+    const agent = await makeActor(t, t.users.alice!);
+    const g = await grant(t, t.users.alice!, agent.actorId, "docs", ["object.search"]);
+    const f = flood(agent.token);
+    await new Promise((r) => setTimeout(r, 400));
+    const started = performance.now();
+    await revokeGrant(t.db, t.users.alice!, g.id, "while calling");
+    const answered = performance.now();
+    await new Promise((r) => setTimeout(r, 200));
+    await f.stop();
+    expect(answered - started).toBeLessThan(1_500);
+    expect(f.answers.filter((a) => a.sentAt < started && a.status === 200).length).toBeGreaterThan(10);
+    const after = f.answers.filter((a) => a.sentAt > answered);
+    expect(after.length).toBeGreaterThan(0);
+    expect(after.map((a) => `${a.status} ${a.code}`)).toEqual(after.map(() => "403 grant_revoked"));
+  });
+
+  it("an agent's revoke answers promptly, and every call sent after it is refused", async () => {
+    const t = await makeTenant({ alice: "owner" });
+    const agent = await makeActor(t, t.users.alice!);
+    await grant(t, t.users.alice!, agent.actorId, "docs", ["object.search"]);
+    const f = flood(agent.token);
+    await new Promise((r) => setTimeout(r, 400));
+    const started = performance.now();
+    await revokeActor(t.db, t.users.alice!, agent.actorId, "while calling");
+    const answered = performance.now();
+    await new Promise((r) => setTimeout(r, 200));
+    await f.stop();
+    expect(answered - started).toBeLessThan(1_500);
+    const after = f.answers.filter((a) => a.sentAt > answered);
+    expect(after.length).toBeGreaterThan(0);
+    expect(after.map((a) => a.status)).toEqual(after.map(() => 401));
+  });
+});
