@@ -283,9 +283,7 @@ function EventRow({ e, names, words, onTimeline }: { e: AuditEventView; names: N
     <li className="grid gap-1 px-4 py-3 text-sm md:grid-cols-[11rem_1fr_auto] md:gap-4">
       <div className="text-slate-600">
         <Time iso={e.at} />
-        <span className="block text-xs" title={`In the audit chain: ${eventNumber(e.lane, e.seq)}`}>
-          #{e.pos}
-        </span>
+        <span className="block text-xs">{eventNumber(e.lane, e.seq)}</span>
       </div>
       <div className="min-w-0">
         <p className="flex flex-wrap items-center gap-2">

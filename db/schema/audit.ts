@@ -4,8 +4,8 @@
 // (which include `prev_hash`, the previous record's link in its lane); records written since the keyed chain
 // carry `kid` and `mac`, an HMAC-SHA256 under that key over the hash, and `mac` is their link. Legacy records
 // (kid null) link by `hash`. `audit_heads` holds each lane's last link and serialises that lane's writers, so a
-// lane never forks. `pos` numbers a tenant's records across lanes in the order they commit, with no gap:
-// `audit_positions` holds each tenant's last one, locked by the statement that appends a record until COMMIT.
+// lane never forks. `pos` orders records across lanes: drawn from one sequence as a record is appended, under its
+// tenant's numbering turn (lib/audit/record.ts), so a reader that takes the turn never sees a gap filled later.
 // `audit_checkpoints` holds Ed25519-signed (lane, seq, link) triples, also written to the digest store outside
 // the database (lib/audit/checkpoints.ts).
 import { bigint, index, jsonb, pgTable, primaryKey, smallint, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
@@ -17,8 +17,8 @@ export const auditEvents = pgTable(
     /** The chain this record is in (lib/audit/record.ts); `seq` counts within it. */
     lane: smallint("lane").notNull().default(0),
     seq: bigint("seq", { mode: "number" }).notNull(),
-    /** The record's number in its tenant's trail across lanes: 1, 2, 3… in commit order (`audit_positions`). Not hashed. */
-    pos: bigint("pos", { mode: "number" }).notNull(),
+    /** Order across lanes (and tenants): drawn from one sequence as the record is appended. Not hashed. */
+    pos: bigint("pos", { mode: "number" }).notNull().generatedByDefaultAsIdentity(),
     id: text("id").notNull(),
     at: timestamp("at", { withTimezone: true, mode: "date" }).notNull(),
     event: text("event").notNull(),
@@ -63,12 +63,6 @@ export const auditHeads = pgTable(
   },
   (t) => [primaryKey({ columns: [t.tenantId, t.lane] })],
 );
-
-/** Each tenant's last `pos`: its row is locked from a record's append to COMMIT, so positions follow commit order. */
-export const auditPositions = pgTable("audit_positions", {
-  tenantId: text("tenant_id").primaryKey(),
-  pos: bigint("pos", { mode: "number" }).notNull(),
-});
 
 /** Signed checkpoints: "tenant T's lane L had `seq` records ending in link `mac` at `at`" (append-only). */
 export const auditCheckpoints = pgTable(

@@ -6,7 +6,7 @@
 // LOCKED`), and holds it until COMMIT; when every lane is held it opens the next one (up to MAX_LANES), so one busy
 // tenant's concurrent calls append side by side instead of queueing on one head row. A tenant's lanes grow to the
 // number of its transactions that were ever appending at the same moment, and stay; lane 0 is its chain from
-// before lanes. Records of all lanes are numbered by `pos`, in commit order (appendRecord).
+// before lanes. Records of all lanes are ordered by `pos` (appendRecord, awaitNumbering).
 import { eq, sql } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import { compiled } from "@/db/compiled";
@@ -180,18 +180,21 @@ async function laneFor(tx: Executor, tenantId: string): Promise<LaneHead> {
 type AppendKey = "tenant" | "lane" | "seq" | "id" | "at" | "event" | "request" | "principal" | "user" | "actor" | "namespace" | "operation" | "ref" | "outcome" | "gate" | "reason" | "subject" | "details" | "prev" | "hash" | "kid" | "mac";
 
 /**
- * Number the record (the tenant's next `pos`), insert it and move its lane's head to it, in one statement: built
- * once. The tenant's `audit_positions` row stays locked until COMMIT, so a tenant's records are numbered in the
- * order they commit and a reader paging back by `pos` never finds a gap filled after it passed: for a call's one
- * record that is the last exchange only (the append and COMMIT travel together), for a transaction writing several
- * records from its first to COMMIT — which is why every writer appends last (docs/architecture.md, "Lock order").
+ * The first key of the tenant's numbering turn: a transaction takes it shared before its first record draws its
+ * `pos` and holds it to COMMIT; a reader that pages by `pos` takes it exclusive first (`awaitNumbering`).
+ */
+const NUMBERING_CLASS = 7417015;
+
+/**
+ * Insert the record and move its lane's head to it, in one statement: built once. Its `pos` is drawn from the
+ * sequence only once the statement holds the tenant's numbering turn (shared: writers never wait for each other).
  */
 const appendRecord = compiled<AppendKey>(
   (p) => sql`
-    with num as (
-      insert into audit_positions (tenant_id, pos) values (${p.tenant}, 1)
-      on conflict (tenant_id) do update set pos = audit_positions.pos + 1
-      returning pos
+    with turn as (
+      select pg_advisory_xact_lock_shared(${sql.raw(String(NUMBERING_CLASS))}, hashtext(${p.tenant}))
+    ), num as (
+      select nextval('audit_events_pos_seq') as pos from turn
     ), ins as (
       insert into audit_events (tenant_id, lane, seq, pos, id, at, event, request_id, principal_type, user_id, actor_id, namespace, operation, ref, outcome, gate, reason, subject_id, details, prev_hash, hash, kid, mac)
       values (${p.tenant}, ${p.lane}::int, ${p.seq}, (select pos from num), ${p.id}, ${p.at}::timestamptz, ${p.event}, ${p.request}, ${p.principal}, ${p.user}, ${p.actor}, ${p.namespace}, ${p.operation}, ${p.ref}, ${p.outcome}, ${p.gate}, ${p.reason}, ${p.subject}, ${p.details}::jsonb, ${p.prev}, ${p.hash}, ${p.kid}, ${p.mac})
@@ -256,6 +259,19 @@ export async function appendOnLane(tx: Executor, head: LaneHead, input: AuditInp
   appendsOn.set(connection, (appendsOn.get(connection) ?? 0) + 1);
   if (row.seq % CHECKPOINT_EVERY_RECORDS === 0) nudgeCheckpoints();
   return { id: row.id, lane: row.lane, seq: row.seq };
+}
+
+/**
+ * Before reading a tenant's records by `pos` (a page of the trail): wait until every record of the tenant already
+ * numbered has committed or rolled back, and keep new ones from being numbered until this transaction ends. `pos`
+ * is drawn when a record is appended, not when it commits, so without this a record numbered before a page's last one
+ * but committed after the page was read would appear below a page a reader had already passed (an attack paging
+ * newest first while denials wrote two records per transaction missed 83 records in 184 pages). Writers queue
+ * behind a waiting reader (advisory locks are granted in order) and the reader waits only for records already
+ * numbered: a page holds the tenant's writers for about as long as reading it takes.
+ */
+export async function awaitNumbering(tx: Executor, tenantId: string): Promise<void> {
+  await tx.execute(sql`select pg_advisory_xact_lock(${sql.raw(String(NUMBERING_CLASS))}, hashtext(${tenantId}))`);
 }
 
 /** Details go through JSON once so what is hashed is exactly what jsonb gives back. */

@@ -10,7 +10,7 @@ import { and, asc, eq, gte, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb, type Db, type Executor } from "@/db/client";
 import { envOverride, makeTenant, type TestTenant } from "@/test-support";
-import { auditCheckpoints, auditEvents, auditHeads, auditPositions, type AuditEventRow } from "@/db/schema";
+import { auditCheckpoints, auditEvents, auditHeads, type AuditEventRow } from "@/db/schema";
 import { parseEnv } from "@/lib/env";
 import { newId } from "@/lib/ids";
 import { canonicalJson } from "@/lib/canonical-json";
@@ -37,7 +37,8 @@ afterAll(async () => {
   const db = await getDb();
   await db.execute(sql.raw(`do $$ begin
     if exists (select 1 from pg_roles where rolname = '${forger}') then
-      revoke all on audit_events, audit_heads, audit_positions from ${forger};
+      revoke all on audit_events, audit_heads from ${forger};
+      revoke all on sequence audit_events_pos_seq from ${forger};
       drop role ${forger};
     end if;
   exception when others then null; end $$`));
@@ -80,16 +81,16 @@ async function asAppRole(db: Db, fn: (tx: Executor) => Promise<void>) {
   await db.execute(sql.raw(`do $$ begin create role ${forger} nologin; exception when duplicate_object then null; end $$`));
   await db.execute(sql.raw(`grant select, insert on audit_events to ${forger}`));
   await db.execute(sql.raw(`grant select, update on audit_heads to ${forger}`));
-  await db.execute(sql.raw(`grant select, insert, update on audit_positions to ${forger}`));
+  await db.execute(sql.raw(`grant usage on sequence audit_events_pos_seq to ${forger}`));
   await db.transaction(async (tx) => {
     await tx.execute(sql.raw(`set local role ${forger}`));
     await fn(tx);
   });
 }
 
-/** The number a record added by hand takes: the tenant's next, as the app would number it. */
-const nextPos = async (tx: Executor, tenantId: string) =>
-  Number(((await tx.execute(sql`insert into audit_positions (tenant_id, pos) values (${tenantId}, 1) on conflict (tenant_id) do update set pos = audit_positions.pos + 1 returning pos`)) as unknown as { rows: { pos: string }[] }).rows[0]!.pos);
+/** The `pos` a record added by hand takes: the next one, as the app would draw it. */
+const nextPos = async (tx: Executor, _tenantId: string) =>
+  Number(((await tx.execute(sql`select nextval('audit_events_pos_seq') as pos`)) as unknown as { rows: { pos: string }[] }).rows[0]!.pos);
 
 const moveHead = (tx: Executor, tenantId: string, seq: number, hash: string, lane = 0) =>
   tx.update(auditHeads).set({ seq, hash }).where(and(eq(auditHeads.tenantId, tenantId), eq(auditHeads.lane, lane)));
@@ -303,11 +304,9 @@ describe("the legacy prefix", () => {
         prevHash: prev,
       };
       prev = linkHash(row);
-      await t.db.insert(auditEvents).values({ ...row, pos: seq, hash: prev });
+      await t.db.insert(auditEvents).values({ ...row, pos: await nextPos(t.db, t.tenantId), hash: prev });
     }
     await t.db.insert(auditHeads).values({ tenantId: t.tenantId, seq: n, hash: prev });
-    // As the migration to lanes leaves a trail: numbered by its seq.
-    await t.db.insert(auditPositions).values({ tenantId: t.tenantId, pos: n });
     return t;
   }
 

@@ -5,7 +5,7 @@ import type { AuditEventRow } from "@/db/schema";
 
 export type AuditEventView = {
   id: string;
-  /** The record's number in its tenant's trail: 1, 2, 3… in the order records committed. */
+  /** Its order in the trail across lanes: later records have greater `pos` (drawn from one sequence, not gapless). */
   pos: number;
   /** The chain (lane) the record is in, and its place there. */
   lane: number;
