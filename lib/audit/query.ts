@@ -1,6 +1,6 @@
 // Reading the audit trail (owners and support): filters, newest first across lanes (by `pos`, the order records
-// were numbered in), keyset-paged by it, each page read once the records numbered before it have committed. A support person's own views are audited too, coalesced per view and
-// filter within ten minutes (./views.ts).
+// were numbered in), keyset-paged by it, each page read once the records numbered before it have committed. A
+// support person's own views are audited too, coalesced per view and filter within ten minutes (./views.ts).
 import { and, desc, eq, gte, lt, lte, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/db/client";
