@@ -1,12 +1,12 @@
 // Reading the audit trail (owners and support): filters, newest first across lanes (by `pos`, the order records
-// were numbered in), keyset-paged by it, each page read once the records numbered before it have committed. A
+// were numbered in), keyset-paged by it, each page only as far as every record numbered has committed (settledPos). A
 // support person's own views are audited too, coalesced per view and filter within ten minutes (./views.ts).
 import { and, desc, eq, gte, lt, lte, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/db/client";
 import { auditEvents } from "@/db/schema";
 import { AppError } from "@/lib/errors";
-import { awaitNumbering } from "./record";
+import { settledPos } from "./record";
 import { auditView, type AuditEventView } from "./view";
 import { recordSupportView, viewFilters } from "./views";
 
@@ -55,9 +55,9 @@ export async function listAuditEvents(db: Db, who: Viewer, q: ListAuditQuery, vi
   if (q.from) conds.push(gte(auditEvents.at, new Date(q.from)));
   if (q.to) conds.push(lte(auditEvents.at, new Date(q.to)));
   if (q.before) conds.push(lt(auditEvents.pos, q.before));
+  // Only as far as every record numbered has committed (or never will): no gap below the page can fill later.
+  conds.push(lte(auditEvents.pos, await settledPos(db, who.tenantId)));
   return db.transaction(async (tx) => {
-    // Every record numbered so far committed (or not at all) before the page is read: no gap below it fills later.
-    await awaitNumbering(tx, who.tenantId);
     const rows = await tx.select().from(auditEvents).where(and(...conds)).orderBy(desc(auditEvents.pos)).limit(q.limit);
     if (who.role === "support") {
       // One record per person, view and filter within ten minutes (./views.ts): paging and reloads coalesce.

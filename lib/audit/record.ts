@@ -6,9 +6,9 @@
 // LOCKED`), and holds it until COMMIT; when every lane is held it opens the next one (up to MAX_LANES), so one busy
 // tenant's concurrent calls append side by side instead of queueing on one head row. A tenant's lanes grow to the
 // number of its transactions that were ever appending at the same moment, and stay; lane 0 is its chain from
-// before lanes. Records of all lanes are ordered by `pos` (appendRecord, awaitNumbering).
+// before lanes. Records of all lanes are ordered by `pos` (appendRecord, settledPos).
 import { eq, sql } from "drizzle-orm";
-import type { Executor } from "@/db/client";
+import type { Db, Executor } from "@/db/client";
 import { compiled } from "@/db/compiled";
 import { commitWithNext } from "@/db/pipeline";
 import { auditEvents } from "@/db/schema";
@@ -181,7 +181,7 @@ type AppendKey = "tenant" | "lane" | "seq" | "id" | "at" | "event" | "request" |
 
 /**
  * The first key of the tenant's numbering turn: a transaction takes it shared before its first record draws its
- * `pos` and holds it to COMMIT; a reader that pages by `pos` takes it exclusive first (`awaitNumbering`).
+ * `pos` and holds it to COMMIT; a reader that pages by `pos` takes it alone for a moment first (`settledPos`).
  */
 const NUMBERING_CLASS = 7417015;
 
@@ -262,16 +262,22 @@ export async function appendOnLane(tx: Executor, head: LaneHead, input: AuditInp
 }
 
 /**
- * Before reading a tenant's records by `pos` (a page of the trail): wait until every record of the tenant already
- * numbered has committed or rolled back, and keep new ones from being numbered until this transaction ends. `pos`
- * is drawn when a record is appended, not when it commits, so without this a record numbered before a page's last one
- * but committed after the page was read would appear below a page a reader had already passed (an attack paging
- * newest first while denials wrote two records per transaction missed 83 records in 184 pages). Writers queue
- * behind a waiting reader (advisory locks are granted in order) and the reader waits only for records already
- * numbered: a page holds the tenant's writers for about as long as reading it takes.
+ * How far a tenant's trail may be read by `pos` with no gap that can fill later: every record numbered up to the
+ * returned `pos` has committed or rolled back. `pos` is drawn when a record is appended, not when it commits, so a
+ * record numbered before a page's last one but committed after the page was read would appear below a page a reader
+ * had already passed (an attack paging newest first while denials wrote two records per transaction missed 83 records
+ * in 184 pages). So, in a transaction of its own, this takes the tenant's numbering turn alone — waiting for the
+ * transactions holding it shared, whose records are numbered but not yet committed — reads how far the sequence has
+ * gone, and lets go: writers wait behind it only for that moment (advisory locks are granted in order), never for a
+ * reader's page. A page then reads `pos <=` the answer.
  */
-export async function awaitNumbering(tx: Executor, tenantId: string): Promise<void> {
-  await tx.execute(sql`select pg_advisory_xact_lock(${sql.raw(String(NUMBERING_CLASS))}, hashtext(${tenantId}))`);
+export async function settledPos(db: Db, tenantId: string): Promise<number> {
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${sql.raw(String(NUMBERING_CLASS))}, hashtext(${tenantId}))`);
+    const r = (await tx.execute(sql`select last_value, is_called from audit_events_pos_seq`)) as unknown as { rows: { last_value: string | number; is_called: boolean }[] };
+    const { last_value, is_called } = r.rows[0]!;
+    return is_called ? Number(last_value) : Number(last_value) - 1;
+  });
 }
 
 /** Details go through JSON once so what is hashed is exactly what jsonb gives back. */
