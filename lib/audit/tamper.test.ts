@@ -640,20 +640,24 @@ describe("a trail of several lanes", () => {
     expect(await verifyAuditChain(t.db, t.tenantId)).toMatchObject({ ok: false, finding: "cut_tail", first_broken: { lane: 2, seq: 3 } });
   });
 
-  it("a lane forged from nothing — a head and a record without a valid MAC — is a forged insert", async () => {
-    const t = await threeLanes();
-    const row = { ...(await laneRows(t.db, t.tenantId, 0))[0]!, id: newId("evt"), lane: 5, seq: 1, prevHash: GENESIS_LINK, details: { forged: true } };
+  /** A record in a lane Realmgate never opened: a copy of a real one, at #1 from genesis, with a MAC that is not one. */
+  async function forgeLane(t: TestTenant, lane: number) {
+    const row = { ...(await laneRows(t.db, t.tenantId, 0))[0]!, id: newId("evt"), lane, seq: 1, prevHash: GENESIS_LINK, details: { forged: true } };
     const values = { ...row, pos: await nextPos(t.db, t.tenantId), hash: linkHash(row), mac: "0".repeat(64) };
     await t.db.insert(auditEvents).values(values);
-    await t.db.insert(auditHeads).values({ tenantId: t.tenantId, lane: 5, seq: 1, hash: values.mac });
+    return values;
+  }
+
+  it("a lane forged from nothing — a head and a record without a valid MAC — is a forged insert", async () => {
+    const t = await threeLanes();
+    const forged = await forgeLane(t, 5);
+    await t.db.insert(auditHeads).values({ tenantId: t.tenantId, lane: 5, seq: 1, hash: forged.mac });
     expect(await verifyAuditChain(t.db, t.tenantId)).toMatchObject({ ok: false, finding: "forged_insert", first_broken: { lane: 5, seq: 1 } });
   });
 
   it("records in a lane that has no head are found and named, though no head or checkpoint points at them", async () => {
     const t = await threeLanes();
-    const row = { ...(await laneRows(t.db, t.tenantId, 0))[0]!, id: newId("evt"), lane: 6, seq: 1, prevHash: GENESIS_LINK, details: { forged: true } };
-    const values = { ...row, pos: await nextPos(t.db, t.tenantId), hash: linkHash(row), mac: "0".repeat(64) };
-    await t.db.insert(auditEvents).values(values);
+    await forgeLane(t, 6);
     expect(await verifyAuditChain(t.db, t.tenantId)).toMatchObject({ ok: false, first_broken: { lane: 6 } });
   });
 });
