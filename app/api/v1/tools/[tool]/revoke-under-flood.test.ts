@@ -1,12 +1,12 @@
 // A revoke gets its turn while its agent keeps calling (PostgreSQL: calls at once). Gate one reads the agent's grants
-// FOR SHARE; without the per-actor turn (grant-turns.ts) each new call joined the share lock ahead of the waiting
+// FOR SHARE; without the per-actor turn (lib/authz/grant-turns.ts) each new call joined the share lock ahead of the waiting
 // revoke, which then waited out the statement timeout (503) while the grant stayed live (found by an attack).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dbKind } from "@/db/client";
-import { POST } from "@/app/api/v1/tools/[tool]/route";
+import { POST } from "./route";
 import { envOverride, grant, makeActor, makeTenant, type TestTenant } from "@/test-support";
-import { revokeActor } from "./actors";
-import { revokeGrant } from "./grants";
+import { revokeActor } from "@/lib/authz/actors";
+import { revokeGrant } from "@/lib/authz/grants";
 
 const onPostgres = (await dbKind()) === "postgres";
 const env = envOverride();
