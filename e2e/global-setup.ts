@@ -1,9 +1,12 @@
 // Starts, for the whole e2e run: a local OpenID Connect issuer for sign-in, every development fixture in
-// e2e/fixtures/ (local providers the realms talk to), and the built app on a fresh database.
+// e2e/fixtures/ (local providers the realms talk to), and the built app on a fresh database: a PGlite data dir of its
+// own, or, when DATABASE_URL names PostgreSQL, a database of its own on that server (the unit tests have already
+// written to DATABASE_URL's: the demo tenant among others, its audit trail MAC'd with the tests' AUTH_SECRET).
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import pg from "pg";
 import { startOidcIssuer } from "../dev/oidc-issuer";
 import { e2eFixtures } from "./fixtures";
 import { freePort, spawnNext, waitForHealth } from "./support/server";
@@ -33,7 +36,9 @@ export default async function globalSetup() {
     started.push(f);
     Object.assign(fixtureEnv, f.env);
   }
+  const database = await freshDatabase(process.env.DATABASE_URL);
   const env = {
+    ...(database ? { DATABASE_URL: database.url } : {}),
     AUTH_SECRET: randomBytes(32).toString("base64url"),
     APP_URL: appUrl,
     REALMGATE_DATA_DIR: dataDir,
@@ -59,6 +64,26 @@ export default async function globalSetup() {
     await server.stop();
     await issuer.close();
     for (const f of started) await f.close();
+    await database?.drop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   };
+}
+
+/** A new, empty database on the PostgreSQL server `url` names (null for PGlite), and how to drop it afterwards. */
+async function freshDatabase(url: string | undefined): Promise<{ url: string; drop: () => Promise<void> } | null> {
+  if (!url || !/^postgres(ql)?:/.test(url)) return null;
+  const name = `realmgate_e2e_${Date.now()}_${process.pid}`;
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`create database ${name}`);
+  const fresh = new URL(url);
+  fresh.pathname = `/${name}`;
+  return { url: fresh.toString(), drop: () => admin(`drop database if exists ${name} with (force)`) };
 }

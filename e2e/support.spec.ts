@@ -66,6 +66,8 @@ test("sam's home fits support, and the console shows a curated realm's changes i
   await expect(row).toContainText("curated the operations of Pet shelter");
   await expect(row).toContainText("labelled “See the shelter's pets”, only an exact grant covers it");
   await expect(row).toContainText("Operations changed");
+  // A trail written only by this server (its own database) verifies: what a support person sees first.
+  await expect(page.getByRole("region", { name: "Audit chain" }).getByRole("status")).toContainText("Intact");
   await bothThemes(page, "support-console");
 
   // The same view again within ten minutes adds no record; the first one was recorded.
