@@ -4,7 +4,7 @@ import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { promisify } from "node:util";
 import { eq, sql } from "drizzle-orm";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { dbKind, getDb, onExchange, onStatement, type Tx } from "./client";
 import { tenants } from "./schema";
 import { commitWithNext, inOneExchange, savepointWithNext } from "./pipeline";
@@ -60,6 +60,31 @@ describe.skipIf(!postgres)(`BEGIN and COMMIT ride with statements${postgres ? ""
     expect(value.last.marker).toBe(2);
     expect(value.last.xid).toBe(value.first.xid);
     expect(await statusOf(value.first.xid)).toBe("committed");
+  });
+
+  it("marks made through another copy of this module pair all the same (Next.js gives instrumentation.ts, which opens the pool, and the routes a copy each)", async () => {
+    vi.resetModules();
+    const routes = await import("./pipeline");
+    expect(routes.commitWithNext).not.toBe(commitWithNext); // a copy of its own, as under `next start`
+    const db = await getDb();
+    const b = bucket();
+    const run = () =>
+      db.transaction(async (tx) => {
+        const [one, two] = await routes.inOneExchange(tx, [() => xid(tx, 1), () => xid(tx, 2)] as const);
+        const savepoint = routes.savepointWithNext(tx, "rg_copy");
+        await stamp(tx, b);
+        await tx.execute(sql`release savepoint rg_copy`);
+        routes.commitWithNext(tx);
+        await xid(tx, 3);
+        return { one, two, savepoint };
+      });
+    await run();
+    const { value, n } = await exchangesOf(run);
+    // BEGIN with the two reads; the stamp with its SAVEPOINT; the release; the last read with COMMIT.
+    expect(value.savepoint).toBe(true);
+    expect(n).toBe(4);
+    expect(value.one.xid).toBe(value.two.xid);
+    expect(await stamps(b)).toBe(2);
   });
 
   it("without the mark the transaction's own COMMIT is its own round trip, and commits", async () => {

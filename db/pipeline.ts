@@ -57,7 +57,11 @@ type State = {
   flush: () => void;
 };
 type Gathered = { config: QueryConfig; resolve: (r: unknown) => void; reject: (e: unknown) => void };
-const stateKey = Symbol("realmgate.pipeline");
+// From the symbol registry, not `Symbol()`: Next.js compiles instrumentation.ts (which opens the database, so its
+// copy of this module pipes the pool's clients) apart from the routes (whose copy marks a transaction's COMMIT,
+// SAVEPOINT and batches). Each copy of the module is instantiated on its own; a symbol of its own made the routes'
+// marks land where the pool never looked, and under `next start` every call went back to one exchange per statement.
+const stateKey: unique symbol = Symbol.for("realmgate.pipeline");
 type Piped = PoolClient & { [stateKey]?: State; connection?: Connection };
 
 const isBegin = (t: string) => /^\s*begin\s*$/i.test(t);

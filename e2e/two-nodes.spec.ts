@@ -3,42 +3,19 @@
 // APP_URL and data directory. Nothing authoritative lives in a node's memory, so what one node does the other
 // sees at once: a revoke, the rate-limit count, a consent request, and the one audit chain both write.
 // Skipped, saying why, when PostgreSQL is not reachable (plain `npm test` on PGlite still runs everything else).
-import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
+import { PG_HOST, PG_PORT, postgresUnreachable, psql, psqlOk } from "./support/postgres";
 import { freePort, spawnNext, waitForHealth, type RunningServer } from "./support/server";
 
 type Json = Record<string, unknown>;
 type Answer = { status: number; body: Json; requestId: string | null; node: "A" | "B" };
 
-const PG_HOST = "127.0.0.1";
-const PG_PORT = process.env.E2E_PG_PORT ?? "5432";
-
-function psql(sql: string, db = "postgres") {
-  return spawnSync("psql", ["-h", PG_HOST, "-p", PG_PORT, "-U", "postgres", "-d", db, "-v", "ON_ERROR_STOP=1", "-qAtX", "-c", sql], {
-    encoding: "utf8",
-    timeout: 15_000,
-    env: { ...process.env, PGCONNECT_TIMEOUT: "3" },
-  });
-}
-
-function psqlOk(sql: string, db?: string): string {
-  const r = psql(sql, db);
-  if (r.error || r.status !== 0) throw new Error(`psql failed (${sql}): ${r.error?.message ?? r.stderr}`);
-  return r.stdout.trim();
-}
-
 // Checked once, at collection time, so the skip is decided (and its reason shown) before anything starts.
-const probe = psql("select 1");
-const unreachable =
-  probe.error !== undefined
-    ? `psql could not run (${probe.error.message})`
-    : probe.status !== 0
-      ? (probe.stderr || `psql exited ${probe.status}`).trim().split("\n")[0]!
-      : null;
+const unreachable = postgresUnreachable();
 const SKIP_REASON = `PostgreSQL is not reachable on ${PG_HOST}:${PG_PORT} as user postgres (${unreachable}): the two-node tests need one shared PostgreSQL database`;
 if (unreachable) console.log(`[two-nodes] skipped: ${SKIP_REASON}`);
 
