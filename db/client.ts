@@ -5,6 +5,7 @@ import path from "node:path";
 import { sql, type ExtractTablesWithRelations } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from "drizzle-orm/pg-core";
 import { env } from "@/lib/env";
+import { ADVISORY_LOCKS } from "./advisory-locks";
 import { DatabaseUnavailableError, databaseUnavailableReason } from "./errors";
 import { pipelineTransactions, resetPipeline, savepointWithNext, takeBackSavepoint, type PgDriver } from "./pipeline";
 import { withStatementName } from "./prepared";
@@ -208,12 +209,12 @@ async function openPostgres(url: string, timeoutMs: number, statementTimeoutMs: 
   }
   try {
     // Several app instances may start at once: one migrates, the others wait for it (as long as it takes).
-    await migrator.query("select pg_advisory_lock(7417001)");
+    await migrator.query(`select pg_advisory_lock(${ADVISORY_LOCKS.migrations})`);
     const migrating = drizzle(migrator) as unknown as Db;
     await migrate(migrating as never, { migrationsFolder: migrationsFolder() });
     await afterMigrate(migrating);
   } finally {
-    await migrator.query("select pg_advisory_unlock(7417001)").catch(() => {});
+    await migrator.query(`select pg_advisory_unlock(${ADVISORY_LOCKS.migrations})`).catch(() => {});
     await migrator.end().catch(() => {});
   }
 

@@ -6,9 +6,9 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import pg from "pg";
 import { startOidcIssuer } from "../dev/oidc-issuer";
 import { e2eFixtures } from "./fixtures";
+import { scratchDatabase } from "./support/postgres";
 import { freePort, spawnNext, waitForHealth } from "./support/server";
 
 export default async function globalSetup() {
@@ -36,7 +36,8 @@ export default async function globalSetup() {
     started.push(f);
     Object.assign(fixtureEnv, f.env);
   }
-  const database = await freshDatabase(process.env.DATABASE_URL);
+  const databaseUrl = process.env.DATABASE_URL;
+  const database = databaseUrl && /^postgres(ql)?:/.test(databaseUrl) ? await scratchDatabase("realmgate_e2e", databaseUrl) : null;
   const env = {
     ...(database ? { DATABASE_URL: database.url } : {}),
     AUTH_SECRET: randomBytes(32).toString("base64url"),
@@ -69,21 +70,3 @@ export default async function globalSetup() {
   };
 }
 
-/** A new, empty database on the PostgreSQL server `url` names (null for PGlite), and how to drop it afterwards. */
-async function freshDatabase(url: string | undefined): Promise<{ url: string; drop: () => Promise<void> } | null> {
-  if (!url || !/^postgres(ql)?:/.test(url)) return null;
-  const name = `realmgate_e2e_${Date.now()}_${process.pid}`;
-  const admin = async (sql: string) => {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`create database ${name}`);
-  const fresh = new URL(url);
-  fresh.pathname = `/${name}`;
-  return { url: fresh.toString(), drop: () => admin(`drop database if exists ${name} with (force)`) };
-}

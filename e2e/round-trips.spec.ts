@@ -8,7 +8,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
-import { exchangeCountingProxy, PG_HOST, PG_PORT, postgresUnreachable, psql, psqlOk } from "./support/postgres";
+import { exchangeCountingProxy, PG_HOST, PG_PORT, postgresUnreachable, scratchDatabase, type ScratchDatabase } from "./support/postgres";
 import { freePort, spawnNext, waitForHealth, type RunningServer } from "./support/server";
 
 const unreachable = postgresUnreachable();
@@ -19,22 +19,20 @@ test.describe("round trips per tool call under next start", () => {
   test.skip(unreachable !== null, SKIP_REASON);
   test.describe.configure({ mode: "serial" });
 
-  const dbName = `realmgate_e2e_trips_${Date.now()}_${process.pid}`;
   let dataDir = "";
-  let dbCreated = false;
+  let database: ScratchDatabase | undefined;
   let proxy: Awaited<ReturnType<typeof exchangeCountingProxy>> | undefined;
   let server: RunningServer | undefined;
   let token = "";
 
   test.beforeAll(async () => {
     test.setTimeout(120_000);
-    psqlOk(`create database ${dbName}`);
-    dbCreated = true;
+    database = await scratchDatabase("realmgate_e2e_trips");
     proxy = await exchangeCountingProxy();
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "realmgate-trips-"));
     const port = await freePort();
     server = spawnNext(port, {
-      DATABASE_URL: `postgres://postgres@127.0.0.1:${proxy.port}/${dbName}`,
+      DATABASE_URL: `postgres://postgres@127.0.0.1:${proxy.port}/${database.name}`,
       AUTH_SECRET: randomBytes(32).toString("base64url"),
       APP_URL: `http://127.0.0.1:${port}`,
       REALMGATE_DATA_DIR: dataDir,
@@ -49,7 +47,7 @@ test.describe("round trips per tool call under next start", () => {
   test.afterAll(async () => {
     await server?.stop();
     await proxy?.close();
-    if (dbCreated) psql(`drop database if exists ${dbName} with (force)`);
+    await database?.drop();
     if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
   });
 

@@ -8,7 +8,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
-import { PG_HOST, PG_PORT, postgresUnreachable, psql, psqlOk } from "./support/postgres";
+import { PG_HOST, PG_PORT, postgresUnreachable, psqlOk, scratchDatabase, type ScratchDatabase } from "./support/postgres";
 import { freePort, spawnNext, waitForHealth, type RunningServer } from "./support/server";
 
 type Json = Record<string, unknown>;
@@ -27,14 +27,13 @@ test.describe("two app nodes on one PostgreSQL database", () => {
   test.skip(unreachable !== null, SKIP_REASON);
   test.describe.configure({ mode: "serial" });
 
-  const dbName = `realmgate_e2e_nodes_${Date.now()}_${process.pid}`;
   const tmp: string[] = [];
   let nodeEnv: Record<string, string> = {};
   let a: RunningServer;
   let b: RunningServer;
   let alice = "";
   let tenantId = "";
-  let dbCreated = false;
+  let database: ScratchDatabase | undefined;
   /** Every tool call answered in this file, with the node that answered it (for the audit check). */
   const answered: Answer[] = [];
 
@@ -78,14 +77,13 @@ test.describe("two app nodes on one PostgreSQL database", () => {
 
   test.beforeAll(async () => {
     test.setTimeout(120_000);
-    psqlOk(`create database ${dbName}`);
-    dbCreated = true;
+    database = await scratchDatabase("realmgate_e2e_nodes");
     const digestDir = fs.mkdtempSync(path.join(os.tmpdir(), "realmgate-nodes-digests-"));
     const dataA = fs.mkdtempSync(path.join(os.tmpdir(), "realmgate-nodes-a-"));
     const dataB = fs.mkdtempSync(path.join(os.tmpdir(), "realmgate-nodes-b-"));
     tmp.push(digestDir, dataA, dataB);
     nodeEnv = {
-      DATABASE_URL: `postgres://postgres@${PG_HOST}:${PG_PORT}/${dbName}`,
+      DATABASE_URL: database.url,
       AUTH_SECRET: randomBytes(32).toString("base64url"),
       // Shared by every node, as the README asks: checkpoints written by either verify on both.
       REALMGATE_AUDIT_DIGEST_DIR: digestDir,
@@ -110,7 +108,7 @@ test.describe("two app nodes on one PostgreSQL database", () => {
   test.afterAll(async () => {
     test.setTimeout(60_000);
     await Promise.all([a?.stop(), b?.stop()]);
-    if (dbCreated) psql(`drop database if exists ${dbName} with (force)`);
+    await database?.drop();
     for (const d of tmp) fs.rmSync(d, { recursive: true, force: true });
   });
 
@@ -290,7 +288,7 @@ test.describe("two app nodes on one PostgreSQL database", () => {
     const audited = answered.filter((x) => x.status !== 429);
     expect(audited.every((x) => x.requestId && /^req_[A-Za-z0-9_-]+$/.test(x.requestId))).toBe(true);
     const ids = audited.map((x) => `'${x.requestId}'`).join(",");
-    const rows = psqlOk(`select request_id, pos from audit_events where tenant_id = '${tenantId}' and event = 'tool.call' and request_id in (${ids})`, dbName)
+    const rows = psqlOk(`select request_id, pos from audit_events where tenant_id = '${tenantId}' and event = 'tool.call' and request_id in (${ids})`, database!.name)
       .split("\n")
       .filter(Boolean)
       .map((l) => l.split("|") as [string, string]);
@@ -312,7 +310,7 @@ test.describe("two app nodes on one PostgreSQL database", () => {
         (select count(*) from audit_heads h join audit_events l on l.tenant_id = h.tenant_id and l.lane = h.lane and l.seq = h.seq where h.tenant_id = '${tenantId}' and h.hash = l.mac),
         (select count(*) from audit_heads where tenant_id = '${tenantId}')
        from audit_events where tenant_id = '${tenantId}'`,
-      dbName,
+      database!.name,
     )
       .split("|")
       .map(Number);

@@ -1,10 +1,34 @@
-// PostgreSQL on this machine for e2e specs that need a database of their own: psql, whether the server is
-// reachable (decided once, so a spec can skip saying why), and a proxy that counts a client's exchanges with it.
+// PostgreSQL on this machine for e2e specs and benchmarks that need a database of their own: a scratch database,
+// psql, whether the server is reachable (decided once, so a spec can skip saying why), and a proxy that counts a
+// client's exchanges with it.
 import { spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import net from "node:net";
+import pg from "pg";
 
 export const PG_HOST = "127.0.0.1";
 export const PG_PORT = process.env.E2E_PG_PORT ?? "5432";
+
+export type ScratchDatabase = { name: string; url: string; drop(): Promise<void> };
+
+/**
+ * Create `<prefix>_<random>` on the server `admin` names (a URL of any database there; default PG_HOST:PG_PORT as
+ * user postgres); its URL keeps the admin URL's query string. Fails if the server cannot be reached.
+ */
+export async function scratchDatabase(prefix: string, admin = `postgres://postgres@${PG_HOST}:${PG_PORT}/postgres`): Promise<ScratchDatabase> {
+  const name = `${prefix}_${randomBytes(4).toString("hex")}`;
+  const run = async (statement: string) => {
+    const client = new pg.Client({ connectionString: admin, connectionTimeoutMillis: 3000 });
+    try {
+      await client.connect();
+      await client.query(statement);
+    } finally {
+      await client.end().catch(() => {});
+    }
+  };
+  await run(`create database ${name}`);
+  return { name, url: admin.replace(/\/[^/?]*(\?|$)/, `/${name}$1`), drop: () => run(`drop database if exists ${name} with (force)`) };
+}
 
 export function psql(sql: string, db = "postgres") {
   return spawnSync("psql", ["-h", PG_HOST, "-p", PG_PORT, "-U", "postgres", "-d", db, "-v", "ON_ERROR_STOP=1", "-qAtX", "-c", sql], {

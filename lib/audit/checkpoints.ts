@@ -7,6 +7,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { and, asc, eq, gt, lte, sql } from "drizzle-orm";
+import { ADVISORY_LOCKS } from "@/db/advisory-locks";
 import type { Db, Executor } from "@/db/client";
 import { auditCheckpoints, auditEvents, type AuditEventRow } from "@/db/schema";
 import { checkpointVersion, GENESIS_LINK, isLane, laneName, linkOf, recordName, signCheckpoint, walkChain, type Broken, type Checkpoint } from "./chain";
@@ -15,8 +16,6 @@ import { CHECKPOINT_EVERY_MS, CHECKPOINT_EVERY_RECORDS, onCheckpointNudge } from
 
 export { CHECKPOINT_EVERY_MS, CHECKPOINT_EVERY_RECORDS };
 
-/** pg_try_advisory_xact_lock key: one checkpoint writer at a time across every node on the database. */
-const LOCK_KEY = 7417012;
 const BATCH = 1000;
 
 // ------------------------------------------------------------------------------------------- digest store
@@ -117,7 +116,7 @@ async function runCheckpoints(db: Db, opts: CheckpointOptions): Promise<Checkpoi
   const everyMs = opts.everyMs ?? CHECKPOINT_EVERY_MS;
   const log = opts.log ?? ((line: string) => console.error(line));
   return db.transaction(async (tx) => {
-    const [lock] = rowsOf<{ locked: boolean }>(await tx.execute(sql`select pg_try_advisory_xact_lock(${LOCK_KEY}) as locked`));
+    const [lock] = rowsOf<{ locked: boolean }>(await tx.execute(sql`select pg_try_advisory_xact_lock(${ADVISORY_LOCKS.auditCheckpoints}) as locked`));
     if (!lock?.locked) return { status: "locked", written: [], refused: [] };
     const due = rowsOf<{ tenant_id: string; lane: number; seq: number; hash: string; cp_seq: number | null; cp_mac: string | null; cp_at_ms: number | null }>(
       await tx.execute(sql`

@@ -8,6 +8,7 @@
 // number of its transactions that were ever appending at the same moment, and stay; lane 0 is its chain from
 // before lanes. Records of all lanes are ordered by `pos` (appendRecord, settledPos).
 import { eq, sql } from "drizzle-orm";
+import { ADVISORY_LOCKS } from "@/db/advisory-locks";
 import type { Db, Executor } from "@/db/client";
 import { compiled } from "@/db/compiled";
 import { commitWithNext } from "@/db/pipeline";
@@ -183,7 +184,7 @@ type AppendKey = "tenant" | "lane" | "seq" | "id" | "at" | "event" | "request" |
  * The first key of the tenant's numbering turn: a transaction takes it shared before its first record draws its
  * `pos` and holds it to COMMIT; a reader that pages by `pos` takes it alone for a moment first (`settledPos`).
  */
-const NUMBERING_CLASS = 7417015;
+const NUMBERING_CLASS = ADVISORY_LOCKS.auditNumbering;
 
 /**
  * Insert the record and move its lane's head to it, in one statement: built once. Its `pos` is drawn from the

@@ -89,7 +89,7 @@ async function asAppRole(db: Db, fn: (tx: Executor) => Promise<void>) {
 }
 
 /** The `pos` a record added by hand takes: the next one, as the app would draw it. */
-const nextPos = async (tx: Executor, _tenantId: string) =>
+const nextPos = async (tx: Executor) =>
   Number(((await tx.execute(sql`select nextval('audit_events_pos_seq') as pos`)) as unknown as { rows: { pos: string }[] }).rows[0]!.pos);
 
 const moveHead = (tx: Executor, tenantId: string, seq: number, hash: string, lane = 0) =>
@@ -149,7 +149,7 @@ async function forge(tx: Executor, t: TestTenant, mac: "garbage" | "none", moveT
   };
   const hash = linkHash(row);
   const tag = mac === "garbage" ? randomBytes(32).toString("hex") : null;
-  await tx.insert(auditEvents).values({ ...row, pos: await nextPos(tx, t.tenantId), hash, kid: tag ? auditKeyring().current.kid : null, mac: tag });
+  await tx.insert(auditEvents).values({ ...row, pos: await nextPos(tx), hash, kid: tag ? auditKeyring().current.kid : null, mac: tag });
   if (moveTheHead) await moveHead(tx, t.tenantId, row.seq, tag ?? hash);
   return row.seq;
 }
@@ -304,7 +304,7 @@ describe("the legacy prefix", () => {
         prevHash: prev,
       };
       prev = linkHash(row);
-      await t.db.insert(auditEvents).values({ ...row, pos: await nextPos(t.db, t.tenantId), hash: prev });
+      await t.db.insert(auditEvents).values({ ...row, pos: await nextPos(t.db), hash: prev });
     }
     await t.db.insert(auditHeads).values({ tenantId: t.tenantId, seq: n, hash: prev });
     return t;
@@ -643,7 +643,7 @@ describe("a trail of several lanes", () => {
   /** A record in a lane Realmgate never opened: a copy of a real one, at #1 from genesis, with a MAC that is not one. */
   async function forgeLane(t: TestTenant, lane: number) {
     const row = { ...(await laneRows(t.db, t.tenantId, 0))[0]!, id: newId("evt"), lane, seq: 1, prevHash: GENESIS_LINK, details: { forged: true } };
-    const values = { ...row, pos: await nextPos(t.db, t.tenantId), hash: linkHash(row), mac: "0".repeat(64) };
+    const values = { ...row, pos: await nextPos(t.db), hash: linkHash(row), mac: "0".repeat(64) };
     await t.db.insert(auditEvents).values(values);
     return values;
   }

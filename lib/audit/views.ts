@@ -3,6 +3,7 @@
 // crowd the trail; a different filter, another grant's timeline or the same view after ten minutes is a new
 // record. The window is read from the trail itself (the database), so it holds across processes and restarts.
 import { and, eq, gt, lte, sql, type SQL } from "drizzle-orm";
+import { ADVISORY_LOCKS } from "@/db/advisory-locks";
 import type { Executor } from "@/db/client";
 import { auditEvents } from "@/db/schema";
 import { recordChange } from "./record";
@@ -20,9 +21,6 @@ export function viewFilters(q: Record<string, unknown>): Record<string, unknown>
   return Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined && v !== ""));
 }
 
-/** The first key of the transaction-scoped advisory lock that makes one person's views take turns (the second is theirs). */
-const VIEW_LOCK_CLASS = 7417013;
-
 /**
  * Record a support view unless the same person recorded the same view (same details) in the last ten minutes.
  * Runs in the caller's transaction, last: the person's views take turns on an advisory lock held to COMMIT, so
@@ -35,7 +33,7 @@ export async function recordSupportView(
   fields: { namespace?: string | null; subjectId?: string | null } = {},
   now: Date = new Date(),
 ): Promise<boolean> {
-  await tx.execute(sql`select pg_advisory_xact_lock(${VIEW_LOCK_CLASS}, hashtext(${`${who.tenantId}/${who.userId}`}))`);
+  await tx.execute(sql`select pg_advisory_xact_lock(${ADVISORY_LOCKS.supportViews}, hashtext(${`${who.tenantId}/${who.userId}`}))`);
   const normalised = JSON.parse(JSON.stringify(details)) as ViewDetails;
   if (await recordedRecently(tx, who, "support.viewed", sql`${auditEvents.details} = ${JSON.stringify(normalised)}::jsonb`, now)) return false;
   await recordChange(tx, who, "support.viewed", { ...fields, details: normalised, at: now });

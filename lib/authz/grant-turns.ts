@@ -8,10 +8,11 @@
 // writer queued waits behind it, then reads the grant as the writer left it; only the calls already in flight are
 // waited for.
 import { sql, type SQL } from "drizzle-orm";
+import { ADVISORY_LOCKS } from "@/db/advisory-locks";
 import type { Executor } from "@/db/client";
 
-/** The first key of the advisory lock; the second is the actor id's hash. */
-const TURN_CLASS = 7417014;
+/** The lock's first key (its class); the second is the actor id's hash. */
+const TURN_CLASS = ADVISORY_LOCKS.grantTurns;
 
 /** In gate one's grants read: true, once this call holds its shared turn for the row's actor. */
 export const sharedTurnSql = (actorColumn: SQL): SQL =>

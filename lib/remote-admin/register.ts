@@ -167,14 +167,15 @@ export async function recheckProvider(db: Db, who: UserContext, id: string) {
  */
 export async function removeProvider(db: Db, who: UserContext, id: string) {
   return db.transaction(async (tx) => {
+    const notFound = () => new AppError("not_found", "No such remote provider in this workspace.", { details: { id: id.slice(0, 80) } });
     const [found] = await tx.select({ namespace: remoteProviders.namespace }).from(remoteProviders).where(and(eq(remoteProviders.tenantId, who.tenantId), eq(remoteProviders.id, id)));
-    if (!found) throw new AppError("not_found", "No such remote provider in this workspace.", { details: { id: id.slice(0, 80) } });
+    if (!found) throw notFound();
     // The turns of the actors holding its grants before any row is locked (lib/authz/grant-turns.ts): their calls
     // from now on wait for this removal.
     const holders = await tx.selectDistinct({ actorId: grants.actorId }).from(grants).where(and(eq(grants.tenantId, who.tenantId), eq(grants.namespace, found.namespace), isNull(grants.revokedAt)));
     await takeTurnsOf(tx, holders.map((h) => h.actorId));
     const [row] = await tx.delete(remoteProviders).where(and(eq(remoteProviders.tenantId, who.tenantId), eq(remoteProviders.id, id))).returning();
-    if (!row) throw new AppError("not_found", "No such remote provider in this workspace.", { details: { id: id.slice(0, 80) } });
+    if (!row) throw notFound(); // removed by someone else meanwhile
     const ns = row.namespace;
     const revoked = await tx
       .update(grants)
