@@ -12,7 +12,7 @@ const isTestCode = (f: string) => /\.test\.tsx?$/.test(f) || f.includes("/fixtur
 /** The lowest modules: no domain knowledge. */
 const BASE = ["lib/errors.ts", "lib/ids.ts", "lib/env.ts", "lib/canonical-json.ts"];
 /** The data layer as code above it sees it. */
-const DB = ["db/client.ts", "db/compiled.ts", "db/pipeline.ts", "db/schema/", "db/errors.ts", "db/seed.ts"];
+const DB = ["db/client.ts", "db/compiled.ts", "db/pipeline.ts", "db/advisory-locks.ts", "db/schema/", "db/errors.ts", "db/seed.ts"];
 
 /** A realm's folder name (`docs`, `openapi`…), or null for shared realm code (the contract, the native toolkit…). */
 const realmOf = (f: string): string | null => {
