@@ -116,7 +116,7 @@ export async function closeDb(): Promise<void> {
 async function open(afterMigrate: AfterMigrate = async () => {}): Promise<Handle> {
   const cfg = env();
   return cfg.DATABASE_URL
-    ? openPostgres(cfg.DATABASE_URL, cfg.DB_CONNECT_TIMEOUT_MS, cfg.DB_STATEMENT_TIMEOUT_MS, { prepared: cfg.DB_PREPARED_STATEMENTS, pipeline: cfg.DB_PIPELINE }, afterMigrate)
+    ? openPostgres(cfg.DATABASE_URL, cfg.DB_CONNECT_TIMEOUT_MS, cfg.DB_STATEMENT_TIMEOUT_MS, cfg.DB_POOL_MAX, { prepared: cfg.DB_PREPARED_STATEMENTS, pipeline: cfg.DB_PIPELINE }, afterMigrate)
     : openPglite(cfg.REALMGATE_DATA_DIR === ":memory:" ? null : cfg.dataDir, afterMigrate);
 }
 
@@ -193,7 +193,7 @@ function idempotentReleases(pool: import("pg").Pool): void {
     cb ? connect((err, client, done) => (client ? cb(err, once(client), client.release as Done) : cb(err, client, done))) : connect()!.then(once);
 }
 
-async function openPostgres(url: string, timeoutMs: number, statementTimeoutMs: number, wire: Wire, afterMigrate: AfterMigrate): Promise<Handle> {
+async function openPostgres(url: string, timeoutMs: number, statementTimeoutMs: number, poolMax: number, wire: Wire, afterMigrate: AfterMigrate): Promise<Handle> {
   const { default: pg } = await import("pg");
   const { drizzle } = await import("drizzle-orm/node-postgres");
   const { migrate } = await import("drizzle-orm/node-postgres/migrator");
@@ -222,7 +222,7 @@ async function openPostgres(url: string, timeoutMs: number, statementTimeoutMs: 
     connectionString: url,
     // Bounds both opening a connection and waiting for a free one (pool exhausted): then 503, not a hang.
     connectionTimeoutMillis: timeoutMs,
-    max: 10,
+    max: poolMax,
     // Sent with every connection's start-up: the server cancels any statement running longer (57014 → 503).
     statement_timeout: statementTimeoutMs,
     // A server that stopped answering: the query fails a little after the statement timeout (→ 503).

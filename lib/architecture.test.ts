@@ -53,7 +53,7 @@ export const folderRules: FolderRule[] = [
   { folder: "lib/health.ts", rule: "the health answer (with the version from package.json)", may: [...BASE, ...DB, "package.json"] },
   { folder: "lib/startup.ts", rule: "process start-up: configuration, database, demo, jobs", may: ["lib/", "db/"] },
   { folder: "lib/input/", rule: "checks on what comes in: text, JSON depth, bounded bytes, return paths", may: ["lib/errors.ts"] },
-  { folder: "lib/limits/", rule: "rate limits counted in the database", may: [...BASE, ...DB] },
+  { folder: "lib/limits/", rule: "rate limits counted in the database; the node's call slots", may: [...BASE, ...DB] },
   { folder: "lib/net/", rule: "outbound HTTP (being written on another branch)", may: [...BASE, ...DB, "lib/input/"] },
   { folder: "lib/audit/", rule: "the audit trail: record, chain, keys, checkpoints, verify, export, query", may: [...BASE, ...DB] },
   { folder: "lib/delivery/", rule: "cursors, signed URLs, stored files: the DeliveryPort behind realms", may: [...BASE, ...DB, "lib/audit/"], typesOnly: ["lib/realms/contract.ts"] },
@@ -87,7 +87,7 @@ export const folderRules: FolderRule[] = [
   {
     folder: "lib/tools/",
     rule: "the nine tools and the one dispatcher; of lib/connections only the walls ahead a denial lists",
-    may: [...BASE, ...DB, "lib/input/", "lib/audit/", "lib/authz/", "lib/approvals/", "lib/catalog/", "lib/delivery/", "lib/realms/", "lib/connections/walls.ts", "lib/working-set/"],
+    may: [...BASE, ...DB, "lib/input/", "lib/limits/", "lib/audit/", "lib/authz/", "lib/approvals/", "lib/catalog/", "lib/delivery/", "lib/realms/", "lib/connections/walls.ts", "lib/working-set/"],
   },
   { folder: "lib/http/", rule: "transport wrappers only: route wrappers, request bodies, forwarded headers", may: [...BASE, ...DB, "lib/input/", "lib/server-log.ts", "lib/auth/", "lib/authz/"] },
   {

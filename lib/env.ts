@@ -52,6 +52,8 @@ export const envSchema = z
     DB_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5000),
     /** Every PostgreSQL statement is cancelled after this long (server-side `statement_timeout`; PGlite: not applied). */
     DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
+    /** PostgreSQL: connections this process keeps to the server at most (a call waits for a free one). */
+    DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
     /** PostgreSQL: send parameterized statements as named prepared statements (db/prepared.ts). Off: "0". */
     DB_PREPARED_STATEMENTS: z
       .enum(["0", "1", "true", "false", ""])
@@ -106,6 +108,8 @@ export const envSchema = z
     REALMGATE_PROVIDER_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
     /** Calls to one remote provider in flight at once per app node (each holds a pooled connection while it waits). */
     REALMGATE_REMOTE_MAX_IN_FLIGHT: z.coerce.number().int().min(1).max(100).default(4),
+    /** Calls on native realms one app node runs against the database at once; more wait (lib/limits/call-slots.ts). Unset: CPUs + 1. */
+    REALMGATE_NATIVE_MAX_IN_FLIGHT: z.coerce.number().int().min(1).max(1000).optional(),
     /** An OpenAI-compatible embeddings API (base URL, with or without `/v1`): enables semantic and hybrid capability search. */
     REALMGATE_EMBEDDINGS_URL: optionalUrl,
     REALMGATE_EMBEDDINGS_MODEL: z.string().trim().max(200).optional(),

@@ -77,7 +77,7 @@ export const errorTable = {
   rate_limited: { status: 429, retry: null, when: "The actor exceeded MCP_RATE_LIMIT_PER_MINUTE (REST and MCP together), or an imported service or a connected account's provider answered 429; Retry-After says when to try again." },
   internal_error: { status: 500, retry: null, when: "An unexpected failure on our side; the message quotes the request id." },
   provider_unavailable: { status: 502, retry: null, when: "An outside provider or imported service failed: 502 unreachable or upstream 5xx, 503 upstream 503, 504 timeout; never retried for you." },
-  service_unavailable: { status: 503, retry: ["retry_later"], when: "Realmgate cannot answer now: its database is unreachable or too slow, an MCP call ran past its time, a stored credential cannot be opened, or every audit lane of the workspace is held." },
+  service_unavailable: { status: 503, retry: ["retry_later"], when: "Realmgate cannot answer now: its database is unreachable or too slow, an MCP call ran past its time, a stored credential cannot be opened, every audit lane of the workspace is held, or the node ran its most calls at once for too long." },
 } as const satisfies Record<string, ErrorCodeInfo>;
 
 export type ErrorCode = keyof typeof errorTable;

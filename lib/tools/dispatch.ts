@@ -13,6 +13,7 @@ import { consumeApproval } from "@/lib/approvals/record";
 import { isApprovalDenial } from "@/lib/authz/gate";
 import { AppError, isAppError, parseWith } from "@/lib/errors";
 import { assertCleanText } from "@/lib/input/text";
+import { nativeCallSlots } from "@/lib/limits/call-slots";
 import { actionOperationKey, riskOf, type OperationKey, type Risk } from "@/lib/realms/contract";
 import { builtInRealms, listRealms } from "@/lib/realms/registry";
 import { gateStatementInputOf, openCall, OutsideScope, principalIdOf, runContext, type GateAsk } from "./call";
@@ -144,6 +145,20 @@ function askOf(call: PreparedCall, input: Record<string, unknown>, tool: string,
  * 429, its count committed.
  */
 async function runCall(db: Db, who: AuthContext | PendingActor, parsed: ParsedCall, opts: DispatchOptions, early?: PreparedCall): Promise<unknown> {
+  // A call on a native realm is database work only: it waits for one of the node's slots for such calls first
+  // (lib/limits/call-slots.ts). Any other call may wait on the network inside its transaction and takes none.
+  if (onNativeRealm(parsed)) return nativeCallSlots().run(() => runCallNow(db, who, parsed, opts, early));
+  return runCallNow(db, who, parsed, opts, early);
+}
+
+/** Whether the call's realm is a built-in one whose data is Realmgate's own database (memory, docs, board). */
+function onNativeRealm(parsed: ParsedCall): boolean {
+  const r = parsed.resolved;
+  if ("error" in r || r.namespace === null || !Object.hasOwn(builtInRealms, r.namespace)) return false;
+  return builtInRealms[r.namespace]!.manifest.realm_type === "native";
+}
+
+async function runCallNow(db: Db, who: AuthContext | PendingActor, parsed: ParsedCall, opts: DispatchOptions, early?: PreparedCall): Promise<unknown> {
   const { tool, def, input, resolved, now } = parsed;
   const outcome: Outcome = await db.transaction(async (tx): Promise<Outcome> => {
     let auth: AuthContext;
