@@ -108,7 +108,7 @@ export const envSchema = z
     REALMGATE_PROVIDER_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
     /** Calls to one remote provider in flight at once per app node (each holds a pooled connection while it waits). */
     REALMGATE_REMOTE_MAX_IN_FLIGHT: z.coerce.number().int().min(1).max(100).default(4),
-    /** Calls on native realms one app node runs against the database at once; more wait (lib/limits/call-slots.ts). Unset: CPUs + 1. */
+    /** Calls on native realms one app node runs against the database at once; more wait (lib/limits/call-slots.ts). Unset: 2 × CPUs + 1. */
     REALMGATE_NATIVE_MAX_IN_FLIGHT: z.coerce.number().int().min(1).max(1000).optional(),
     /** An OpenAI-compatible embeddings API (base URL, with or without `/v1`): enables semantic and hybrid capability search. */
     REALMGATE_EMBEDDINGS_URL: optionalUrl,

@@ -85,8 +85,8 @@ describe("a node's slots for calls on native realms", () => {
   const env = envOverride();
   afterEach(() => env.restore());
 
-  it("default to the CPUs this process may use, plus one; REALMGATE_NATIVE_MAX_IN_FLIGHT sets them", async () => {
-    expect(defaultNativeMaxInFlight()).toBe(os.availableParallelism() + 1);
+  it("default to twice the CPUs this process may use, plus one; REALMGATE_NATIVE_MAX_IN_FLIGHT sets them", async () => {
+    expect(defaultNativeMaxInFlight()).toBe(2 * os.availableParallelism() + 1);
     env.set({ REALMGATE_NATIVE_MAX_IN_FLIGHT: undefined });
     const slots = nativeCallSlots();
     const works = Array.from({ length: defaultNativeMaxInFlight() + 1 }, () => held());

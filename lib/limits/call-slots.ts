@@ -1,18 +1,17 @@
 // How many tool calls on native realms one app node runs against the database at once. Such a call is CPU work on
 // both sides (the app's and PostgreSQL's): gate one, the realm's reads and writes, the audit append. Past a few at
-// once they only compete for the same cores: on the 2-core benchmark machine, 10 such transactions open together
-// (the pool's size) cost ~40 % more PostgreSQL CPU per call than 3 (context switches, lock and WAL contention), and
-// throughput at 64 and 200 connections fell to 0.32× health where 3 kept 0.43× (BENCHMARKS.md, "Under load").
+// once they only compete for the same cores and wait on each other's locks, and everything else that needs a pooled
+// connection (the pages, health, an owner's revoke, a call waiting on a provider) queues behind them.
 //
 // So a call on a native realm takes a slot before its transaction opens, and gives it back when its answer is
-// decided; past REALMGATE_NATIVE_MAX_IN_FLIGHT (default: the CPUs this process may use, plus one) it waits, first
-// come first served. A call that waits on the network inside its transaction (a connected account, an imported
-// service, a remote provider) takes no slot: it spends its time waiting, not working, and is bounded by its own
-// limits (REALMGATE_REMOTE_MAX_IN_FLIGHT, the provider timeout) and the pool's size (DB_POOL_MAX). A wait longer
+// decided; past REALMGATE_NATIVE_MAX_IN_FLIGHT (default: twice the CPUs this process may use, plus one) it waits,
+// first come first served. A call that waits on the network inside its transaction (a connected account, an
+// imported service, a remote provider) takes no slot: it spends its time waiting, not working, and is bounded by its
+// own limits (REALMGATE_REMOTE_MAX_IN_FLIGHT, the provider timeout) and the pool's size (DB_POOL_MAX). A wait longer
 // than DB_CONNECT_TIMEOUT_MS — the bound on waiting for a pooled connection too — answers 503
 // `service_unavailable` (`reason: "busy"`, Retry-After 1): nothing was read or written.
 //
-// Per node and in memory, like the pool it sits in front of.
+// Per node and in memory, like the pool it sits in front of. Measured: BENCHMARKS.md, "Under load".
 import os from "node:os";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
@@ -28,8 +27,11 @@ export type CallSlots = {
   readonly waiting: number;
 };
 
-/** The default: the CPUs this process may use, plus one (one call's turn on a core overlaps another's wait on a round trip). */
-export const defaultNativeMaxInFlight = (): number => os.availableParallelism() + 1;
+/**
+ * The default: twice the CPUs this process may use, plus one — the classic size of a database connection pool
+ * (cores × 2 + 1), as each call spends part of its time waiting on a round trip while another uses the core.
+ */
+export const defaultNativeMaxInFlight = (): number => 2 * os.availableParallelism() + 1;
 
 /** `max` slots; a call waits at most `waitMs` for one. */
 export function callSlots(max: number, waitMs: number): CallSlots {

@@ -4,6 +4,7 @@
 import { and, count, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { auditEvents } from "@/db/schema";
+import { revokeGrant } from "@/lib/authz/grants";
 import { nativeCallSlots } from "@/lib/limits/call-slots";
 import { newId } from "@/lib/ids";
 import { call, envOverride, errorOf, grant, makeActor, makeTenant, type TestTenant } from "@/test-support";
@@ -68,6 +69,29 @@ describe("a call on a native realm", () => {
     const refused = await errorOf(dispatch(call(agent), "get_object", { ref: "docs:document:doc_nothere" }));
     expect(refused.code).not.toBe("service_unavailable");
     expect(nativeCallSlots().running).toBe(0);
+  });
+});
+
+describe("while calls wait for a slot", () => {
+  it("an owner's revoke is not queued behind them, and a call still waiting when it commits is refused", async () => {
+    const alice = t.users.alice!;
+    const other = await makeActor(t, alice, "Queued agent");
+    const g = await grant(t, alice, other.actorId, "docs", ["object.search"]);
+    env.set({ DB_CONNECT_TIMEOUT_MS: "5000" });
+    const slot = holdTheSlot();
+    try {
+      const queued = errorOf(dispatch(call(other), "search_objects", { namespace: "docs", query: "Slots" }));
+      await new Promise((r) => setTimeout(r, 50));
+      expect(nativeCallSlots().waiting).toBe(1);
+      // The revoke needs a pooled connection, not a slot: it commits while the call still waits.
+      await revokeGrant(t.db, call(alice), g.id, "revoked while the agent's call waited");
+      expect(nativeCallSlots().waiting).toBe(1);
+      await slot.release();
+      expect((await queued).code).toBe("grant_revoked");
+    } finally {
+      await slot.release();
+      env.set({ DB_CONNECT_TIMEOUT_MS: "300" });
+    }
   });
 });
 
