@@ -1,7 +1,7 @@
 // Named prepared statements (db/prepared.ts): which queries get a name, and — on PostgreSQL — that a statement
 // run again on a connection is not parsed again (the server keeps one prepared statement for its text).
 import { sql } from "drizzle-orm";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { dbKind, getDb } from "./client";
 import { forgetStatementNames, MAX_NAMED_STATEMENTS, withStatementName } from "./prepared";
 
@@ -61,9 +61,19 @@ describe.skipIf(!postgres)(`on PostgreSQL${postgres ? "" : " (skipped: this run 
 
 // Last: it fills this process's names.
 describe("the bound", () => {
-  it("names at most MAX_NAMED_STATEMENTS texts per process; past that, statements go unnamed", () => {
-    for (let i = 0; i < MAX_NAMED_STATEMENTS + 5; i++) withStatementName([`select $1::int + ${i} /* prepared.test bound */`, [1]]);
-    const past = [`select $1::int /* prepared.test past the bound */`, [1]];
-    expect(withStatementName(past)).toBe(past);
+  it("names at most MAX_NAMED_STATEMENTS texts per process; past that, statements go unnamed, and the log says so once", () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    forgetStatementNames();
+    try {
+      for (let i = 0; i < MAX_NAMED_STATEMENTS; i++) withStatementName([`select $1::int + ${i} /* prepared.test bound */`, [1]]);
+      expect(warn).not.toHaveBeenCalled();
+      const past = [`select $1::int /* prepared.test past the bound */`, [1]];
+      expect(withStatementName(past)).toBe(past);
+      for (let i = 0; i < 5; i++) withStatementName([`select $1::int - ${i} /* prepared.test past the bound */`, [1]]);
+      expect(warn).toHaveBeenCalledTimes(1);
+      expect(String(warn.mock.calls[0]![0])).toMatch(new RegExp(`named ${MAX_NAMED_STATEMENTS} distinct statement texts.*never paired or batched`));
+    } finally {
+      warn.mockRestore();
+    }
   });
 });

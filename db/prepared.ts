@@ -14,13 +14,26 @@ import { createHash } from "node:crypto";
 export const MAX_NAMED_STATEMENTS = 400;
 
 const names = new Map<string, string>();
+/** Whether this process has said that the bound was reached (once: every later text would say it again). */
+let warned = false;
 
 type QueryConfig = { text: string; values?: unknown[]; name?: string; [k: string]: unknown };
 
 function nameFor(text: string): string | undefined {
   const known = names.get(text);
   if (known) return known;
-  if (names.size >= MAX_NAMED_STATEMENTS) return undefined;
+  if (names.size >= MAX_NAMED_STATEMENTS) {
+    // Not an error, but a slower path nobody would see: unnamed statements are parsed on every run, and only named
+    // ones ride with BEGIN and COMMIT or go in one exchange with others (db/pipeline.ts). A statement whose text is
+    // built from data (a value written into the text instead of a parameter) fills the bound; say so once.
+    if (!warned) {
+      warned = true;
+      console.warn(
+        `Prepared statements: this process has named ${MAX_NAMED_STATEMENTS} distinct statement texts, its most; statements with other texts now go unnamed (parsed each time, never paired or batched). A text built from data rather than parameters does this.`,
+      );
+    }
+    return undefined;
+  }
   const name = `rg_${createHash("sha256").update(text).digest("base64url").slice(0, 24)}`;
   names.set(text, name);
   return name;
@@ -55,6 +68,7 @@ export function withStatementName(args: unknown[]): unknown[] {
  */
 export function forgetStatementNames(): void {
   names.clear();
+  warned = false;
 }
 
 /** For tests: the statements named so far. */
