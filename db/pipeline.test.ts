@@ -4,11 +4,12 @@ import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { promisify } from "node:util";
 import { eq, sql } from "drizzle-orm";
-import { beforeAll, describe, expect, it, vi } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { dbKind, getDb, onExchange, onStatement, type Tx } from "./client";
 import { tenants } from "./schema";
 import { commitWithNext, inOneExchange, savepointWithNext } from "./pipeline";
 import { forgetStatementNames } from "./prepared";
+import { secondCopyOf } from "@/test-support";
 
 const postgres = (await dbKind()) === "postgres";
 
@@ -64,8 +65,7 @@ describe.skipIf(!postgres)(`BEGIN and COMMIT ride with statements${postgres ? ""
 
   it("marks made through another copy of this module pair all the same (Next.js gives instrumentation.ts, which opens the pool, and the routes a copy each)", async () => {
     forgetStatementNames(); // only named statements pair: earlier files in this process may have used up the bound
-    vi.resetModules();
-    const routes = await import("./pipeline");
+    const routes = await secondCopyOf<typeof import("./pipeline")>("@/db/pipeline.ts");
     expect(routes.commitWithNext).not.toBe(commitWithNext); // a copy of its own, as under `next start`
     const db = await getDb();
     const b = bucket();

@@ -235,6 +235,19 @@ export function roundTrips() {
   };
 }
 
+// ── A second copy of a module, as Next.js gives one to instrumentation.ts and one to the routes (docs/architecture.md,
+// "One process, two copies of a module"): imported under a query, so only that module is instantiated again. Not
+// vi.resetModules(): test files share a worker's module registry (vitest `isolate: false`), and every later file
+// would get fresh copies of everything (db/client.ts's statement observers, db/prepared.ts's names) while the
+// worker's database stays the one the old copies opened.
+
+let copies = 0;
+
+/** A fresh instance of the module at `spec` (an `@/…` path with its extension), its imports shared as usual. */
+export async function secondCopyOf<M>(spec: string): Promise<M> {
+  return (await import(/* @vite-ignore */ `${spec}?second-copy=${++copies}`)) as M;
+}
+
 // ── Environment: change process.env for a test file and put it back afterwards (re-reading lib/env each time).
 
 export function envOverride() {
