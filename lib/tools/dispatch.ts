@@ -14,7 +14,7 @@ import { isApprovalDenial } from "@/lib/authz/gate";
 import { AppError, isAppError, parseWith } from "@/lib/errors";
 import { assertCleanText } from "@/lib/input/text";
 import { nativeCallSlots } from "@/lib/limits/call-slots";
-import { actionOperationKey, riskOf, type OperationKey, type Risk } from "@/lib/realms/contract";
+import { actionOperationKey, riskOf, type OperationKey, type Realm, type Risk } from "@/lib/realms/contract";
 import { builtInRealms, listRealms } from "@/lib/realms/registry";
 import { gateStatementInputOf, openCall, OutsideScope, principalIdOf, runContext, type GateAsk } from "./call";
 import type { RunCtx, ToolDef } from "./define";
@@ -114,9 +114,9 @@ function preparedEarly(tool: string, rawInput: unknown, opts: DispatchOptions): 
   if (!isToolName(tool)) return null;
   try {
     const parsed = parseCall(tool, rawInput, opts);
-    const r = parsed.resolved;
-    if ("error" in r || r.namespace === null || !Object.hasOwn(builtInRealms, r.namespace)) return null;
-    return { parsed, call: prepareCallIn(builtInRealms[r.namespace]!, parsed.def, parsed.input, r) };
+    const realm = builtInRealmOf(parsed.resolved);
+    if (!realm || "error" in parsed.resolved) return null;
+    return { parsed, call: prepareCallIn(realm, parsed.def, parsed.input, parsed.resolved) };
   } catch {
     return null; // answered by the ordinary path, after the token's own answer
   }
@@ -151,12 +151,14 @@ async function runCall(db: Db, who: AuthContext | PendingActor, parsed: ParsedCa
   return runCallNow(db, who, parsed, opts, early);
 }
 
-/** Whether the call's realm is a built-in one whose data is Realmgate's own database (memory, docs, board). */
-function onNativeRealm(parsed: ParsedCall): boolean {
-  const r = parsed.resolved;
-  if ("error" in r || r.namespace === null || !Object.hasOwn(builtInRealms, r.namespace)) return false;
-  return builtInRealms[r.namespace]!.manifest.realm_type === "native";
+/** The built-in realm the call names (found without a statement), or null. */
+function builtInRealmOf(r: ParsedCall["resolved"]): Realm | null {
+  if ("error" in r || r.namespace === null || !Object.hasOwn(builtInRealms, r.namespace)) return null;
+  return builtInRealms[r.namespace]!;
 }
+
+/** Whether the call's realm is a built-in one whose data is Realmgate's own database (memory, docs, board). */
+const onNativeRealm = (parsed: ParsedCall): boolean => builtInRealmOf(parsed.resolved)?.manifest.realm_type === "native";
 
 async function runCallNow(db: Db, who: AuthContext | PendingActor, parsed: ParsedCall, opts: DispatchOptions, early?: PreparedCall): Promise<unknown> {
   const { tool, def, input, resolved, now } = parsed;
