@@ -139,18 +139,19 @@ function batchClass(pg: PgDriver) {
   Batch ??= class extends (pg.Query as unknown as QueryBase) {
     private readonly items: BatchItem[];
     private readonly begin: boolean;
-    private readonly done: (err: Error | null, results: ResultLike[]) => void;
     private readonly results: ResultLike[];
     private at = 0;
     private begun = false;
     private failed: Error | null = null;
     private over = false;
     constructor(items: BatchItem[], begin: boolean, done: (err: Error | null, results: ResultLike[]) => void) {
-      // The batch itself has no name: pg records no parsed statement for it.
-      super({ text: "-- batch", queryMode: "extended" });
+      // The batch itself has no name: pg records no parsed statement for it. Its answer goes through pg's own
+      // `callback`, which pg's client wraps: with `query_timeout` set, the wrapper is what clears the query's read
+      // timer. (Calling `done` past it left one timer per batch pending for the whole timeout, and with it the
+      // request that sent the batch: under load, hundreds of MB of finished requests, promoted and collected late.)
+      super({ text: "-- batch", queryMode: "extended" }, undefined, (err: Error | null, results: unknown) => done(err, results as ResultLike[]));
       this.items = items;
       this.begin = begin;
-      this.done = done;
       this.results = items.map((i) => new pg.Result(i.config.rowMode, i.config.types));
     }
     requiresPreparation() {
@@ -194,7 +195,7 @@ function batchClass(pg: PgDriver) {
     private finish(err: Error | null) {
       if (this.over) return;
       this.over = true;
-      this.done(err, this.results);
+      (this as unknown as { callback: Callback }).callback(err, this.results);
     }
   } as never;
   return Batch!;
