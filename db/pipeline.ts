@@ -83,6 +83,8 @@ type QueryBase = new (...a: unknown[]) => {
   _getRows(c: Connection, rows?: number): void;
   handleCommandComplete(msg: unknown, c: Connection): void;
   portal: string;
+  /** How the query is answered; pg's client wraps it (with `query_timeout`, the wrapper clears the read timer). */
+  callback: Callback;
 };
 
 type PairedOpts = { begin: boolean; commit: boolean; savepoint: string | null };
@@ -149,7 +151,7 @@ function batchClass(pg: PgDriver) {
       // `callback`, which pg's client wraps: with `query_timeout` set, the wrapper is what clears the query's read
       // timer. (Calling `done` past it left one timer per batch pending for the whole timeout, and with it the
       // request that sent the batch: under load, hundreds of MB of finished requests, promoted and collected late.)
-      super({ text: "-- batch", queryMode: "extended" }, undefined, (err: Error | null, results: unknown) => done(err, results as ResultLike[]));
+      super({ text: "-- batch", queryMode: "extended" }, undefined, done);
       this.items = items;
       this.begin = begin;
       this.results = items.map((i) => new pg.Result(i.config.rowMode, i.config.types));
@@ -195,7 +197,7 @@ function batchClass(pg: PgDriver) {
     private finish(err: Error | null) {
       if (this.over) return;
       this.over = true;
-      (this as unknown as { callback: Callback }).callback(err, this.results);
+      this.callback(err, this.results);
     }
   } as never;
   return Batch!;
