@@ -93,7 +93,7 @@ export async function listAccounts(db: Executor, who: Pick<Who, "tenantId" | "us
     .select()
     .from(connectedAccounts)
     .where(and(eq(connectedAccounts.tenantId, who.tenantId), eq(connectedAccounts.userId, who.userId), opts.includeRevoked ? undefined : ne(connectedAccounts.status, "revoked")))
-    .orderBy(asc(connectedAccounts.createdAt), asc(connectedAccounts.id));
+    .orderBy(asc(connectedAccounts.createdAt), asc(connectedAccounts.label), asc(connectedAccounts.id));
   const views = rows.map(accountView);
   if (!opts.usage || views.length === 0) return views;
   const agents = await accountAgents(db, who, views.map((v) => v.id));

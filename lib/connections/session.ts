@@ -84,7 +84,7 @@ export async function openAccount(ctx: RealmContext, need: AccountNeed): Promise
     .select()
     .from(connectedAccounts)
     .where(and(eq(connectedAccounts.tenantId, ctx.tenantId), eq(connectedAccounts.userId, authority), eq(connectedAccounts.api, need.api)))
-    .orderBy(asc(connectedAccounts.createdAt), asc(connectedAccounts.id)); // choices in the order they were connected
+    .orderBy(asc(connectedAccounts.createdAt), asc(connectedAccounts.label), asc(connectedAccounts.id)); // choices in the order they were connected (connected in the same millisecond: by label)
   // A grant scoped to one connected account narrows gate two to that account: the others do not exist for it.
   const scopedTo = ctx.grantScope?.account_id;
   const visible = scopedTo ? rows.filter((r) => r.id === scopedTo) : rows;

@@ -86,7 +86,7 @@ export async function wallsAhead(db: Executor, ask: WallsAsk): Promise<WallView[
     .select()
     .from(connectedAccounts)
     .where(and(eq(connectedAccounts.tenantId, ask.tenantId), eq(connectedAccounts.userId, ask.userId), eq(connectedAccounts.api, api.id)))
-    .orderBy(asc(connectedAccounts.createdAt), asc(connectedAccounts.id));
+    .orderBy(asc(connectedAccounts.createdAt), asc(connectedAccounts.label), asc(connectedAccounts.id));
   const accounts: AccountFacts[] = rows.map((r) => ({ id: r.id, label: r.label, email: r.email, status: r.status, claims: r.claims, provider: r.provider }));
   const needClaims = [...new Set(needs.flatMap((n) => n.claims))];
   const pinned = ask.parsed.find((p) => p.account_id)?.account_id ?? null;
