@@ -425,6 +425,54 @@ describe.skipIf(!postgres)(`BEGIN and COMMIT ride with statements${postgres ? ""
       expect(timers() - before).toBeLessThan(5);
     });
 
+    it("a statement is described once per connection: later runs send no Describe, and their rows and types are the same", async () => {
+      const db = await getDb();
+      const id = `tnt_${randomBytes(8).toString("hex")}`;
+      const [t] = await db.insert(tenants).values({ id, slug: id.toLowerCase(), name: "Described" }).returning();
+      // A transaction shaped like a tool call's: BEGIN with an object-mode read, a batch (array mode: a select
+      // builder's rows, and object mode), COMMIT with the last statement.
+      const run = () =>
+        db.transaction(async (tx) => {
+          const first = await read(tx, 0)();
+          const [rows, objects] = await inOneExchange(tx, [
+            async () => tx.select({ id: tenants.id, created: tenants.createdAt, name: tenants.name }).from(tenants).where(eq(tenants.id, t!.id)),
+            read(tx, 2),
+          ] as const);
+          commitWithNext(tx);
+          const last = await read(tx, 3)();
+          return { first, rows, objects, last };
+        });
+      const expected = (v: Awaited<ReturnType<typeof run>>) => {
+        expect(v.first).toMatchObject({ n: 0, which: "probe 0" });
+        expect(v.rows).toEqual([{ id: t!.id, created: t!.createdAt, name: "Described" }]);
+        expect(v.rows[0]!.created).toBeInstanceOf(Date);
+        expect(v.objects).toMatchObject({ n: 2, which: "probe 2" });
+        expect(Object.keys(v.objects)).toEqual(["n", "xid", "seen", "which"]);
+        expect(v.last).toMatchObject({ n: 3, which: "probe 3" });
+        expect(v.last.xid).toBe(v.first.xid);
+      };
+      // Each pooled connection runs the statements first: the first time pg's own way (it parses them), the second
+      // paired or batched (described, and the shape kept).
+      for (let round = 0; round < 2; round++) for (const v of await Promise.all(Array.from({ length: 12 }, run))) expected(v);
+      const connection = (await import("pg")).default.Connection.prototype as unknown as { describe(...a: unknown[]): unknown };
+      const describe = connection.describe;
+      let described = 0;
+      connection.describe = function (this: unknown, ...a: unknown[]) {
+        described++;
+        return describe.apply(this, a);
+      };
+      try {
+        for (let i = 0; i < 5; i++) {
+          const { value, n } = await exchangesOf(run);
+          expected(value);
+          expect(n).toBe(3);
+        }
+      } finally {
+        connection.describe = describe;
+      }
+      expect(described).toBe(0);
+    });
+
     it("a statement marked last after a batch still carries COMMIT", async () => {
       const db = await getDb();
       const b = bucket();

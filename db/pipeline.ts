@@ -18,6 +18,13 @@
 // - sends statements its caller gathered (`inOneExchange`: reads that do not depend on each other) in one write,
 //   each with its own Bind, Describe and Execute, ahead of one Sync: one exchange instead of one each.
 //
+// - describes a named statement's rows once per connection: the first run asks the server (Describe) and keeps the
+//   answer's row shape (its fields, and the empty row pg copies for each row); later runs of that statement on that
+//   connection send no Describe and set their result up from the kept shape. A prepared statement's result columns
+//   cannot change on the server (PostgreSQL refuses to run it: "cached plan must not change result type"), so the
+//   kept shape stays true for as long as the connection has the statement. Gate one's row has ~35 columns: its
+//   RowDescription was built, sent, parsed and turned into an empty row on every call.
+//
 // Semantics do not change: the server runs BEGIN, the statement and COMMIT in that order in one session. If the
 // statement fails, the server skips the rest up to the Sync: the transaction stays open and failed, as if each
 // had been its own round trip, and the caller's ROLLBACK follows as before. If COMMIT fails, the statement's promise
@@ -32,6 +39,7 @@ type Connection = {
   bind(c: { portal?: string; statement?: string; values?: unknown[] }): void;
   execute(c: { portal?: string; rows?: number }): void;
   sync(): void;
+  describe(m: { type: string; name: string }): void;
   parsedStatements: Record<string, string>;
   submittedNamedStatements?: Record<string, string>;
 };
@@ -78,11 +86,47 @@ function command(connection: Connection, text: string): void {
   connection.execute({ portal: "", rows: 0 });
 }
 
+/** What of pg's Result a kept row shape sets: what its `addFields` would, from a RowDescription. */
+type ResultInternals = { fields: unknown[]; _parsers?: unknown[]; _types?: { getTypeParser(oid: number, format: string): unknown }; _prebuiltEmptyResultObject: object | null; addFields(f: unknown[]): void };
+/** A named statement's row shape on one connection: the fields the server described, and the empty row built from them. */
+type RowShape = { fields: { dataTypeID: number; format?: string }[]; empty: object | null };
+const shapesKey: unique symbol = Symbol.for("realmgate.pipeline.shapes");
+type Shaped = Connection & { [shapesKey]?: Map<string, RowShape> };
+
+/** The kept row shape of `name` on this connection, when the connection has the statement parsed and has described it. */
+function keptShape(connection: Connection, name: string | undefined): RowShape | undefined {
+  if (!name || connection.parsedStatements[name] === undefined) return undefined;
+  return (connection as Shaped)[shapesKey]?.get(name);
+}
+
+/** Keep the row shape a result was just given (from the server's RowDescription of `name`). */
+function keepShape(connection: Connection | null, name: string | undefined, result: ResultInternals): void {
+  if (!connection || !name) return;
+  const shapes = ((connection as Shaped)[shapesKey] ??= new Map());
+  shapes.set(name, { fields: result.fields as RowShape["fields"], empty: result._prebuiltEmptyResultObject });
+}
+
+/** Set a result up from a kept shape, as `addFields` would: the fields, the empty row, each column's parser (of this query's types). */
+function applyShape(result: ResultInternals, shape: RowShape, defaults: { getTypeParser(oid: number, format: string): unknown }): void {
+  const types = result._types ?? defaults;
+  result.fields = shape.fields;
+  result._parsers = shape.fields.map((f) => types.getTypeParser(f.dataTypeID, f.format || "text"));
+  result._prebuiltEmptyResultObject = shape.empty;
+}
+
 type QueryBase = new (...a: unknown[]) => {
   prepare(c: Connection): void;
   _getRows(c: Connection, rows?: number): void;
   handleCommandComplete(msg: unknown, c: Connection): void;
+  handleRowDescription(msg: { fields: unknown[] }): void;
+  handleError(err: Error, c: Connection): void;
   portal: string;
+  name?: string;
+  values?: unknown[];
+  binary?: boolean;
+  rows?: number;
+  _result: ResultInternals;
+  _accumulateRows?: boolean;
   /** How the query is answered; pg's client wraps it (with `query_timeout`, the wrapper clears the read timer). */
   callback: Callback;
 };
@@ -94,17 +138,41 @@ let Paired: (new (config: QueryConfig, opts: PairedOpts, callback: Callback) => 
  * pg's Query, with BEGIN sent before it and a SAVEPOINT or COMMIT after it, ahead of its one Sync; their completions
  * are not results. If the statement fails, the server skips what follows it up to the Sync.
  */
-function pairedClass(Query: PgQueryClass) {
-  Paired ??= class extends (Query as unknown as QueryBase) {
+function pairedClass(pg: PgDriver) {
+  Paired ??= class extends (pg.Query as unknown as QueryBase) {
     private readonly opts: PairedOpts;
     private completions = 0;
+    private connection: Connection | null = null;
     constructor(config: QueryConfig, opts: PairedOpts, callback: Callback) {
       super(config, undefined, callback);
       this.opts = opts;
     }
     prepare(connection: Connection) {
       if (this.opts.begin) command(connection, "begin");
-      super.prepare(connection);
+      const shape = keptShape(connection, this.name);
+      if (!shape) {
+        // pg's own way: Parse if needed, Bind, Describe (its answer is kept below), Execute.
+        this.connection = connection;
+        return super.prepare(connection);
+      }
+      // Described before on this connection: Bind and Execute only, the result set up from the kept shape. Values
+      // are mapped to their wire form first; one that cannot be sent goes pg's own way, which fails it as pg does.
+      let values: unknown[];
+      try {
+        values = (this.values ?? []).map((v) => pg.utils.prepareValue(v));
+      } catch {
+        this.connection = connection;
+        return super.prepare(connection);
+      }
+      connection.bind({ portal: this.portal, statement: this.name, values, binary: this.binary } as never);
+      applyShape(this._result, shape, pg.types);
+      // What pg's handleRowDescription sets: rows are gathered into the result (a Paired query always has a callback).
+      this._accumulateRows = true;
+      this._getRows(connection);
+    }
+    handleRowDescription(msg: { fields: unknown[] }) {
+      super.handleRowDescription(msg);
+      keepShape(this.connection, this.name, this._result);
     }
     _getRows(connection: Connection) {
       connection.execute({ portal: this.portal, rows: 0 });
@@ -128,7 +196,7 @@ const SAVEPOINT_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 type ResultLike = { addFields(f: unknown): void; parseRow(f: unknown): unknown; addRow(r: unknown): void; addCommandComplete(m: unknown): void };
 type ResultClass = new (rowMode?: string, types?: unknown) => ResultLike;
 /** What is used of the pg module: its Query (subclassed here), Result, and the mapping of values to their wire form. */
-export type PgDriver = { Query: PgQueryClass; Result: ResultClass; utils: { prepareValue(v: unknown): unknown } };
+export type PgDriver = { Query: PgQueryClass; Result: ResultClass; utils: { prepareValue(v: unknown): unknown }; types: { getTypeParser(oid: number, format: string): unknown } };
 
 type BatchItem = { config: QueryConfig; values: unknown[] };
 let Batch: (new (items: BatchItem[], begin: boolean, done: (err: Error | null, results: ResultLike[]) => void) => object) | undefined;
@@ -146,6 +214,7 @@ function batchClass(pg: PgDriver) {
     private begun = false;
     private failed: Error | null = null;
     private over = false;
+    private connection: Connection | null = null;
     constructor(items: BatchItem[], begin: boolean, done: (err: Error | null, results: ResultLike[]) => void) {
       // The batch itself has no name: pg records no parsed statement for it. Its answer goes through pg's own
       // `callback`, which pg's client wraps: with `query_timeout` set, the wrapper is what clears the query's read
@@ -160,16 +229,23 @@ function batchClass(pg: PgDriver) {
       return true;
     }
     prepare(connection: Connection) {
+      this.connection = connection;
       if (this.begin) command(connection, "begin");
-      for (const item of this.items) {
+      this.items.forEach((item, k) => {
         connection.bind({ portal: "", statement: item.config.name, values: item.values });
-        (connection as unknown as { describe(m: { type: string; name: string }): void }).describe({ type: "P", name: "" });
+        // A statement described before on this connection is not described again: its result takes the kept shape.
+        const shape = keptShape(connection, item.config.name);
+        if (shape) applyShape(this.results[k] as unknown as ResultInternals, shape, pg.types);
+        else connection.describe({ type: "P", name: "" });
         connection.execute({ portal: "", rows: 0 });
-      }
+      });
       connection.sync();
     }
-    handleRowDescription(msg: { fields: unknown }) {
-      this.results[this.at]?.addFields(msg.fields);
+    handleRowDescription(msg: { fields: unknown[] }) {
+      const result = this.results[this.at];
+      if (!result) return;
+      result.addFields(msg.fields);
+      keepShape(this.connection, this.items[this.at]?.config.name, result as unknown as ResultInternals);
     }
     handleDataRow(msg: { fields: unknown }) {
       const result = this.results[this.at];
@@ -333,7 +409,7 @@ export function pipelineTransactions(client: PoolClient, pg: PgDriver, sendToSer
       return withSavepoint(sendBegin().then(() => send(...args)));
     }
     return new Promise((resolve, reject) => {
-      const P = pairedClass(pg.Query);
+      const P = pairedClass(pg);
       send(
         new P({ ...config, queryMode: "extended" }, { begin, commit, savepoint }, (err, res) => {
           if (err) {

@@ -4,7 +4,7 @@ import { eq, sql } from "drizzle-orm";
 import { dbKind, getDb } from "@/db/client";
 import { rateLimitHits } from "@/db/schema";
 import { isAppError } from "@/lib/errors";
-import { enforceRateLimit, expiredTallies, hitRateLimit } from "./rate-limit";
+import { enforceRateLimit, expiredTallies, hitRateLimit, limitColumns, limitCtes, limitValues } from "./rate-limit";
 
 const bucket = () => `test:${randomBytes(6).toString("hex")}`;
 const at = (s: number) => new Date(Date.UTC(2030, 0, 1, 12, 0, 0) + s * 1000);
@@ -105,6 +105,40 @@ describe("the PostgreSQL fixed-window limiter (tallies, no hot row)", () => {
     await db.execute(sql`insert into rate_limit_hits (bucket, window_start, weight, expires_at) values (${old}, now() - interval '1 hour', 1, now() - interval '59 minutes')`);
     for (let i = 0; i < 200 && (await db.select().from(rateLimitHits).where(eq(rateLimitHits.bucket, old))).length > 0; i++) await hitRateLimit(db, bucket(), { limit: 5, windowSeconds: 60 });
     expect(await db.select().from(rateLimitHits).where(eq(rateLimitHits.bucket, old))).toEqual([]);
+  });
+
+  it("skips the delete outright when no tally has expired: no pass over the live tallies on every check", async () => {
+    // Deleting by ctid scans the table; with nothing to delete (almost every check) that scan must not run at all.
+    const db = await getDb();
+    const scans: { loops: number; deleted: boolean }[][] = [];
+    const undo = new Error("roll back");
+    type PlanNode = { "Node Type": string; "Relation Name"?: string; Operation?: string; "Actual Loops"?: number; Plans?: PlanNode[] };
+    const deleteScans = (n: PlanNode, inDelete = false): { loops: number; deleted: boolean }[] => {
+      const here = n["Node Type"] === "ModifyTable" && n.Operation === "Delete";
+      const own = inDelete && /Scan/.test(n["Node Type"]) && n["Relation Name"] === "rate_limit_hits" ? [{ loops: n["Actual Loops"] ?? -1, deleted: true }] : [];
+      return [...own, ...(n.Plans ?? []).flatMap((c) => deleteScans(c, inDelete || here))];
+    };
+    const check = async (tx: Parameters<Parameters<typeof db.transaction>[0]>[0]) => {
+      const v = limitValues({ limit: 5, windowSeconds: 60 }, new Date());
+      const result = (await tx.execute(sql`explain (analyze, format json) with ${limitCtes(sql`${bucket()}`, v)} select ${limitColumns(v)}`)) as unknown as { rows: { "QUERY PLAN": { Plan: PlanNode }[] }[] };
+      scans.push(deleteScans(result.rows[0]!["QUERY PLAN"][0]!.Plan));
+    };
+    await db
+      .transaction(async (tx) => {
+        // In this transaction (rolled back), nothing has expired: the scan under the delete never runs.
+        await tx.execute(sql`delete from rate_limit_hits where expires_at < now()`);
+        await check(tx);
+        // With one expired tally, it runs (and deletes it).
+        await tx.execute(sql`insert into rate_limit_hits (bucket, window_start, weight, expires_at) values (${bucket()}, now() - interval '1 hour', 1, now() - interval '59 minutes')`);
+        await check(tx);
+        throw undo;
+      })
+      .catch((e: unknown) => {
+        if (e !== undo) throw e;
+      });
+    expect(scans[0]!.length).toBeGreaterThan(0);
+    expect(scans[0]!.every((s) => s.loops === 0)).toBe(true);
+    expect(scans[1]!.some((s) => s.loops > 0)).toBe(true);
   });
 
   it("finds expired tallies along the expiry index, even when the planner's statistics think most tallies are expired", async () => {

@@ -33,13 +33,15 @@ export function limitValues(l: Limit, now: Date, weight = 1): LimitValues {
 }
 
 /**
- * The CTEs (`rl_w`, `rl_n`, `rl_add`, `rl_new`, `rl_gc`) that count the weight into `bucket` (an SQL expression; null
+ * The CTEs (`rl_w`, `rl_n`, `rl_add`, `rl_new`, `rl_x`, `rl_gc`) that count the weight into `bucket` (an SQL expression; null
  * counts nothing) for the window of `limitValues`, to put in a statement's WITH list; `limitColumns` are their
  * answer. A node whose clock lags may name an older window: it then counts into the newest one the bucket has.
  * `rl_add` adds the weight to one of the window's tallies that no open transaction holds; `rl_new` starts a tally
  * when there is none or all are held (also when the one `rl_add` locked was changed after this statement's
  * snapshot: one more tally, never a lost count). The count is the tallies as this statement's snapshot sees them,
- * plus its own weight.
+ * plus its own weight. `rl_x` finds the expired tallies to delete and `rl_gc` deletes them; when there are none (almost
+ * every check) the delete is skipped outright (its condition on `rl_x` alone is a one-time filter): matching tallies
+ * by ctid scans the table, which cost every call a pass over all live tallies.
  */
 export function limitCtes(bucket: SQL, v: LimitValues): SQL {
   return sql`rl_b as (select ${bucket}::text as bucket),
@@ -56,7 +58,8 @@ export function limitCtes(bucket: SQL, v: LimitValues): SQL {
       insert into rate_limit_hits (bucket, window_start, weight, expires_at)
       select rl_w.bucket, rl_w.ws, ${v.rl_weight}::int, rl_w.ws + make_interval(secs => ${v.rl_window_seconds}::int) from rl_w
       where not exists (select 1 from rl_add)),
-    rl_gc as (delete from rate_limit_hits where ctid = any(array(${expiredTallies})))`;
+    rl_x as materialized (select array(${expiredTallies}) as ids),
+    rl_gc as (delete from rate_limit_hits where ctid = any((select ids from rl_x)::tid[]) and (select cardinality(ids) > 0 from rl_x))`;
 }
 
 /**
