@@ -87,7 +87,7 @@ function command(connection: Connection, text: string): void {
 }
 
 /** What of pg's Result a kept row shape sets: what its `addFields` would, from a RowDescription. */
-type ResultInternals = { fields: unknown[]; _parsers?: unknown[]; _types?: { getTypeParser(oid: number, format: string): unknown }; _prebuiltEmptyResultObject: object | null; addFields(f: unknown[]): void };
+type ResultInternals = { fields: unknown[]; _parsers?: unknown[]; _types?: { getTypeParser(oid: number, format: string): unknown }; _prebuiltEmptyResultObject: object | null };
 /** A named statement's row shape on one connection: the fields the server described, and the empty row built from them. */
 type RowShape = { fields: { dataTypeID: number; format?: string }[]; empty: object | null };
 const shapesKey: unique symbol = Symbol.for("realmgate.pipeline.shapes");
@@ -119,7 +119,6 @@ type QueryBase = new (...a: unknown[]) => {
   _getRows(c: Connection, rows?: number): void;
   handleCommandComplete(msg: unknown, c: Connection): void;
   handleRowDescription(msg: { fields: unknown[] }): void;
-  handleError(err: Error, c: Connection): void;
   portal: string;
   name?: string;
   values?: unknown[];

@@ -11,6 +11,9 @@ import { revokeGrant } from "./oauth";
 import { apiFamilies, claimLabel, findProvider } from "./providers";
 import { seal, unseal, VaultError } from "./vault";
 
+/** A person's connected accounts in the order they were connected; accounts connected in the same millisecond by label. */
+export const connectedOrder = [asc(connectedAccounts.createdAt), asc(connectedAccounts.label), asc(connectedAccounts.id)];
+
 export type Who = Pick<UserContext, "tenantId" | "userId" | "requestId">;
 
 /** What is sealed: the provider's tokens. Scopes and expiry live in plain columns; they are not secrets. */
@@ -93,7 +96,7 @@ export async function listAccounts(db: Executor, who: Pick<Who, "tenantId" | "us
     .select()
     .from(connectedAccounts)
     .where(and(eq(connectedAccounts.tenantId, who.tenantId), eq(connectedAccounts.userId, who.userId), opts.includeRevoked ? undefined : ne(connectedAccounts.status, "revoked")))
-    .orderBy(asc(connectedAccounts.createdAt), asc(connectedAccounts.label), asc(connectedAccounts.id));
+    .orderBy(...connectedOrder);
   const views = rows.map(accountView);
   if (!opts.usage || views.length === 0) return views;
   const agents = await accountAgents(db, who, views.map((v) => v.id));

@@ -4,12 +4,12 @@
 // longer accepts marks the account `needs_reconnect` and answers with a consent demand. What the call learns
 // about the account (a rotated token, a broken connection, refused claims) is recorded through ctx.settled,
 // so it is kept even when the call then fails.
-import { and, asc, eq, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { actors, connectedAccounts, users, type ConnectedAccount } from "@/db/schema";
 import { recordAudit } from "@/lib/audit/record";
 import { AppError } from "@/lib/errors";
 import { authorityOf, type RealmContext } from "@/lib/realms/contract";
-import { openTokens, sealTokens, type TokenSet } from "./accounts";
+import { connectedOrder, openTokens, sealTokens, type TokenSet } from "./accounts";
 import { consentDemand } from "./demand";
 import { gateTwo, type AccountFacts, type GateTwoDecision } from "./gate-two";
 import { headerOf, jsonOf, NetError, type NetResponse } from "@/lib/net";
@@ -84,7 +84,7 @@ export async function openAccount(ctx: RealmContext, need: AccountNeed): Promise
     .select()
     .from(connectedAccounts)
     .where(and(eq(connectedAccounts.tenantId, ctx.tenantId), eq(connectedAccounts.userId, authority), eq(connectedAccounts.api, need.api)))
-    .orderBy(asc(connectedAccounts.createdAt), asc(connectedAccounts.label), asc(connectedAccounts.id)); // choices in the order they were connected (connected in the same millisecond: by label)
+    .orderBy(...connectedOrder); // choices in the order they were connected
   // A grant scoped to one connected account narrows gate two to that account: the others do not exist for it.
   const scopedTo = ctx.grantScope?.account_id;
   const visible = scopedTo ? rows.filter((r) => r.id === scopedTo) : rows;

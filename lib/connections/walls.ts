@@ -2,10 +2,11 @@
 // grantor's stored accounts and the claims the operation declares, without asking the provider anything. A
 // consent request lists them, so one visit to its page opens gate one and gate two together. Only the grantor's
 // own accounts are read; an account a ref names that is not theirs yields no wall (nothing about it is told).
-import { and, asc, eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { Executor } from "@/db/client";
 import { connectedAccounts } from "@/db/schema";
 import type { ParsedRef, RealmManifest } from "@/lib/realms/contract";
+import { connectedOrder } from "./accounts";
 import { fixLink } from "./demand";
 import { accountName, gateTwo, type AccountFacts, type DemandReason } from "./gate-two";
 import { apiFamilies, claimLabel, findProvider, type ApiFamily } from "./providers";
@@ -86,7 +87,7 @@ export async function wallsAhead(db: Executor, ask: WallsAsk): Promise<WallView[
     .select()
     .from(connectedAccounts)
     .where(and(eq(connectedAccounts.tenantId, ask.tenantId), eq(connectedAccounts.userId, ask.userId), eq(connectedAccounts.api, api.id)))
-    .orderBy(asc(connectedAccounts.createdAt), asc(connectedAccounts.label), asc(connectedAccounts.id));
+    .orderBy(...connectedOrder);
   const accounts: AccountFacts[] = rows.map((r) => ({ id: r.id, label: r.label, email: r.email, status: r.status, claims: r.claims, provider: r.provider }));
   const needClaims = [...new Set(needs.flatMap((n) => n.claims))];
   const pinned = ask.parsed.find((p) => p.account_id)?.account_id ?? null;
