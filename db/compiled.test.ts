@@ -1,6 +1,6 @@
-import { eq, sql } from "drizzle-orm";
+import { DrizzleQueryError, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { getDb, onStatement } from "./client";
+import { dbKind, getDb, onStatement } from "./client";
 import type { QueryBuilder } from "drizzle-orm/pg-core";
 import { compiled, compiledSelect, compiledSelectShapes, compiledVariants, type Placeholders } from "./compiled";
 import { memberships, tenants, users } from "./schema";
@@ -130,3 +130,58 @@ describe("statements built once per process", () => {
   });
 });
 
+
+describe("on PostgreSQL, straight to the session's client", () => {
+  type Spied = { prepareQuery(...a: unknown[]): unknown };
+  /** Count drizzle's prepareQuery calls on the sessions of `db` and its transactions while `fn` runs (a transaction's own BEGIN and COMMIT not counted). */
+  async function countPrepares(fn: () => Promise<void>): Promise<number> {
+    const db = await getDb();
+    const proto = Object.getPrototypeOf((db as unknown as { session: object }).session) as Spied;
+    const own = proto.prepareQuery;
+    let n = 0;
+    proto.prepareQuery = function (this: unknown, ...a: unknown[]) {
+      if (!/^(begin|commit|rollback)$/i.test((a[0] as { sql: string }).sql.trim())) n++;
+      return own.apply(this, a);
+    };
+    try {
+      await fn();
+    } finally {
+      proto.prepareQuery = own;
+    }
+    return n;
+  }
+
+  it("asks drizzle for a statement's query once, then runs with each call's values, rows and dates as drizzle gives them", async () => {
+    const db = await getDb();
+    const kind = await dbKind();
+    const echo = compiled<"a" | "at", { a: string; at: string }>((p) => sql`select ${p.a}::text as a, ${p.at}::timestamptz as at`);
+    const pick = compiledSelect<"id", ReturnType<typeof sel>>((qb, p) => sel(qb, p));
+    function sel(qb: QueryBuilder, p: Placeholders<"id">) {
+      return qb.select({ id: tenants.id, createdAt: tenants.createdAt }).from(tenants).where(eq(tenants.id, p.id));
+    }
+    const tenantId = newId("tnt");
+    await db.insert(tenants).values({ id: tenantId, slug: `direct-${tenantId.slice(4, 14).toLowerCase()}`, name: "Direct" });
+    const got: unknown[] = [];
+    const prepares = await countPrepares(async () => {
+      for (const a of ["one", "two", "three"]) {
+        got.push(await echo(db, { a, at: "2026-12-05T07:00:00Z" }));
+        got.push(await db.transaction((tx) => pick(tx, { id: tenantId })));
+      }
+    });
+    // Three runs of each: node-postgres asks drizzle once per statement; PGlite goes through drizzle each run.
+    expect(prepares).toBe(kind === "postgres" ? 2 : 6);
+    expect(got[0]).toEqual([{ a: "one", at: expect.stringMatching(/^2026-12-05 07:00:00\+00/) }]);
+    expect(got[4]).toEqual([{ a: "three", at: expect.stringMatching(/^2026-12-05 07:00:00\+00/) }]);
+    expect(got[5]).toEqual([{ id: tenantId, createdAt: expect.any(Date) }]);
+  });
+
+  it("fails as drizzle's prepared query fails: a DrizzleQueryError naming the statement, the server's error as its cause", async () => {
+    const db = await getDb();
+    const bad = compiled<"x">((p) => sql`select ${p.x}::int / 0 as x`);
+    const err = (await bad(db, { x: 1 }).catch((e: unknown) => e)) as Error & { query?: string; params?: unknown[]; cause?: { code?: string } };
+    expect(err).toBeInstanceOf(DrizzleQueryError);
+    expect(err.query).toMatch(/\/ 0 as x/);
+    expect(err.params).toEqual([1]);
+    expect(err.cause?.code).toBe("22012"); // division_by_zero
+  });
+});

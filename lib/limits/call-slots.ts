@@ -16,6 +16,10 @@ import os from "node:os";
 import { env } from "@/lib/env";
 import { AppError } from "@/lib/errors";
 
+/** The CPUs this process may use, asked once: `os.availableParallelism()` is a system call, and this sat on every call's path. */
+let cpus: number | undefined;
+const usableCpus = (): number => (cpus ??= os.availableParallelism());
+
 type Waiter = { start: () => void; timer: ReturnType<typeof setTimeout> };
 
 export type CallSlots = {
@@ -31,7 +35,7 @@ export type CallSlots = {
  * The default: twice the CPUs this process may use, plus one — the classic size of a database connection pool
  * (cores × 2 + 1), as each call spends part of its time waiting on a round trip while another uses the core.
  */
-export const defaultNativeMaxInFlight = (): number => 2 * os.availableParallelism() + 1;
+export const defaultNativeMaxInFlight = (): number => 2 * usableCpus() + 1;
 
 /** `max` slots; a call waits at most `waitMs` for one. */
 export function callSlots(max: number, waitMs: number): CallSlots {
