@@ -130,7 +130,6 @@ describe("statements built once per process", () => {
   });
 });
 
-
 describe("on PostgreSQL, straight to the session's client", () => {
   type Spied = { prepareQuery(...a: unknown[]): unknown };
   /** Count drizzle's prepareQuery calls on the sessions of `db` and its transactions while `fn` runs (a transaction's own BEGIN and COMMIT not counted). */

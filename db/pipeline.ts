@@ -123,7 +123,6 @@ type QueryBase = new (...a: unknown[]) => {
   name?: string;
   values?: unknown[];
   binary?: boolean;
-  rows?: number;
   _result: ResultInternals;
   _accumulateRows?: boolean;
   /** How the query is answered; pg's client wraps it (with `query_timeout`, the wrapper clears the read timer). */
@@ -148,19 +147,16 @@ function pairedClass(pg: PgDriver) {
     }
     prepare(connection: Connection) {
       if (this.opts.begin) command(connection, "begin");
+      this.connection = connection;
       const shape = keptShape(connection, this.name);
-      if (!shape) {
-        // pg's own way: Parse if needed, Bind, Describe (its answer is kept below), Execute.
-        this.connection = connection;
-        return super.prepare(connection);
-      }
+      // pg's own way: Parse if needed, Bind, Describe (its answer is kept below), Execute.
+      if (!shape) return super.prepare(connection);
       // Described before on this connection: Bind and Execute only, the result set up from the kept shape. Values
       // are mapped to their wire form first; one that cannot be sent goes pg's own way, which fails it as pg does.
       let values: unknown[];
       try {
         values = (this.values ?? []).map((v) => pg.utils.prepareValue(v));
       } catch {
-        this.connection = connection;
         return super.prepare(connection);
       }
       connection.bind({ portal: this.portal, statement: this.name, values, binary: this.binary } as never);
@@ -194,7 +190,7 @@ const SAVEPOINT_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
 type ResultLike = { addFields(f: unknown): void; parseRow(f: unknown): unknown; addRow(r: unknown): void; addCommandComplete(m: unknown): void };
 type ResultClass = new (rowMode?: string, types?: unknown) => ResultLike;
-/** What is used of the pg module: its Query (subclassed here), Result, and the mapping of values to their wire form. */
+/** What is used of the pg module: its Query (subclassed here), Result, the mapping of values to their wire form, and its default type parsers. */
 export type PgDriver = { Query: PgQueryClass; Result: ResultClass; utils: { prepareValue(v: unknown): unknown }; types: { getTypeParser(oid: number, format: string): unknown } };
 
 type BatchItem = { config: QueryConfig; values: unknown[] };
