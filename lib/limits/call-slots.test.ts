@@ -85,6 +85,18 @@ describe("a node's slots for calls on native realms", () => {
   const env = envOverride();
   afterEach(() => env.restore());
 
+  it("ask the system for the CPU count once per process, not on every call", () => {
+    defaultNativeMaxInFlight();
+    const asked = vi.spyOn(os, "availableParallelism");
+    try {
+      for (let i = 0; i < 5; i++) nativeCallSlots();
+      expect(defaultNativeMaxInFlight()).toBe(2 * os.availableParallelism() + 1);
+      expect(asked).toHaveBeenCalledTimes(1); // the line above's own call, none from the slots
+    } finally {
+      asked.mockRestore();
+    }
+  });
+
   it("default to twice the CPUs this process may use, plus one; REALMGATE_NATIVE_MAX_IN_FLIGHT sets them", async () => {
     expect(defaultNativeMaxInFlight()).toBe(2 * os.availableParallelism() + 1);
     env.set({ REALMGATE_NATIVE_MAX_IN_FLIGHT: undefined });
