@@ -81,9 +81,9 @@ describe.skipIf(!postgres)(`BEGIN and COMMIT ride with statements${postgres ? ""
       });
     await run();
     const { value, n } = await exchangesOf(run);
-    // BEGIN with the two reads; the stamp with its SAVEPOINT; the release; the last read with COMMIT.
+    // BEGIN with the two reads; the stamp with its SAVEPOINT; the release with the last read and COMMIT.
     expect(value.savepoint).toBe(true);
-    expect(n).toBe(4);
+    expect(n).toBe(3);
     expect(value.one.xid).toBe(value.two.xid);
     expect(await stamps(b)).toBe(2);
   });
@@ -234,6 +234,113 @@ describe.skipIf(!postgres)(`BEGIN and COMMIT ride with statements${postgres ? ""
     expect(out![0]).toBe(out![1]);
     // The whole transaction rolled back, the savepoint's stamp with it.
     expect(await stamps(b)).toBe(0);
+  });
+
+  describe("a write's savepoint (drizzle's nested transaction) and its release ride with the statements next to them", () => {
+    it("SAVEPOINT goes with the effect's first statement, RELEASE with the statement after the effect: one transaction", async () => {
+      const db = await getDb();
+      const [a, b] = [bucket(), bucket()];
+      const run = (x: string, y: string) =>
+        db.transaction(async (tx) => {
+          const first = await xid(tx, 1);
+          const inner = await tx.transaction(async (sp) => {
+            await stamp(sp, x);
+            return xid(sp, 2);
+          });
+          await stamp(tx, y);
+          commitWithNext(tx);
+          const last = await xid(tx, 3);
+          return { first, inner, last };
+        });
+      await run(bucket(), bucket());
+      const seen: string[] = [];
+      const off = onStatement((s) => seen.push(s.trim().toLowerCase()));
+      const { value, n } = await exchangesOf(() => run(a, b)).finally(off);
+      // Every statement is still run by the server, in order (the listener sees what the transaction issued)…
+      expect(seen.filter((s) => /^(begin|savepoint|release|commit)/.test(s))).toEqual(["begin", "savepoint sp1", "release savepoint sp1", "commit"]);
+      // …in 5 exchanges instead of 7: BEGIN + read, SAVEPOINT + stamp, read, RELEASE + stamp, read + COMMIT.
+      expect(n).toBe(5);
+      expect(new Set([value.first.xid, value.inner.xid, value.last.xid]).size).toBe(1);
+      expect(await stamps(a)).toBe(1);
+      expect(await stamps(b)).toBe(1);
+    });
+
+    it("an effect that fails on the server rolls back to the savepoint that went with its first statement; the transaction goes on", async () => {
+      const db = await getDb();
+      const [undone, kept] = [bucket(), bucket()];
+      await db.transaction(async (tx) => {
+        await stamp(tx, kept);
+        const err = await tx
+          .transaction(async (sp) => {
+            await stamp(sp, undone);
+            await sp.execute(sql`select 1 / ${0}::int`);
+          })
+          .catch((e: unknown) => e);
+        expect(causeOf(err)).toMatch(/division by zero/);
+        await stamp(tx, kept);
+      });
+      expect(await stamps(undone)).toBe(0);
+      expect(await stamps(kept)).toBe(2);
+    });
+
+    it("an effect that fails before it sends anything: neither SAVEPOINT nor ROLLBACK TO reaches the server", async () => {
+      const db = await getDb();
+      const b = bucket();
+      const run = (x: string) =>
+        db.transaction(async (tx) => {
+          await stamp(tx, x);
+          await tx.transaction(async () => Promise.reject(new Error("refused in Node"))).catch(() => {});
+          commitWithNext(tx);
+          await stamp(tx, x);
+        });
+      await run(bucket());
+      const { n } = await exchangesOf(() => run(b));
+      expect(n).toBe(2);
+      expect(await stamps(b)).toBe(2);
+    });
+
+    it("savepoints nested with nothing sent between them go together; a RELEASE left before COMMIT is not sent (COMMIT releases it)", async () => {
+      const db = await getDb();
+      const b = bucket();
+      const run = (x: string) =>
+        db.transaction(async (tx) => {
+          await stamp(tx, x);
+          await tx.transaction((one) => one.transaction(async (two) => void (await stamp(two, x))));
+        });
+      await run(bucket());
+      const { n } = await exchangesOf(() => run(b));
+      // BEGIN + stamp; SAVEPOINT sp1 + SAVEPOINT sp2 + stamp; COMMIT (the two RELEASEs it makes moot are dropped).
+      expect(n).toBe(3);
+      expect(await stamps(b)).toBe(2);
+    });
+
+    it("outside a transaction, or in a failed one, a SAVEPOINT is sent as it comes and fails as it would", async () => {
+      const db = await getDb();
+      // No transaction: the server refuses it on its own; the next statement is not touched.
+      expect(causeOf(await db.execute(sql.raw("savepoint rg_outside")).catch((e: unknown) => e))).toMatch(/transaction block/);
+      const b = bucket();
+      await db.execute(sql`insert into rate_limit_hits (bucket, window_start, weight, expires_at) values (${b}, now(), 1, now() + interval '1 hour')`);
+      expect(await stamps(b)).toBe(1);
+      // A failed transaction: refused at once, not later with the statement after it.
+      const err = await db
+        .transaction(async (tx) => {
+          await tx.execute(sql`select 1 / ${0}::int`).catch(() => {});
+          await tx.execute(sql.raw("savepoint rg_failed"));
+        })
+        .catch((e: unknown) => e);
+      expect(causeOf(err)).toMatch(/current transaction is aborted/);
+      // Issued while a statement that fails is still in flight (the server's last word was 'T'), it is not held
+      // either: it follows that statement and is refused, as it would be.
+      const inFlight = await db
+        .transaction(async (tx) => {
+          await stamp(tx, bucket());
+          const failing = tx.execute(sql`select 1 / ${0}::int`).catch(() => {});
+          await tx.execute(sql.raw("savepoint rg_in_flight"));
+          await failing;
+        })
+        .catch((e: unknown) => e);
+      expect(causeOf(inFlight)).toMatch(/current transaction is aborted/);
+    });
   });
 
   it("a first statement without parameters (it may hold several commands) follows a BEGIN of its own, in the transaction", async () => {

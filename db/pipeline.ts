@@ -15,6 +15,12 @@
 // - sends a SAVEPOINT right behind a statement its caller marked (`savepointWithNext`): the savepoint a read's
 //   effect may roll back to, behind gate one's statement, costs no exchange of its own.
 //
+// - holds a SAVEPOINT or a RELEASE SAVEPOINT (drizzle's nested transaction: a write's effect) back, as it holds
+//   BEGIN, and sends it in front of the next statement: a write's savepoint goes with the effect's first statement
+//   and its release with the audit append (and COMMIT). A savepoint nothing was sent after is never sent: released,
+//   both vanish; rolled back to, the rollback is answered here (there is nothing to undo). A COMMIT or ROLLBACK
+//   makes held savepoints and releases moot: they are dropped.
+//
 // - sends statements its caller gathered (`inOneExchange`: reads that do not depend on each other) in one write,
 //   each with its own Bind, Describe and Execute, ahead of one Sync: one exchange instead of one each.
 //
@@ -48,12 +54,13 @@ export type PgQueryClass = new (config: QueryConfig, values?: unknown[], callbac
 type Send = (...args: unknown[]) => unknown;
 
 /**
- * beginHeld: BEGIN waits for the next statement. commitNext: COMMIT goes behind the next statement. committed: it
+ * held: commands waiting to go in front of the next statement (BEGIN first, then SAVEPOINTs and RELEASEs, in the
+ * order they were issued). commitNext: COMMIT goes behind the next statement. committed: it
  * went and succeeded. broken: it went and the exchange failed (with this error) — the transaction is failed or, if
  * COMMIT itself failed, already over, so nothing more may run in it (a statement would run outside any transaction).
  */
 type State = {
-  beginHeld: boolean;
+  held: string[];
   commitNext: boolean;
   /** A SAVEPOINT (its name) to send right behind the next statement. */
   savepointNext: string | null;
@@ -70,11 +77,56 @@ type Gathered = { config: QueryConfig; resolve: (r: unknown) => void; reject: (e
 // SAVEPOINT and batches). Each copy of the module is instantiated on its own; a symbol of its own made the routes'
 // marks land where the pool never looked, and under `next start` every call went back to one exchange per statement.
 const stateKey: unique symbol = Symbol.for("realmgate.pipeline");
-type Piped = PoolClient & { [stateKey]?: State; connection?: Connection };
+/**
+ * pg's client internals read here: `_txStatus`, the status of the server's last ReadyForQuery ('I' idle, 'T' in a
+ * transaction, 'E' in a failed one); `readyForQuery`, no query in flight; `_queryQueue`, the queries waiting.
+ */
+type Piped = PoolClient & { [stateKey]?: State; connection?: Connection; _txStatus?: string | null; readyForQuery?: boolean; _queryQueue?: unknown[] };
+
+/**
+ * Whether the server's last word was "in a transaction, not failed" and nothing has been sent since. pg fails a
+ * query on the server's ErrorResponse, before the ReadyForQuery that says 'E' is read: a caller that goes on
+ * right after a failure finds the query still in flight (not ready), never a stale 'T'.
+ */
+const settledInTransaction = (c: Piped): boolean => c._txStatus === "T" && c.readyForQuery === true && (c._queryQueue?.length ?? 0) === 0;
 
 const isBegin = (t: string) => /^\s*begin\s*$/i.test(t);
 const isCommit = (t: string) => /^\s*commit\s*$/i.test(t);
 const isRollback = (t: string) => /^\s*rollback\s*$/i.test(t);
+const SAVEPOINT_COMMAND = /^\s*savepoint\s+([a-z_][a-z0-9_]*)\s*$/i;
+const RELEASE_COMMAND = /^\s*release\s+(?:savepoint\s+)?([a-z_][a-z0-9_]*)\s*$/i;
+const ROLLBACK_TO_COMMAND = /^\s*rollback\s+(?:work\s+|transaction\s+)?to\s+(?:savepoint\s+)?([a-z_][a-z0-9_]*)\s*$/i;
+
+/**
+ * A SAVEPOINT, RELEASE or ROLLBACK TO taken into `held` (the commands that go in front of the next statement), and
+ * what it is answered: null when it must reach the server (a rollback to a savepoint that statements followed).
+ * Names are folded to lower case, as the server folds them unquoted.
+ */
+function hold(held: string[], text: string): ReturnType<typeof emptyResult> | null {
+  let m = SAVEPOINT_COMMAND.exec(text);
+  if (m) {
+    held.push(`savepoint ${m[1]!.toLowerCase()}`);
+    return emptyResult("SAVEPOINT");
+  }
+  m = RELEASE_COMMAND.exec(text);
+  if (m) {
+    const name = m[1]!.toLowerCase();
+    const at = held.lastIndexOf(`savepoint ${name}`);
+    // Nothing went after the savepoint (nor the savepoint): releasing it releases what was held after it too.
+    if (at >= 0) held.splice(at);
+    else held.push(`release savepoint ${name}`);
+    return emptyResult("RELEASE");
+  }
+  m = ROLLBACK_TO_COMMAND.exec(text);
+  if (m) {
+    const at = held.lastIndexOf(`savepoint ${m[1]!.toLowerCase()}`);
+    if (at < 0) return null;
+    // Nothing went after the savepoint: there is nothing to undo; the savepoint stays (held), as ROLLBACK TO keeps it.
+    held.splice(at + 1);
+    return emptyResult("ROLLBACK");
+  }
+  return null;
+}
 
 /** What pg answers for a statement that returned nothing; what drizzle reads of a BEGIN, COMMIT or ROLLBACK. */
 const emptyResult = (command: string) => ({ command, rowCount: null, oid: null, rows: [], fields: [] });
@@ -129,12 +181,14 @@ type QueryBase = new (...a: unknown[]) => {
   callback: Callback;
 };
 
-type PairedOpts = { begin: boolean; commit: boolean; savepoint: string | null };
+/** prefix: the commands held to go in front of the statement (BEGIN, SAVEPOINTs, RELEASEs); savepoint and commit go behind it. */
+type PairedOpts = { prefix: string[]; commit: boolean; savepoint: string | null };
 let Paired: (new (config: QueryConfig, opts: PairedOpts, callback: Callback) => object) | undefined;
 
 /**
- * pg's Query, with BEGIN sent before it and a SAVEPOINT or COMMIT after it, ahead of its one Sync; their completions
- * are not results. If the statement fails, the server skips what follows it up to the Sync.
+ * pg's Query, with the held commands (BEGIN, SAVEPOINTs, RELEASEs) sent before it and a SAVEPOINT or COMMIT after
+ * it, ahead of its one Sync; their completions are not results. If any fails, the server skips what follows it up to
+ * the Sync.
  */
 function pairedClass(pg: PgDriver) {
   Paired ??= class extends (pg.Query as unknown as QueryBase) {
@@ -146,7 +200,7 @@ function pairedClass(pg: PgDriver) {
       this.opts = opts;
     }
     prepare(connection: Connection) {
-      if (this.opts.begin) command(connection, "begin");
+      for (const text of this.opts.prefix) command(connection, text);
       this.connection = connection;
       const shape = keptShape(connection, this.name);
       // pg's own way: Parse if needed, Bind, Describe (its answer is kept below), Execute.
@@ -177,8 +231,8 @@ function pairedClass(pg: PgDriver) {
     }
     handleCommandComplete(msg: unknown, connection: Connection) {
       const n = this.completions++;
-      // Only the statement's own completion is its result: BEGIN's comes before it, SAVEPOINT's and COMMIT's after.
-      if (n !== (this.opts.begin ? 1 : 0)) return;
+      // Only the statement's own completion is its result: the held commands' come before it, SAVEPOINT's and COMMIT's after.
+      if (n !== this.opts.prefix.length) return;
       super.handleCommandComplete(msg, connection);
     }
   } as never;
@@ -194,30 +248,32 @@ type ResultClass = new (rowMode?: string, types?: unknown) => ResultLike;
 export type PgDriver = { Query: PgQueryClass; Result: ResultClass; utils: { prepareValue(v: unknown): unknown }; types: { getTypeParser(oid: number, format: string): unknown } };
 
 type BatchItem = { config: QueryConfig; values: unknown[] };
-let Batch: (new (items: BatchItem[], begin: boolean, done: (err: Error | null, results: ResultLike[]) => void) => object) | undefined;
+let Batch: (new (items: BatchItem[], prefix: string[], done: (err: Error | null, results: ResultLike[]) => void) => object) | undefined;
 
 /**
- * pg's Query, carrying several named statements its connection has already parsed: (BEGIN,) then Bind, Describe
+ * pg's Query, carrying several named statements its connection has already parsed: the held commands (BEGIN, SAVEPOINTs, RELEASEs), then Bind, Describe
  * and Execute for each, then one Sync. The server answers each in turn; each statement gets its own result.
  */
 function batchClass(pg: PgDriver) {
   Batch ??= class extends (pg.Query as unknown as QueryBase) {
     private readonly items: BatchItem[];
-    private readonly begin: boolean;
+    private readonly prefix: string[];
     private readonly results: ResultLike[];
     private at = 0;
-    private begun = false;
+    /** Completions of the held commands still to come before the first statement's. */
+    private ahead: number;
     private failed: Error | null = null;
     private over = false;
     private connection: Connection | null = null;
-    constructor(items: BatchItem[], begin: boolean, done: (err: Error | null, results: ResultLike[]) => void) {
+    constructor(items: BatchItem[], prefix: string[], done: (err: Error | null, results: ResultLike[]) => void) {
       // The batch itself has no name: pg records no parsed statement for it. Its answer goes through pg's own
       // `callback`, which pg's client wraps: with `query_timeout` set, the wrapper is what clears the query's read
       // timer. (Calling `done` past it left one timer per batch pending for the whole timeout, and with it the
       // request that sent the batch: under load, hundreds of MB of finished requests, promoted and collected late.)
       super({ text: "-- batch", queryMode: "extended" }, undefined, done);
       this.items = items;
-      this.begin = begin;
+      this.prefix = prefix;
+      this.ahead = prefix.length;
       this.results = items.map((i) => new pg.Result(i.config.rowMode, i.config.types));
     }
     requiresPreparation() {
@@ -225,7 +281,7 @@ function batchClass(pg: PgDriver) {
     }
     prepare(connection: Connection) {
       this.connection = connection;
-      if (this.begin) command(connection, "begin");
+      for (const text of this.prefix) command(connection, text);
       this.items.forEach((item, k) => {
         connection.bind({ portal: "", statement: item.config.name, values: item.values });
         // A statement described before on this connection is not described again: its result takes the kept shape.
@@ -252,8 +308,8 @@ function batchClass(pg: PgDriver) {
       }
     }
     handleCommandComplete(msg: unknown) {
-      if (this.begin && !this.begun) {
-        this.begun = true;
+      if (this.ahead > 0) {
+        this.ahead--;
         return;
       }
       this.results[this.at++]?.addCommandComplete(msg);
@@ -286,7 +342,7 @@ export function pipelineTransactions(client: PoolClient, pg: PgDriver, sendToSer
     onExchange();
     return sendToServer(...args);
   };
-  const state: State = { beginHeld: false, commitNext: false, savepointNext: null, committed: false, broken: null, gather: null, flush: () => {} };
+  const state: State = { held: [], commitNext: false, savepointNext: null, committed: false, broken: null, gather: null, flush: () => {} };
   c[stateKey] = state;
   // A statement may join a batch when its connection has parsed it already (its Bind names it) and it is not read in pages.
   const gatherable = (config: QueryConfig): boolean => {
@@ -312,20 +368,20 @@ export function pipelineTransactions(client: PoolClient, pg: PgDriver, sendToSer
       // Each goes the ordinary way, and the one that cannot be sent fails on its own.
       return void inTurn(g.items);
     }
-    const begin = state.beginHeld;
-    state.beginHeld = false;
+    const held = state.held;
+    state.held = [];
     const B = batchClass(pg);
     send(
-      new B(items, begin, (err, results) => {
+      new B(items, held, (err, results) => {
         g.items.forEach((item, k) => (err ? item.reject(err) : item.resolve(results[k])));
       }),
     );
   };
-  // A BEGIN sent on its own, until it is answered: statements issued meanwhile (concurrently, in one transaction)
-  // wait for it too, in the order they came, and never reach the server ahead of it.
+  // Held commands (a BEGIN first) sent on their own, until they are answered: statements issued meanwhile
+  // (concurrently, in one transaction) wait for them too, in the order they came, and never reach the server ahead.
   let beginning: Promise<unknown> | null = null;
-  const sendBegin = () => {
-    const sent = (send("begin") as Promise<unknown>).finally(() => {
+  const sendHeld = (held: string[]) => {
+    const sent = (send(held.join("; ")) as Promise<unknown>).finally(() => {
       if (beginning === sent) beginning = null;
     });
     beginning = sent;
@@ -359,6 +415,13 @@ export function pipelineTransactions(client: PoolClient, pg: PgDriver, sendToSer
       const sent = after.then(() => send(...args));
       return savepoint ? sent.then(async (res) => (await send(`savepoint ${savepoint}`), res)) : sent;
     }
+    // A write's savepoint and its release wait for the next statement (or vanish with nothing sent between them):
+    // only inside a transaction known to be open and not failed, where the server would run them without fail; elsewhere
+    // they go as they come and fail, or not, as they would.
+    if (config && bare && !state.gather && !state.commitNext && !state.savepointNext && (state.held.length > 0 || settledInTransaction(c))) {
+      const answer = hold(state.held, text);
+      if (answer) return Promise.resolve(answer);
+    }
     const g = state.gather;
     if (g) {
       if (!state.commitNext && !state.savepointNext && config !== null) {
@@ -370,21 +433,25 @@ export function pipelineTransactions(client: PoolClient, pg: PgDriver, sendToSer
       // What was gathered goes first, in the order it came; this statement follows it the ordinary way.
       state.flush();
     }
-    if (!state.beginHeld && !state.commitNext && !state.savepointNext) {
+    if (state.held.length === 0 && !state.commitNext && !state.savepointNext) {
       if (config && bare && isBegin(text)) {
-        state.beginHeld = true;
+        state.held = ["begin"];
         return Promise.resolve(emptyResult("BEGIN"));
       }
       return send(...args);
     }
-    const begin = state.beginHeld;
+    let held = state.held;
     const commit = state.commitNext;
     const savepoint = state.savepointNext;
-    state.beginHeld = false;
+    state.held = [];
     state.commitNext = false;
     state.savepointNext = null;
-    // Nothing was sent in the transaction: there is nothing to commit or roll back.
-    if (begin && config && bare && (isCommit(text) || isRollback(text))) return Promise.resolve(emptyResult(isCommit(text) ? "COMMIT" : "ROLLBACK"));
+    if (config && bare && (isCommit(text) || isRollback(text))) {
+      // Nothing was sent in the transaction: there is nothing to commit or roll back.
+      if (held[0] === "begin") return Promise.resolve(emptyResult(isCommit(text) ? "COMMIT" : "ROLLBACK"));
+      // COMMIT releases every savepoint and ROLLBACK undoes them: what was held need not go.
+      held = [];
+    }
     const connection = c.connection;
     // A named statement this connection has not parsed yet is not paired: pg records a name as parsed on the first
     // ParseComplete of an exchange, which would be BEGIN's, even if the statement's own Parse then failed.
@@ -392,21 +459,21 @@ export function pipelineTransactions(client: PoolClient, pg: PgDriver, sendToSer
     const paged = (config as { rows?: unknown } | null)?.rows !== undefined;
     const pairable = config !== null && connection !== undefined && !unparsed && !paged && (!bare || config.name !== undefined);
     if (!pairable) {
-      // The ordinary way: BEGIN first (pg sends queued queries in order), the statement, then the SAVEPOINT on its
-      // own once the statement succeeded, and COMMIT is left to the transaction's own.
+      // The ordinary way: the held commands first (pg sends queued queries in order), the statement, then the
+      // SAVEPOINT on its own once the statement succeeded, and COMMIT is left to the transaction's own.
       const withSavepoint = (sent: unknown) =>
         savepoint ? Promise.resolve(sent).then(async (res) => (await send(`savepoint ${savepoint}`), res)) : sent;
-      if (!begin) return withSavepoint(send(...args));
+      if (held.length === 0) return withSavepoint(send(...args));
       if (!config) {
-        sendBegin().catch(() => {});
+        sendHeld(held).catch(() => {});
         return withSavepoint(send(...args));
       }
-      return withSavepoint(sendBegin().then(() => send(...args)));
+      return withSavepoint(sendHeld(held).then(() => send(...args)));
     }
     return new Promise((resolve, reject) => {
       const P = pairedClass(pg);
       send(
-        new P({ ...config, queryMode: "extended" }, { begin, commit, savepoint }, (err, res) => {
+        new P({ ...config, queryMode: "extended" }, { prefix: held, commit, savepoint }, (err, res) => {
           if (err) {
             if (commit) state.broken = err;
             return reject(err);
@@ -462,7 +529,7 @@ export function takeBackSavepoint(exec: unknown, name: string): boolean {
 export function resetPipeline(client: PoolClient): void {
   const state = (client as Piped)[stateKey];
   if (state) {
-    state.beginHeld = false;
+    state.held = [];
     state.commitNext = false;
     state.savepointNext = null;
     state.committed = false;

@@ -24,6 +24,7 @@ test.describe("round trips per tool call under next start", () => {
   let proxy: Awaited<ReturnType<typeof exchangeCountingProxy>> | undefined;
   let server: RunningServer | undefined;
   let token = "";
+  let demo: { agent: { token: string; actor_id: string }; users: Record<string, { api_key: string }> };
 
   test.beforeAll(async () => {
     test.setTimeout(120_000);
@@ -41,7 +42,8 @@ test.describe("round trips per tool call under next start", () => {
       MCP_RATE_LIMIT_PER_MINUTE: "100000",
     }, "e2e/artifacts/round-trips.log");
     await waitForHealth(server);
-    token = (JSON.parse(fs.readFileSync(path.join(dataDir, "demo.json"), "utf8")) as { agent: { token: string } }).agent.token;
+    demo = JSON.parse(fs.readFileSync(path.join(dataDir, "demo.json"), "utf8")) as typeof demo;
+    token = demo.agent.token;
   });
 
   test.afterAll(async () => {
@@ -79,5 +81,26 @@ test.describe("round trips per tool call under next start", () => {
     await exchangesPerCall(5, get);
     expect(median(await exchangesPerCall(9, search))).toBe(3);
     expect(median(await exchangesPerCall(9, get))).toBe(4);
+  });
+
+  test("a write, upsert_object on docs: 5 round trips — its SAVEPOINT goes with the effect's first statement, its RELEASE with the audit record and COMMIT", async ({ request }) => {
+    // The demo agent reads docs; its grantor gives it upserts too (alice's API key, as a person would).
+    const granted = await request.post(`${server!.url}/api/v1/grants`, {
+      headers: { authorization: `Bearer ${demo.users.alice!.api_key}` },
+      data: { actor_id: demo.agent.actor_id, namespace: "docs", operations: ["object.upsert"] },
+    });
+    expect(granted.status(), await granted.text()).toBe(201);
+    const found = await request.post(`${server!.url}/api/v1/tools/search_objects`, { headers: { authorization: `Bearer ${token}` }, data: { namespace: "docs", query: "Q3" } });
+    const ref = ((await found.json()) as { items: { ref: string }[] }).items[0]!.ref;
+    let n = 0;
+    const upsert = async () => {
+      const res = await request.post(`${server!.url}/api/v1/tools/upsert_object`, {
+        headers: { authorization: `Bearer ${token}` },
+        data: { namespace: "docs", kind: "docs.document", ref, fields: { title: `Q3 planning (${++n})` } },
+      });
+      expect(res.status(), await res.text()).toBe(200);
+    };
+    await exchangesPerCall(5, upsert);
+    expect(median(await exchangesPerCall(9, upsert))).toBe(5);
   });
 });
