@@ -54,45 +54,36 @@ export async function recordConsentRequest(
   const callInput = boundedInput(input.callInput);
   const operations = [...new Set(input.operations)].sort();
   const namedRefs = [...new Set(input.namedRefs ?? [])].filter((r) => r !== input.ref).sort();
-  const [existing] = await tx
-    .select({ id: consentRequests.id })
-    .from(consentRequests)
-    .where(
-      and(
-        eq(consentRequests.tenantId, input.tenantId),
-        eq(consentRequests.actorId, input.actorId),
-        eq(consentRequests.namespace, input.namespace),
-        eq(consentRequests.status, "pending"),
-        input.ref === null ? isNull(consentRequests.ref) : eq(consentRequests.ref, input.ref),
-        sql`${consentRequests.operations} = ${pgTextArray(operations)}`,
-        sql`${consentRequests.namedRefs} = ${pgTextArray(namedRefs)}`,
-        or(isNull(consentRequests.expiresAt), gt(consentRequests.expiresAt, now)),
-      ),
-    )
-    .limit(1);
-  if (existing) {
-    await tx
-      .update(consentRequests)
-      // The latest attempt's input is the one shown: the same ask, perhaps with a revised text.
-      .set({ attempts: sql`${consentRequests.attempts} + 1`, lastAttemptAt: now, ...(callInput ? { input: callInput } : {}) })
-      .where(eq(consentRequests.id, existing.id));
-    return { id: existing.id, created: false };
-  }
+  // One statement: the live request for this very ask counted again (with the latest input), or a new one. Two
+  // concurrent first asks may each make one, as two look-ups before two inserts would.
   const id = newId("ccr");
-  await tx.insert(consentRequests).values({
-    id,
-    tenantId: input.tenantId,
-    actorId: input.actorId,
-    grantorId: input.grantorId,
-    namespace: input.namespace,
-    operations,
-    ref: input.ref,
-    namedRefs,
-    input: callInput,
-    createdAt: now,
-    lastAttemptAt: now,
-    expiresAt: new Date(now.getTime() + env().REALMGATE_CONSENT_REQUEST_TTL),
-  });
+  const at = now.toISOString();
+  const inputJson = callInput ? JSON.stringify(callInput) : null;
+  const live = and(
+    eq(consentRequests.tenantId, input.tenantId),
+    eq(consentRequests.actorId, input.actorId),
+    eq(consentRequests.namespace, input.namespace),
+    eq(consentRequests.status, "pending"),
+    input.ref === null ? isNull(consentRequests.ref) : eq(consentRequests.ref, input.ref),
+    sql`${consentRequests.operations} = ${pgTextArray(operations)}`,
+    sql`${consentRequests.namedRefs} = ${pgTextArray(namedRefs)}`,
+    or(isNull(consentRequests.expiresAt), gt(consentRequests.expiresAt, now)),
+  );
+  const result = (await tx.execute(sql`
+    with existing as (select ${consentRequests.id} as id from ${consentRequests} where ${live} limit 1),
+    counted as (
+      update consent_requests set attempts = attempts + 1, last_attempt_at = ${at}::timestamptz${inputJson === null ? sql`` : sql`, input = ${inputJson}::jsonb`}
+      where id = (select id from existing)
+      returning id),
+    made as (
+      insert into consent_requests (id, tenant_id, actor_id, grantor_id, namespace, operations, ref, named_refs, input, created_at, last_attempt_at, expires_at)
+      select ${id}, ${input.tenantId}, ${input.actorId}, ${input.grantorId}, ${input.namespace}, ${pgTextArray(operations)}, ${input.ref}, ${pgTextArray(namedRefs)},
+        ${inputJson}::jsonb, ${at}::timestamptz, ${at}::timestamptz, ${new Date(now.getTime() + env().REALMGATE_CONSENT_REQUEST_TTL).toISOString()}::timestamptz
+      where not exists (select 1 from existing)
+      returning id)
+    select coalesce((select id from counted), (select id from made)) as id, exists (select 1 from made) as created`)) as unknown as { rows: { id: string; created: boolean }[] };
+  const row = result.rows[0]!;
+  if (!row.created) return { id: row.id, created: false };
   await recordAudit(tx, {
     tenantId: input.tenantId,
     event: "consent.requested",
