@@ -4,6 +4,7 @@ import { newId } from "@/lib/ids";
 import type { CursorState, DeliveryPort, Principal } from "@/lib/realms/contract";
 import { makeTenant, realmCalls, type TestTenant } from "@/test-support";
 import { adapter } from "./adapter";
+import { documentKind } from "./kinds/document";
 import { manifest } from "./manifest";
 
 /** An in-memory DeliveryPort that records what the realm stored and which URLs it minted. */
@@ -302,6 +303,20 @@ describe("docs adapter", () => {
     // Bob may read the shared document, so he may export it; the file is his own.
     const bobs = await run("markdown", "bob");
     expect(delivery.files.get((bobs.file_ref as string).replace("docs:export:", ""))!.ownerUserId).toBe(t.users.bob!.userId);
+  });
+
+  it("get_object of a document (its reads asked at once) answers exactly what loading it and presenting it does", async () => {
+    const ref = await createDoc(t, "alice", { title: "Answer parity", shared_with: [t.users.bob!.email, t.users.sam!.email] });
+    await createTab(t, "alice", ref, "Second", "More text.");
+    await createThread(t, "alice", { document: ref, body: "One open thread" });
+    for (const who of ["alice", "bob"]) {
+      for (const full of [false, true]) {
+        const fast = await as(t, who, (ctx) => adapter.get(ctx, { ref, full }));
+        const stepwise = await as(t, who, async (ctx) => documentKind.present!(ctx, await documentKind.load!(ctx, ref), full));
+        expect(fast).toEqual(stepwise);
+        expect(fast).toMatchObject({ owner: t.users.alice!.email, shared_with: [t.users.bob!.email, t.users.sam!.email], threads: { open: 1, resolved: 0 } });
+      }
+    }
   });
 
   it("applies the document's ACL to the document and everything in it", async () => {

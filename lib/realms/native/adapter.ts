@@ -155,6 +155,7 @@ export function nativeAdapter<S extends string>(spec: NativeRealmSpec<S>): Realm
     },
     async get(c, input) {
       const { k } = byRef(input.ref);
+      if (k.get) return k.get(c, input.ref, input.full);
       if (!k.load || !k.present) return unsupported(refs.parse(input.ref).kind, "object.get");
       return k.present(c, await k.load(c, input.ref), input.full);
     },

@@ -23,6 +23,12 @@ export type KindModule<Row = unknown, F = unknown, C = unknown, Cr = unknown, Pa
   /** One object the caller may read, or not_found (see `readable`). */
   load?(ctx: RealmContext, ref: string): Promise<Row>;
   present?(ctx: RealmContext, row: Row, full: boolean): Promise<Record<string, unknown>> | Record<string, unknown>;
+  /**
+   * The object at `ref` as `present` answers it, when the kind can ask for its reads at once rather than load, then
+   * present: what it reads beside the object is discarded when the object is not the caller's to read (`load`'s
+   * not_found or realm_denied is the answer). Without it, get is `load` then `present`.
+   */
+  get?(ctx: RealmContext, ref: string, full: boolean): Promise<Record<string, unknown>>;
   /** A page of the list (`query` null) or of a search (`searchable` kinds only); `limit` is already clamped. */
   page?(ctx: RealmContext, input: PageIn<F, C>): Promise<PageOut<C>>;
   searchable?: boolean;

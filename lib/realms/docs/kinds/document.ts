@@ -10,7 +10,7 @@ import { docStatuses, docsDocuments, docsTabs, docsThreads, type DocStatus, type
 import { authorityOf, type RealmContext } from "@/lib/realms/contract";
 import { assertOwner, canRead, readable } from "@/lib/realms/native/acl";
 import { decide, defineKind, MAX_CHOICES, pageOf, pickOne, requiredField, withinGrant, type PageOut } from "@/lib/realms/native/kind";
-import { emailOf, peopleOf, peoplePatch, person, sharedWithAfter } from "@/lib/realms/native/people";
+import { emailOf, peopleOf, peoplePatch, person, sharedWithAfter, type Person } from "@/lib/realms/native/people";
 import { exactTime, inTenant, likePattern, visibleTo } from "@/lib/realms/native/sql";
 import { cut, plural, squash } from "@/lib/realms/native/text";
 import { refs } from "../refs";
@@ -151,7 +151,7 @@ async function documentPage(ctx: RealmContext, w: DocumentsWhere, c: Cursor | nu
   return pageOf(rows, n, lean, (last) => ({ u: last.key, id: last.id }));
 }
 
-const tabsOf = async (ctx: RealmContext, doc: DocsDocument, full: boolean) =>
+const tabsOf = async (ctx: RealmContext, doc: Pick<DocsDocument, "id">, full: boolean) =>
   ctx.tx
     .select({
       id: docsTabs.id,
@@ -164,16 +164,51 @@ const tabsOf = async (ctx: RealmContext, doc: DocsDocument, full: boolean) =>
     .where(and(eq(docsTabs.tenantId, ctx.tenantId), eq(docsTabs.documentId, doc.id)))
     .orderBy(asc(docsTabs.position), asc(docsTabs.id));
 
-const threadCounts = async (ctx: RealmContext, doc: DocsDocument) =>
+const threadCounts = async (ctx: RealmContext, doc: Pick<DocsDocument, "id">) =>
   ctx.tx
     .select({ status: docsThreads.status, n: sql<number>`count(*)::int` })
     .from(docsThreads)
     .where(and(eq(docsThreads.tenantId, ctx.tenantId), eq(docsThreads.documentId, doc.id)))
     .groupBy(docsThreads.status);
 
+/** The people a document names (its owner and those it is shared with), read from the document itself. */
+async function peopleOfDocument(ctx: RealmContext, id: string): Promise<Map<string, Person>> {
+  const named = sql`select unnest(array[${docsDocuments.ownerId}] || ${docsDocuments.sharedWith}) from ${docsDocuments} where ${inTenant(ctx, docsDocuments, id)}`;
+  const rows = await ctx.tx.select({ id: users.id, name: users.name, email: users.email }).from(users).where(sql`${users.id} in (${named})`);
+  return new Map(rows.map((r) => [r.id, r]));
+}
+
 async function presentDocument(ctx: RealmContext, doc: DocsDocument, full: boolean): Promise<Record<string, unknown>> {
   // Three reads that need only the document: asked at once, in one exchange with the database (db/pipeline.ts).
   const [tabs, counts, people] = await inOneExchange(ctx.tx, [() => tabsOf(ctx, doc, full), () => threadCounts(ctx, doc), () => peopleOf(ctx, [doc.ownerId, ...doc.sharedWith])] as const);
+  return documentAnswer(doc, tabs, counts, people);
+}
+
+/**
+ * get_object of a document: the document (with the caller's authority) and the three reads that need only its id
+ * — its tabs, its threads' counts, the people it names — in one exchange (db/pipeline.ts). When the document is
+ * not the caller's to read, its not_found or realm_denied is the answer and the rest is discarded unread by anyone.
+ */
+async function getDocument(ctx: RealmContext, ref: string, full: boolean): Promise<Record<string, unknown>> {
+  const id = refs.idOf(ref, "document");
+  // The document's refusal waits for the other three: nothing of this call is still on its way to the database
+  // when the refusal reaches the dispatcher (which then rolls back to its savepoint).
+  const [loaded, tabs, counts, people] = await inOneExchange(ctx.tx, [
+    () => loadDocument(ctx, ref).then((doc) => ({ doc }), (refused: unknown) => ({ refused })),
+    () => tabsOf(ctx, { id }, full),
+    () => threadCounts(ctx, { id }),
+    () => peopleOfDocument(ctx, id),
+  ] as const);
+  if ("refused" in loaded) throw loaded.refused;
+  return documentAnswer(loaded.doc, tabs, counts, people);
+}
+
+function documentAnswer(
+  doc: DocsDocument,
+  tabs: Awaited<ReturnType<typeof tabsOf>>,
+  counts: Awaited<ReturnType<typeof threadCounts>>,
+  people: Map<string, Person>,
+): Record<string, unknown> {
   return {
     ref: refs.make("document", doc.id),
     kind: "docs.document",
@@ -203,6 +238,7 @@ export const documentKind = defineKind({
   cursor,
   load: loadDocument,
   present: presentDocument,
+  get: getDocument,
   searchable: true,
 
   async page(ctx, { filter: f, query, after, limit }) {
