@@ -283,35 +283,32 @@ describe.skipIf(!postgres)(`BEGIN and COMMIT ride with statements${postgres ? ""
       expect(await stamps(kept)).toBe(2);
     });
 
-    it("an effect that fails before it sends anything: neither SAVEPOINT nor ROLLBACK TO reaches the server", async () => {
+    /** The exchanges of one transaction running `body` (after a run to warm the connection up: only prepared statements pair), and the stamps it left. */
+    async function warmRun(body: (tx: Tx, b: string) => Promise<void>): Promise<{ n: number; stamped: number }> {
       const db = await getDb();
+      await db.transaction((tx) => body(tx, bucket()));
       const b = bucket();
-      const run = (x: string) =>
-        db.transaction(async (tx) => {
-          await stamp(tx, x);
-          await tx.transaction(async () => Promise.reject(new Error("refused in Node"))).catch(() => {});
-          commitWithNext(tx);
-          await stamp(tx, x);
-        });
-      await run(bucket());
-      const { n } = await exchangesOf(() => run(b));
-      expect(n).toBe(2);
-      expect(await stamps(b)).toBe(2);
+      const { n } = await exchangesOf(() => db.transaction((tx) => body(tx, b)));
+      return { n, stamped: await stamps(b) };
+    }
+
+    it("an effect that fails before it sends anything: neither SAVEPOINT nor ROLLBACK TO reaches the server", async () => {
+      const r = await warmRun(async (tx, b) => {
+        await stamp(tx, b);
+        await tx.transaction(async () => Promise.reject(new Error("refused in Node"))).catch(() => {});
+        commitWithNext(tx);
+        await stamp(tx, b);
+      });
+      expect(r).toEqual({ n: 2, stamped: 2 });
     });
 
     it("savepoints nested with nothing sent between them go together; a RELEASE left before COMMIT is not sent (COMMIT releases it)", async () => {
-      const db = await getDb();
-      const b = bucket();
-      const run = (x: string) =>
-        db.transaction(async (tx) => {
-          await stamp(tx, x);
-          await tx.transaction((one) => one.transaction(async (two) => void (await stamp(two, x))));
-        });
-      await run(bucket());
-      const { n } = await exchangesOf(() => run(b));
+      const r = await warmRun(async (tx, b) => {
+        await stamp(tx, b);
+        await tx.transaction((one) => one.transaction(async (two) => void (await stamp(two, b))));
+      });
       // BEGIN + stamp; SAVEPOINT sp1 + SAVEPOINT sp2 + stamp; COMMIT (the two RELEASEs it makes moot are dropped).
-      expect(n).toBe(3);
-      expect(await stamps(b)).toBe(2);
+      expect(r).toEqual({ n: 3, stamped: 2 });
     });
 
     it("outside a transaction, or in a failed one, a SAVEPOINT is sent as it comes and fails as it would", async () => {
