@@ -7,7 +7,9 @@
 // row, then an insert marked last (a logged table, so COMMIT flushes the WAL like the audit's does). The pools take
 // turns in blocks, so a machine whose speed drifts slows both alike; CPU is the client's (this process) and the
 // server's (the two pools' backends, read from /proc), per transaction. The second comparison: both pools paired,
-// the transaction's three reads one after another, or in one exchange.
+// the transaction's three reads one after another, or in one exchange. The third: a write's shape (its effect in a
+// savepoint between the reads and the head row), its SAVEPOINT and RELEASE each on its own (as before 2026-12-05:
+// sent here with a comment, which the pipeline does not hold) or held to ride with the statements next to them.
 //
 // BENCH_PG_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres) names a server where a scratch database
 // may be created and dropped.
@@ -48,17 +50,27 @@ const reads = (tx: Tx, i: number) => [
   () => tx.execute(sql`select ${`k${i % 10}`}::text as k`),
 ];
 
-/** A tool call's shape: reads (`together`: in one exchange), the head row locked, the insert marked last. */
-const call = (db: Db, i: number, together = false) =>
+/**
+ * A tool call's shape: reads (`together`: in one exchange), with `write` an effect in a savepoint (its SAVEPOINT and
+ * RELEASE held by the pipeline, or sent each on its own), the head row locked, the insert marked last.
+ */
+const call = (db: Db, i: number, together = false, write?: "held" | "alone") =>
   db.transaction(async (tx) => {
     if (together) await inOneExchange(tx, reads(tx, i));
     else for (const read of reads(tx, i)) await read();
+    if (write) {
+      // A comment after the name keeps the pipeline from holding the command (db/pipeline.ts matches the bare form).
+      const alone = write === "alone" ? " -- on its own" : "";
+      await tx.execute(sql.raw(`savepoint bench_effect${alone}`));
+      await tx.execute(sql`insert into bench_pipeline_log (seq, body) values (${i}::int, ${"effect"}::text)`);
+      await tx.execute(sql.raw(`release savepoint bench_effect${alone}`));
+    }
     const [head] = (await tx.execute(sql`select seq from bench_pipeline_head where id = ${1 + (i % 10)}::int for update`)).rows as { seq: number }[];
     commitWithNext(tx);
     await tx.execute(sql`insert into bench_pipeline_log (seq, body) values (${Number(head?.seq ?? 0) + 1}::int, ${"x".repeat(200)}::text)`);
   });
 
-type Variant = { label: string; pipelined: boolean; together: boolean };
+type Variant = { label: string; pipelined: boolean; together: boolean; write?: "held" | "alone" };
 
 /** Two variants side by side at each concurrency: a row each and their ratio (the second over the first). */
 async function compare(url: string, [a, b]: [Variant, Variant], ratioLabel: string): Promise<string[]> {
@@ -70,7 +82,7 @@ async function compare(url: string, [a, b]: [Variant, Variant], ratioLabel: stri
     const block = async (k: number, record: boolean) => {
       const s = sides[k]!;
       const ex0 = s.exchanges;
-      await measuredBlock(BLOCK, concurrency, s.pids, (n) => call(s.db, n, variants[k]!.together), record ? acc[k] : undefined);
+      await measuredBlock(BLOCK, concurrency, s.pids, (n) => call(s.db, n, variants[k]!.together, variants[k]!.write), record ? acc[k] : undefined);
       if (record) acc[k]!.exchanges += s.exchanges - ex0;
     };
     for (const k of [0, 1]) await block(k, false); // warm-up: connections, prepared statements
@@ -109,6 +121,7 @@ async function main() {
 
   let paired: string[];
   let together: string[];
+  let savepoints: string[];
   try {
     paired = await compare(
       url,
@@ -125,6 +138,14 @@ async function main() {
         { label: "paired, the three reads in one exchange (inOneExchange)", pipelined: true, together: true },
       ],
       "one exchange ÷ one after another",
+    );
+    savepoints = await compare(
+      url,
+      [
+        { label: "paired, a write's SAVEPOINT and RELEASE each on its own", pipelined: true, together: true, write: "alone" },
+        { label: "paired, SAVEPOINT and RELEASE held to ride with the statements next to them", pipelined: true, together: true, write: "held" },
+      ],
+      "held ÷ on its own",
     );
   } finally {
     await scratch.drop().catch(() => {});
@@ -151,6 +172,14 @@ exchange (\`inOneExchange\`, as a docs search asks for documents and threads, or
 | concurrent transactions | | round trips | median | p99 | client CPU | server CPU |
 |---|---|---:|---:|---:|---:|---:|
 ${together.join("\n")}
+
+Then a write's shape, reads in one exchange: an effect (one insert) in a savepoint before the head row, its SAVEPOINT
+and RELEASE each sent on its own (as before 2026-12-05), or held to go in front of the next statement — the SAVEPOINT
+with the effect's statement, the RELEASE with the head row's (a tool call's RELEASE rides with its audit append).
+
+| concurrent transactions | | round trips | median | p99 | client CPU | server CPU |
+|---|---|---:|---:|---:|---:|---:|
+${savepoints.join("\n")}
 
 ${machineLine()}`,
   );
