@@ -93,6 +93,9 @@ const settledInTransaction = (c: Piped): boolean => c._txStatus === "T" && c.rea
 const isBegin = (t: string) => /^\s*begin\s*$/i.test(t);
 const isCommit = (t: string) => /^\s*commit\s*$/i.test(t);
 const isRollback = (t: string) => /^\s*rollback\s*$/i.test(t);
+/** What pg answers for a statement that returned nothing; what drizzle reads of a BEGIN, COMMIT or ROLLBACK. */
+const emptyResult = (command: string) => ({ command, rowCount: null, oid: null, rows: [], fields: [] });
+
 const SAVEPOINT_COMMAND = /^\s*savepoint\s+([a-z_][a-z0-9_]*)\s*$/i;
 const RELEASE_COMMAND = /^\s*release\s+(?:savepoint\s+)?([a-z_][a-z0-9_]*)\s*$/i;
 const ROLLBACK_TO_COMMAND = /^\s*rollback\s+(?:work\s+|transaction\s+)?to\s+(?:savepoint\s+)?([a-z_][a-z0-9_]*)\s*$/i;
@@ -127,9 +130,6 @@ function hold(held: string[], text: string): ReturnType<typeof emptyResult> | nu
   }
   return null;
 }
-
-/** What pg answers for a statement that returned nothing; what drizzle reads of a BEGIN, COMMIT or ROLLBACK. */
-const emptyResult = (command: string) => ({ command, rowCount: null, oid: null, rows: [], fields: [] });
 
 /** Send one parameterless command inside an exchange (no Sync): the unnamed statement and portal. */
 function command(connection: Connection, text: string): void {

@@ -1,6 +1,6 @@
 // People in native realms: tenant members named by email or user id (rows store user ids), and collection
 // fields that take a list (replaces) or `{add, remove}` (edits).
-import { and, eq, inArray, or, sql } from "drizzle-orm";
+import { and, eq, inArray, or, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import { memberships, users } from "@/db/schema";
 import { AppError } from "@/lib/errors";
@@ -67,7 +67,17 @@ export type Person = { id: string; name: string; email: string };
 export async function peopleOf(ctx: RealmContext, ids: (string | null)[]): Promise<Map<string, Person>> {
   const wanted = [...new Set(ids.filter((i): i is string => !!i))];
   if (!wanted.length) return new Map();
-  const rows = await ctx.tx.select({ id: users.id, name: users.name, email: users.email }).from(users).where(inArray(users.id, wanted));
+  return peopleWhere(ctx, inArray(users.id, wanted));
+}
+
+/**
+ * The same for the user ids a subquery selects (one column): people an object names, read from its own row, so
+ * the read need not wait for the row to reach Node first.
+ */
+export const peopleSelectedBy = (ctx: RealmContext, ids: SQL): Promise<Map<string, Person>> => peopleWhere(ctx, sql`${users.id} in (${ids})`);
+
+async function peopleWhere(ctx: RealmContext, where: SQL): Promise<Map<string, Person>> {
+  const rows = await ctx.tx.select({ id: users.id, name: users.name, email: users.email }).from(users).where(where);
   return new Map(rows.map((r) => [r.id, r]));
 }
 

@@ -10,7 +10,7 @@ import { docStatuses, docsDocuments, docsTabs, docsThreads, type DocStatus, type
 import { authorityOf, type RealmContext } from "@/lib/realms/contract";
 import { assertOwner, canRead, readable } from "@/lib/realms/native/acl";
 import { decide, defineKind, MAX_CHOICES, pageOf, pickOne, requiredField, withinGrant, type PageOut } from "@/lib/realms/native/kind";
-import { emailOf, peopleOf, peoplePatch, person, sharedWithAfter, type Person } from "@/lib/realms/native/people";
+import { emailOf, peopleOf, peoplePatch, peopleSelectedBy, person, sharedWithAfter, type Person } from "@/lib/realms/native/people";
 import { exactTime, inTenant, likePattern, visibleTo } from "@/lib/realms/native/sql";
 import { cut, plural, squash } from "@/lib/realms/native/text";
 import { refs } from "../refs";
@@ -171,13 +171,6 @@ const threadCounts = async (ctx: RealmContext, doc: Pick<DocsDocument, "id">) =>
     .where(and(eq(docsThreads.tenantId, ctx.tenantId), eq(docsThreads.documentId, doc.id)))
     .groupBy(docsThreads.status);
 
-/** The people a document names (its owner and those it is shared with), read from the document itself. */
-async function peopleOfDocument(ctx: RealmContext, id: string): Promise<Map<string, Person>> {
-  const named = sql`select unnest(array[${docsDocuments.ownerId}] || ${docsDocuments.sharedWith}) from ${docsDocuments} where ${inTenant(ctx, docsDocuments, id)}`;
-  const rows = await ctx.tx.select({ id: users.id, name: users.name, email: users.email }).from(users).where(sql`${users.id} in (${named})`);
-  return new Map(rows.map((r) => [r.id, r]));
-}
-
 async function presentDocument(ctx: RealmContext, doc: DocsDocument, full: boolean): Promise<Record<string, unknown>> {
   // Three reads that need only the document: asked at once, in one exchange with the database (db/pipeline.ts).
   const [tabs, counts, people] = await inOneExchange(ctx.tx, [() => tabsOf(ctx, doc, full), () => threadCounts(ctx, doc), () => peopleOf(ctx, [doc.ownerId, ...doc.sharedWith])] as const);
@@ -197,7 +190,8 @@ async function getDocument(ctx: RealmContext, ref: string, full: boolean): Promi
     () => loadDocument(ctx, ref).then((doc) => ({ doc }), (refused: unknown) => ({ refused })),
     () => tabsOf(ctx, { id }, full),
     () => threadCounts(ctx, { id }),
-    () => peopleOfDocument(ctx, id),
+    // The people it names (owner and those it is shared with), read from the document's own row.
+    () => peopleSelectedBy(ctx, sql`select unnest(array[${docsDocuments.ownerId}] || ${docsDocuments.sharedWith}) from ${docsDocuments} where ${inTenant(ctx, docsDocuments, id)}`),
   ] as const);
   if ("refused" in loaded) throw loaded.refused;
   return documentAnswer(loaded.doc, tabs, counts, people);
