@@ -4,8 +4,10 @@
 // PGlite) it seeds, through lib functions before the server starts, 200 delegated actors granted docs search in one
 // tenant, and 200 more spread over 10 other tenants (20 each), every tenant with the docs demo documents. Then, at
 // 1, 4, 16, 64 and 200 connections (autocannon, loopback only), for N seconds each (--quick 5 s, default 10 s,
-// --full 60 s at 200), split into --rounds rounds (3) of: GET /api/health, then search_objects on docs as the 200
-// one-tenant actors (each request the next actor's token), then as the 200 actors of the 10 tenants. Per level: requests/s, median and p99 latency,
+// --full 60 s at 200), split into --rounds rounds (3) of: GET /api/health, search_objects on docs as the 200
+// one-tenant actors (each request the next actor's token), as the 200 actors of the 10 tenants, and the floor of a
+// tool call (POST /api/bench/floor, lib/bench-floor.ts: a JSON POST and three exchanges, nothing else), each round
+// starting with the next of the four. Per level: requests/s (and against health's), median and p99 latency,
 // non-2xx and 5xx, and the audit rows written for it against the tool calls answered (none may be lost); after
 // all runs, whether every tenant's chain still verifies, and the CPU each request cost the app server, PostgreSQL
 // and the load generator (from /proc). Results go between <!-- bench:load --> markers. --profile DIR writes the
@@ -33,7 +35,7 @@ const SECONDS = Number(valueOf("--seconds") ?? (QUICK ? 5 : 10));
 const LEVELS = valueOf("--levels")?.split(",").map(Number) ?? [1, 4, 16, 64, 200];
 const secondsAt = (connections: number) => (FULL && connections === 200 ? 60 : SECONDS);
 const LABEL = valueOf("--label");
-/** Each level's time is split into this many rounds of health, one tenant, ten tenants in turn: a machine whose speed drifts then slows all three alike. */
+/** Each level's time is split into this many rounds of the four requests in turn: a machine whose speed drifts then slows all alike. */
 const ROUNDS = Math.max(1, Number(valueOf("--rounds") ?? 3));
 const ACTORS = 200;
 /** Each request's warm-up before the first level (not reported). */
@@ -41,6 +43,9 @@ const WARM_UP_SECONDS = 5;
 const TENANTS = 10;
 const SEARCH = JSON.stringify({ namespace: "docs", query: "Q3" });
 const GRANTED = ["provider.about", "object.search"];
+/** The floor's row: a JSON POST, three exchanges in one transaction, nothing else (lib/bench-floor.ts). */
+const FLOOR = "floor: POST + 3 exchanges";
+const HEALTH = "GET /api/health";
 
 type Seeded = {
   one: { tenantIds: string[]; tokens: string[]; ownerKeys: string[] };
@@ -147,6 +152,8 @@ async function runBackend(kind: "postgres" | "pglite"): Promise<{ label: string;
     REALMGATE_DEV_LOGIN: "0",
     // The load itself would trip the per-actor limit.
     MCP_RATE_LIMIT_PER_MINUTE: "1000000",
+    // POST /api/bench/floor: the floor of a tool call (lib/bench-floor.ts), measured beside it.
+    REALMGATE_BENCH_FLOOR: "1",
   };
   const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
   const setEnv = (vars: Record<string, string | undefined>) => {
@@ -212,7 +219,16 @@ async function runBackend(kind: "postgres" | "pglite"): Promise<{ label: string;
         },
       ];
     };
-    const run = async (connections: number, what: string, opts: { path?: string; tokens?: string[]; scope?: Seeded["one"]; seconds: number }): Promise<Row> => {
+    // The floor answers with as many bytes as the tool call does (its padding makes up the difference).
+    const answerBytes = async (res: Response) => Buffer.byteLength(await res.text());
+    const callBytes = await answerBytes(
+      await fetch(`${appUrl}/api/v1/tools/search_objects`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${seeded.one.tokens[0]}` }, body: SEARCH }),
+    );
+    const floorBytes = await answerBytes(await fetch(`${appUrl}/api/bench/floor?size=0`, { method: "POST", headers: { "content-type": "application/json" }, body: SEARCH }));
+    const floorPath = `/api/bench/floor?size=${Math.max(0, callBytes - floorBytes)}`;
+    const floor = [{ method: "POST", path: floorPath, headers: { "content-type": "application/json" }, body: SEARCH }];
+
+    const run = async (connections: number, what: string, opts: { path?: string; tokens?: string[]; floor?: boolean; scope?: Seeded["one"]; seconds: number }): Promise<Row> => {
       const seconds = opts.seconds;
       const before = opts.scope ? await settled(opts.scope) : 0;
       const cpuBefore = cpuSample(appGroup);
@@ -221,7 +237,7 @@ async function runBackend(kind: "postgres" | "pglite"): Promise<{ label: string;
         connections,
         duration: seconds,
         timeout: 30,
-        ...(opts.tokens ? { requests: search(opts.tokens) } : {}),
+        ...(opts.tokens ? { requests: search(opts.tokens) } : opts.floor ? { requests: floor } : {}),
       });
       const answered = r["1xx"] + r["2xx"] + r["3xx"] + r["4xx"] + r["5xx"];
       const cpu = cpuPerRequest(cpuBefore, cpuSample(appGroup), answered);
@@ -256,15 +272,26 @@ async function runBackend(kind: "postgres" | "pglite"): Promise<{ label: string;
     await autocannon({ url: appUrl, connections: 8, duration: WARM_UP_SECONDS, requests: search(seeded.one.tokens) });
     await autocannon({ url: appUrl, connections: 8, duration: WARM_UP_SECONDS, requests: search(seeded.ten.tokens) });
     await autocannon({ url: `${appUrl}/api/health`, connections: 8, duration: WARM_UP_SECONDS });
+    await autocannon({ url: appUrl, connections: 8, duration: WARM_UP_SECONDS, requests: floor });
 
     const rows: Row[] = [];
     for (const c of LEVELS) {
       const seconds = Math.max(1, Math.round(secondsAt(c) / ROUNDS));
-      const rounds: Row[][] = [[], [], []];
+      const requests = [
+        () => run(c, HEALTH, { path: "/api/health", seconds }),
+        () => run(c, "search_objects, 1 tenant", { tokens: seeded.one.tokens, scope: seeded.one, seconds }),
+        () => run(c, `search_objects, ${TENANTS} tenants`, { tokens: seeded.ten.tokens, scope: seeded.ten, seconds }),
+        () => run(c, FLOOR, { floor: true, seconds }),
+      ];
+      const rounds: Row[][] = requests.map(() => []);
       for (let k = 0; k < ROUNDS; k++) {
-        rounds[0]!.push(await run(c, "GET /api/health", { path: "/api/health", seconds }));
-        rounds[1]!.push(await run(c, "search_objects, 1 tenant", { tokens: seeded.one.tokens, scope: seeded.one, seconds }));
-        rounds[2]!.push(await run(c, `search_objects, ${TENANTS} tenants`, { tokens: seeded.ten.tokens, scope: seeded.ten, seconds }));
+        // Each round starts with the next request (health, one tenant, ten tenants, floor; then one tenant, ten
+        // tenants, floor, health; …): no request always runs right after the same other one, whose garbage and
+        // cache state it would inherit.
+        for (let j = 0; j < requests.length; j++) {
+          const i = (k + j) % requests.length;
+          rounds[i]!.push(await requests[i]!());
+        }
       }
       rows.push(...rounds.map(mergeRounds));
     }
@@ -335,11 +362,14 @@ function table(rows: Row[]) {
         }`
       : "—";
     const cpu = r.cpu ? `${r.cpu.app.toFixed(2)} / ${r.cpu.database.toFixed(2)} / ${r.cpu.generator.toFixed(2)}` : "—";
-    return `| ${r.connections} | ${r.what} | ${r.seconds} s | ${fmt(r.rps)} | ${fmt(r.median)} ms | ${fmt(r.p99)} ms | ${r.answered} | ${r.non2xx} | ${r.x5xx} | ${r.errors} | ${audit} | ${cpu} |`;
+    // Requests/s against health's at the same level, in the same run (the issue's target for the tool call: ≥ 0.35).
+    const health = rows.find((h) => h.connections === r.connections && h.what === HEALTH);
+    const ratio = health && health.rps > 0 ? `${(r.rps / health.rps).toFixed(2)}×` : "—";
+    return `| ${r.connections} | ${r.what} | ${r.seconds} s | ${fmt(r.rps)} | ${ratio} | ${fmt(r.median)} ms | ${fmt(r.p99)} ms | ${r.answered} | ${r.non2xx} | ${r.x5xx} | ${r.errors} | ${audit} | ${cpu} |`;
   });
   return [
-    "| connections | request | for | requests/s | median | p99 | answered | non-2xx | 5xx | errors + timeouts | audit rows / tool calls decided | CPU ms per request: app / PostgreSQL / load generator |",
-    "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    "| connections | request | for | requests/s | × health | median | p99 | answered | non-2xx | 5xx | errors + timeouts | audit rows / tool calls decided | CPU ms per request: app / PostgreSQL / load generator |",
+    "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ...lines,
   ].join("\n");
 }
@@ -365,9 +395,12 @@ async function main() {
 
 \`next start\` (production build) on a fresh database; ${ACTORS} delegated actors granted docs \`provider.about\` + \`object.search\`
 in one tenant, and ${ACTORS} more spread over ${TENANTS} tenants (${ACTORS / TENANTS} each), each tenant with the docs demo documents.
-autocannon over loopback, ${mode}, each level's time in ${ROUNDS} round${ROUNDS > 1 ? "s" : ""} of, one after another: \`GET /api/health\` (one \`select 1\`), then
+autocannon over loopback, ${mode}, each level's time in ${ROUNDS} round${ROUNDS > 1 ? "s" : ""} of four requests, one after another: \`GET /api/health\` (one \`select 1\`),
 \`POST /api/v1/tools/search_objects\` \`${SEARCH}\` with each request the next actor's token (the one tenant's, then
-the ${TENANTS} tenants' in turn), so that a machine whose speed drifts slows all three alike. Latencies are autocannon's: the median of the rounds' p50s, the worst round's p99. "Audit rows" are the \`tool.call\` records written
+the ${TENANTS} tenants' in turn), and the floor of a tool call (\`POST /api/bench/floor\`: the same body, three exchanges with the database in one
+transaction whose COMMIT writes, an answer as long as the tool call's — and nothing else: no token, no gate, no realm, no audit). Each round starts with
+the next of the four, so that a machine whose speed drifts slows all alike and no request always follows the same other one. "× health" is
+requests/s against \`GET /api/health\`'s at the same level. Latencies are autocannon's: the median of the rounds' p50s, the worst round's p99. "Audit rows" are the \`tool.call\` records written
 for the run (counted in \`audit_events\` once the server is idle) against the calls it answered 2xx or 4xx: none may be
 missing, and no more than were sent; the few more are calls still in flight when autocannon stopped counting (the
 server finished them). "CPU ms per request" is the CPU time the app server's processes, every PostgreSQL process and the

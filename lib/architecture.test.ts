@@ -51,6 +51,7 @@ export const folderRules: FolderRule[] = [
   { folder: "lib/canonical-json.ts", rule: "canonical JSON (sorted keys) for hashes and signatures", may: [] },
   { folder: "lib/server-log.ts", rule: "what a server error may say in the log", may: [] },
   { folder: "lib/health.ts", rule: "the health answer (with the version from package.json)", may: [...BASE, ...DB, "package.json"] },
+  { folder: "lib/bench-floor.ts", rule: "the floor of a tool call bench:load measures (served only with REALMGATE_BENCH_FLOOR=1)", may: [...BASE, ...DB] },
   { folder: "lib/startup.ts", rule: "process start-up: configuration, database, demo, jobs", may: ["lib/", "db/"] },
   { folder: "lib/input/", rule: "checks on what comes in: text, JSON depth, bounded bytes, return paths", may: ["lib/errors.ts"] },
   { folder: "lib/limits/", rule: "rate limits counted in the database; the node's call slots", may: [...BASE, ...DB] },

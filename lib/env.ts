@@ -110,6 +110,8 @@ export const envSchema = z
     REALMGATE_REMOTE_MAX_IN_FLIGHT: z.coerce.number().int().min(1).max(100).default(4),
     /** Calls on native realms one app node runs against the database at once; more wait (lib/limits/call-slots.ts). Unset: 2 × CPUs + 1. */
     REALMGATE_NATIVE_MAX_IN_FLIGHT: z.coerce.number().int().min(1).max(1000).optional(),
+    /** Serve POST /api/bench/floor (lib/bench-floor.ts): `npm run bench:load` sets it for the server it starts; leave it off. */
+    REALMGATE_BENCH_FLOOR: flag,
     /** An OpenAI-compatible embeddings API (base URL, with or without `/v1`): enables semantic and hybrid capability search. */
     REALMGATE_EMBEDDINGS_URL: optionalUrl,
     REALMGATE_EMBEDDINGS_MODEL: z.string().trim().max(200).optional(),
