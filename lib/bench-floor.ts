@@ -21,10 +21,6 @@ export type FloorAnswer = { ok: true; exchanges: 3; echo: unknown; pad: string }
 /** Whether this server serves the floor (REALMGATE_BENCH_FLOOR=1). */
 export const floorServed = (): boolean => env().REALMGATE_BENCH_FLOOR;
 
-/** The floor route's answer when it is not served: the same 404 as any unknown API route. */
-export const floorNotServed = (method: string, path: string) =>
-  new AppError("not_found", `No API route ${method} ${path}.`, { details: { method, path } });
-
 /**
  * Three exchanges in one transaction, then `input` echoed with `pad` bytes of padding (0 to FLOOR_MAX_PAD), so the
  * answer can be as large as the tool call's it stands beside.

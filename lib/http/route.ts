@@ -112,6 +112,12 @@ export function withToolCaller(handler: Handler<RouteCtx & { caller: AuthContext
   });
 }
 
+/** What an /api path no route serves answers: 404 `not_found` naming the method and path (JSON, not Next.js's HTML page). */
+export function unknownApiRoute(req: Request): AppError {
+  const path = new URL(req.url).pathname;
+  return new AppError("not_found", `No API route ${req.method} ${path}.`, { details: { method: req.method, path } });
+}
+
 /** A handler for a method a route does not serve: 405 `method_not_allowed`, naming the methods it does (`Allow`). */
 export function methodNotAllowed(allowed: readonly string[]) {
   return route(async (req) => {
