@@ -32,10 +32,10 @@ export type AfterMigrate = (db: Db) => Promise<void>;
 
 /**
  * Every statement the process runs on the database server, BEGIN, COMMIT, ROLLBACK and SAVEPOINT included, for tests
- * that count a call's statements. No listener: nothing is done per statement. On PostgreSQL a transaction's BEGIN
+ * that count a call's statements or explain them (with the values sent beside them). No listener: nothing is done per statement. On PostgreSQL a transaction's BEGIN
  * and its last statement's COMMIT travel with another statement (db/pipeline.ts): `onExchange` counts round trips.
  */
-export type StatementListener = (sql: string) => void;
+export type StatementListener = (sql: string, values?: readonly unknown[]) => void;
 const statementListeners = new Set<StatementListener>();
 export function onStatement(fn: StatementListener): () => void {
   statementListeners.add(fn);
@@ -50,10 +50,13 @@ const exchangeListeners = new Set<() => void>();
 function exchanged(): void {
   for (const fn of exchangeListeners) fn();
 }
-function sent(text: unknown): void {
+/** `text`: the statement, or a query config (`text`, `values`); `values`: the values given beside it, if any. */
+function sent(text: unknown, values?: unknown): void {
   if (statementListeners.size === 0) return;
-  const sql = typeof text === "string" ? text : String((text as { text?: unknown } | null)?.text ?? "");
-  for (const fn of statementListeners) fn(sql);
+  const config = typeof text === "string" ? null : (text as { text?: unknown; values?: unknown } | null);
+  const sql = config ? String(config.text ?? "") : String(text);
+  const given = Array.isArray(values) ? values : Array.isArray(config?.values) ? (config.values as unknown[]) : undefined;
+  for (const fn of statementListeners) fn(sql, given);
 }
 
 /**
@@ -159,7 +162,7 @@ function guardPooledClient(client: import("pg").PoolClient, { prepared, pipeline
         return own(...args);
       };
   (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
-    sent(args[0]);
+    sent(args[0], args[1]);
     const releaseThisCheckout = client.release;
     const result = query(...(prepared ? withStatementName(args) : args));
     if (!(result instanceof Promise)) return result; // callback form: pool.query releases with the error itself
@@ -289,7 +292,7 @@ function countStatements(client: import("@electric-sql/pglite").PGlite): void {
   const counted = <T extends PgliteQueries>(q: T): T => {
     const query = q.query.bind(q);
     const exec = q.exec.bind(q);
-    q.query = (...a: unknown[]) => (sent(a[0]), query(...a));
+    q.query = (...a: unknown[]) => (sent(a[0], a[1]), query(...a));
     q.exec = (...a: unknown[]) => (sent(a[0]), exec(...a));
     return q;
   };

@@ -94,7 +94,7 @@ function documentsSelect(shape: Shape, qb: QueryBuilder, p: Placeholders<PageVal
   const terms = TERMS.slice(0, shape.terms);
   for (const t of terms) {
     where.push(
-      sql`(${docsDocuments.title} ilike ${p[t]} or exists (select 1 from ${docsTabs} where ${docsTabs.tenantId} = ${docsDocuments.tenantId} and ${docsTabs.documentId} = ${docsDocuments.id} and (${docsTabs.title} ilike ${p[t]} or ${docsTabs.body} ilike ${p[t]})))`,
+      sql`(${docsDocuments.title} ilike ${p[t]} or exists (select 1 from ${docsTabs} where ${docsTabs.tenantId} = ${p.tenant} and ${docsTabs.documentId} = ${docsDocuments.id} and (${docsTabs.title} ilike ${p[t]} or ${docsTabs.body} ilike ${p[t]})))`,
     );
   }
   if (shape.cursor) where.push(sql`(${docsDocuments.updatedAt}, ${docsDocuments.id}) < (${p.u}::timestamptz, ${p.id}::text)`);

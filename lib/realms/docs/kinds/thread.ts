@@ -68,7 +68,7 @@ function threadsSelect(shape: Shape, qb: QueryBuilder, p: Placeholders<PageValue
   if (quote) where.push(quote);
   for (const t of TERMS.slice(0, shape.terms)) {
     where.push(
-      sql`(coalesce(${docsThreads.quote}, '') ilike ${p[t]} or exists (select 1 from ${docsComments} where ${docsComments.tenantId} = ${docsThreads.tenantId} and ${docsComments.threadId} = ${docsThreads.id} and ${docsComments.body} ilike ${p[t]}))`,
+      sql`(coalesce(${docsThreads.quote}, '') ilike ${p[t]} or exists (select 1 from ${docsComments} where ${docsComments.tenantId} = ${p.tenant} and ${docsComments.threadId} = ${docsThreads.id} and ${docsComments.body} ilike ${p[t]}))`,
     );
   }
   if (shape.cursor) where.push(sql`${docsThreads.seq} > ${p.s}::bigint`);
