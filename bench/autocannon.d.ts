@@ -12,6 +12,8 @@ declare module "autocannon" {
     headers?: Record<string, string>;
     body?: string;
     requests?: (Req & { setupRequest?: (req: Req) => Req })[];
+    /** Called with each connection's client as it is made: `setRequests` gives that connection its own list. */
+    setupClient?: (client: { setRequests(requests: Req[]): void }) => void;
   };
   type Histogram = { average: number; mean: number; stddev: number; min: number; max: number; total: number; p50: number; p90: number; p99: number };
   type Result = {
