@@ -245,10 +245,11 @@ export function tokenCtes(p: Record<keyof TokenValues, unknown>, counted: boolea
 
 /**
  * The columns of `tokenCtes` (`TokenColumns`, each named with `prefix` first, and with `counted` the rate limit's
- * `LimitColumns`), one row whether or not the token is live.
+ * `LimitColumns`), one row whether or not the token is live. `joined`: the statement's FROM left-joins `tok`
+ * (gate one's), so its columns are read from there rather than by a subquery each.
  */
-export function tokenColumns(p: Record<keyof TokenValues, unknown>, counted: boolean, prefix = ""): SQL {
-  const col = (c: keyof TokenColumns) => sql`(select tok.${sql.raw(c)} from tok) as ${sql.raw(prefix + c)}`;
+export function tokenColumns(p: Record<keyof TokenValues, unknown>, counted: boolean, prefix = "", joined = false): SQL {
+  const col = (c: keyof TokenColumns) => (joined ? sql`tok.${sql.raw(c)} as ${sql.raw(prefix + c)}` : sql`(select tok.${sql.raw(c)} from tok) as ${sql.raw(prefix + c)}`);
   const cols = (["token_id", "actor_id", "tenant_id", "kind", "name", "grantor_id"] as const).map(col);
   return sql.join(counted ? [...cols, limitColumns({ rl_weight: p.rl_weight })] : cols, sql`, `);
 }

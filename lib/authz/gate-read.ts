@@ -105,14 +105,17 @@ const gateOneStatement = compiledVariants<GateShapeKey, GateValues, SwitchesRow>
   // Checked by token, the tenant, actor and grantor are the token's (`tok`, one row or none: then every read is empty).
   const byToken = shape.token !== "none";
   const counted = shape.token === "counted";
-  const tenant = byToken ? sql`(select tok.tenant_id from tok)` : p.tenant;
-  const actor = byToken ? sql`(select tok.actor_id from tok)` : p.actor;
-  const grantor = byToken ? sql`(select tok.grantor_id from tok)` : p.grantor;
+  // Checked by token, the main select left-joins `tok` once and reads its columns from there (one scan of the CTE,
+  // not a subquery per use: each costs the executor a node to set up on every call); the CTEs read it by subquery.
+  const tenantInCte = byToken ? sql`(select tok.tenant_id from tok)` : p.tenant;
+  const tenant = byToken ? sql`tok.tenant_id` : p.tenant;
+  const actor = byToken ? sql`tok.actor_id` : p.actor;
+  const grantor = byToken ? sql`tok.grantor_id` : p.grantor;
   const ctes = [
     // Checked by token, the call also takes its tenant's audit lane here (lib/audit/record.ts): its record then
     // needs no statement of its own to lock one.
-    ...(byToken ? [tokenCtes(p, counted), laneCte(tenant)] : []),
-    ...(shape.approval ? [sql`a as (select id, actor_id, tool, namespace, operation, ref, status, payload_digest, expires_at, note, result, void_reason from approvals where id = ${p.approval} and tenant_id = ${tenant} for update)`] : []),
+    ...(byToken ? [tokenCtes(p, counted), laneCte(tenantInCte)] : []),
+    ...(shape.approval ? [sql`a as (select id, actor_id, tool, namespace, operation, ref, status, payload_digest, expires_at, note, result, void_reason from approvals where id = ${p.approval} and tenant_id = ${tenantInCte} for update)`] : []),
   ];
   return sql`
     ${ctes.length ? sql`with ${sql.join(ctes, sql`, `)} ` : sql``}select
@@ -129,9 +132,9 @@ const gateOneStatement = compiledVariants<GateShapeKey, GateValues, SwitchesRow>
       } as not_selected,
       (select p.name from users p where p.id = ${grantor}) as grantor_name,
       ${shape.approval ? sql`(select to_jsonb(a) from a)` : sql`null::jsonb`} as approval,
-      ${byToken ? sql`${tokenColumns(p, counted, TOKEN_PREFIX)}, ${laneColumn}, ` : sql``}g.*
+      ${byToken ? sql`${tokenColumns(p, counted, TOKEN_PREFIX, true)}, ${laneColumn}, ` : sql``}g.*
     from (select 1) as one
-    left join lateral (
+    ${byToken ? sql`left join tok on true ` : sql``}left join lateral (
       select * from grants
       where grants.tenant_id = ${tenant} and grants.actor_id = ${actor} and grants.namespace = ${p.namespace}${shape.grant ? sql` and grants.id = ${p.grant}` : sql``}
         and ${sharedTurnSql(sql`grants.actor_id`)}
