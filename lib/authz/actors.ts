@@ -210,6 +210,24 @@ export async function revokeActor(db: Db, who: Who, actorId: string, reason: str
 /** How often a token's (and its actor's) `last_used_at` is written at most. */
 const LAST_USED_EVERY_SECONDS = 60;
 
+/** When this process last asked for a token's `last_used_at` touch, by the token's hash (bounded: cleared when full). */
+const touchAskedAt = new Map<string, number>();
+const TOUCHES_REMEMBERED = 10_000;
+
+/**
+ * Whether a lookup of this token should carry the touch of `last_used_at`: once a minute per process. The touch's own
+ * condition (the row's `last_used_at` older than a minute) keeps it to once a minute across processes; asking only
+ * when due spares every other call the two updates' part of the statement. A touch that rolled back is asked again a
+ * minute later, so `last_used_at` may lag the last use by two minutes at most.
+ */
+export function touchDue(hash: string, now: Date): boolean {
+  const last = touchAskedAt.get(hash);
+  if (last !== undefined && Math.abs(now.getTime() - last) < LAST_USED_EVERY_SECONDS * 1000) return false;
+  if (touchAskedAt.size >= TOUCHES_REMEMBERED) touchAskedAt.clear();
+  touchAskedAt.set(hash, now.getTime());
+  return true;
+}
+
 type TokenRow = TokenColumns & LimitColumns;
 /** The values of a token's lookup: its hash, the time of the call, and the rate-limit check's (nulls: nothing counted). */
 export type TokenValues = { hash: string; at: string } & LimitValues;
@@ -218,13 +236,14 @@ export type TokenColumns = { token_id: string | null; actor_id: string | null; t
 
 /**
  * The CTEs of a token's lookup, to put in a statement's WITH list: `tok` (the token's actor, when the token, the
- * actor and the grantor's membership are live: no row otherwise), the touches of `last_used_at` (at most once a
- * minute; skipped while another open call holds the row, so an actor's concurrent calls never wait on one
- * another even though gate one's statement holds the touch until its call commits) and, with `counted`, the call counted against the actor's rate limit (lib/limits). Gate one's statement
+ * actor and the grantor's membership are live: no row otherwise), with `touch` (`touchDue`) the touches of
+ * `last_used_at` (at most once a minute; skipped while another open call holds the row, so an actor's concurrent
+ * calls never wait on one another even though gate one's statement holds the touch until its call commits) and,
+ * with `counted`, the call counted against the actor's rate limit (lib/limits). Gate one's statement
  * embeds them too (lib/authz/gate-read.ts), so a REST tool call authenticates, is counted and reads gate one in
  * one statement.
  */
-export function tokenCtes(p: Record<keyof TokenValues, unknown>, counted: boolean): SQL {
+export function tokenCtes(p: Record<keyof TokenValues, unknown>, counted: boolean, touch = true): SQL {
   const stale = sql`(tok.last_used_at is null or tok.last_used_at < ${p.at}::timestamptz - make_interval(secs => ${sql.raw(String(LAST_USED_EVERY_SECONDS))}))`;
   const v = { rl_window_start: p.rl_window_start, rl_weight: p.rl_weight, rl_window_seconds: p.rl_window_seconds };
   return sql`tok as (
@@ -233,13 +252,17 @@ export function tokenCtes(p: Record<keyof TokenValues, unknown>, counted: boolea
       join actors a on a.id = t.actor_id
       join memberships m on m.tenant_id = a.tenant_id and m.user_id = a.grantor_id
       where t.hash = ${p.hash} and t.revoked_at is null and a.revoked_at is null and (t.expires_at is null or t.expires_at > ${p.at}::timestamptz)
-      limit 1),
+      limit 1)${
+        touch
+          ? sql`,
     touch_token as (
       update actor_tokens set last_used_at = ${p.at}::timestamptz
       where actor_tokens.id = (select tt.id from actor_tokens tt join tok on tt.id = tok.token_id where ${stale} for no key update of tt skip locked)),
     touch_actor as (
       update actors set last_used_at = ${p.at}::timestamptz
-      where actors.id = (select ta.id from actors ta join tok on ta.id = tok.actor_id where ${stale} for no key update of ta skip locked))
+      where actors.id = (select ta.id from actors ta join tok on ta.id = tok.actor_id where ${stale} for no key update of ta skip locked))`
+          : sql``
+      }
     ${counted ? sql`, ${limitCtes(sql`(select ${callerBucketSql(sql`tok.actor_id`)} from tok)`, v)}` : sql``}`;
 }
 
@@ -280,9 +303,10 @@ export function actorOfToken(columns: Record<string, unknown>, now: Date, limit?
 }
 
 /** The token lookup on its own: built once per shape (db/compiled.ts). */
-const tokenStatement = compiledVariants<"counted" | "plain", keyof TokenValues, TokenRow>(
-  (variant, p) => sql`with ${tokenCtes(p, variant === "counted")} select ${tokenColumns(p, variant === "counted")}`,
-);
+const tokenStatement = compiledVariants<`${"counted" | "plain"}${"" | "+touch"}`, keyof TokenValues, TokenRow>((variant, p) => {
+  const counted = variant.startsWith("counted");
+  return sql`with ${tokenCtes(p, counted, variant.endsWith("+touch"))} select ${tokenColumns(p, counted)}`;
+});
 
 /**
  * The actor a token acts as, or null when the token (or its actor) is unknown, revoked or expired. One
@@ -296,6 +320,7 @@ export async function actorForToken(
   now = new Date(),
   count?: { limit: Limit; weight?: number },
 ): Promise<(Omit<ActorContext, "requestId"> & { limited?: LimitResult }) | null> {
-  const [row] = await tokenStatement(count ? "counted" : "plain")(db, tokenValues(token, now, count));
+  const values = tokenValues(token, now, count);
+  const [row] = await tokenStatement(`${count ? "counted" : "plain"}${touchDue(values.hash, now) ? "+touch" : ""}`)(db, values);
   return actorOfToken(row!, now, count?.limit);
 }

@@ -9,7 +9,7 @@ import type { ApprovalStatus, OperationMode } from "@/db/schema";
 import type { OperationKey, ParsedRef, Principal, Risk } from "@/lib/realms/contract";
 import { laneColumn, laneCte, leaseLane } from "@/lib/audit/record";
 import type { Limit } from "@/lib/limits/rate-limit";
-import { actorOfToken, tokenColumns, tokenCtes, tokenValues, type TokenValues } from "./actors";
+import { actorOfToken, tokenColumns, tokenCtes, tokenValues, touchDue, type TokenValues } from "./actors";
 import { sharedTurnSql } from "./grant-turns";
 import { DESCRIBING_OPERATIONS, gateOne, type ApprovalFacts, type GateOneDecision, type GrantFacts } from "./gate";
 
@@ -92,7 +92,8 @@ const approvalFacts = (a: ApprovalJson): ApprovalFacts => ({
   voidReason: a.void_reason,
 });
 
-type GateShape = { approval: boolean; destructive: boolean; describing: boolean; selected: boolean; grant: boolean; token: "none" | "plain" | "counted" };
+/** `touch`: a token's lookup carries the touch of its `last_used_at` (due once a minute: `touchDue`). */
+type GateShape = { approval: boolean; destructive: boolean; describing: boolean; selected: boolean; grant: boolean; token: "none" | "plain" | "counted"; touch: boolean };
 /** A GateShape as JSON: each shape compiled once. */
 type GateShapeKey = string & { __gateShape: true };
 type GateValues = "tenant" | "namespace" | "operation" | "grantor" | "actor" | "approval" | "grant" | "since" | keyof TokenValues;
@@ -114,7 +115,7 @@ const gateOneStatement = compiledVariants<GateShapeKey, GateValues, SwitchesRow>
   const ctes = [
     // Checked by token, the call also takes its tenant's audit lane here (lib/audit/record.ts): its record then
     // needs no statement of its own to lock one.
-    ...(byToken ? [tokenCtes(p, counted), laneCte(tenantInCte)] : []),
+    ...(byToken ? [tokenCtes(p, counted, shape.touch), laneCte(tenantInCte)] : []),
     ...(shape.approval ? [sql`a as (select id, actor_id, tool, namespace, operation, ref, status, payload_digest, expires_at, note, result, void_reason from approvals where id = ${p.approval} and tenant_id = ${tenantInCte} for update)`] : []),
   ];
   return sql`
@@ -148,7 +149,7 @@ export type GateOneStatementInput = Pick<GateOneRead, "namespace" | "operation" 
 /** Gate one's statement's answer: the switches (the first row) and the actor's grants in the namespace. */
 export type GateOneRows = { first: SwitchesRow; grants: GrantFacts[] };
 
-const shapeOf = (input: GateOneStatementInput, token: GateShape["token"]): GateShapeKey =>
+const shapeOf = (input: GateOneStatementInput, token: GateShape["token"], touch = false): GateShapeKey =>
   JSON.stringify({
     approval: Boolean(input.approval),
     destructive: input.risk === "destructive",
@@ -156,6 +157,7 @@ const shapeOf = (input: GateOneStatementInput, token: GateShape["token"]): GateS
     selected: Boolean(input.checkSelected && input.workingSetSince),
     grant: Boolean(input.grantId),
     token,
+    touch,
   } satisfies GateShape) as GateShapeKey;
 
 const valuesOf = (input: GateOneStatementInput) => ({
@@ -199,9 +201,10 @@ export async function readGateOneForToken(
   now: Date,
   count?: { limit: Limit },
 ): Promise<{ actor: ReturnType<typeof actorOfToken>; rows: GateOneRows }> {
-  const rows = await gateOneStatement(shapeOf(input, count ? "counted" : "plain"))(tx, {
+  const values = tokenValues(token, now, count);
+  const rows = await gateOneStatement(shapeOf(input, count ? "counted" : "plain", touchDue(values.hash, now)))(tx, {
     ...valuesOf(input),
-    ...tokenValues(token, now, count),
+    ...values,
     tenant: null,
     grantor: null,
     actor: null,
