@@ -37,6 +37,9 @@ export async function startUp(): Promise<void> {
     // Audit checkpoints: an interval in this server process (one node writes, under an advisory lock).
     const { startAuditCheckpoints } = await import("@/lib/audit/checkpoints");
     startAuditCheckpoints(db);
+    // Rate-limit tallies past their window: swept once a second, off the calls' path.
+    const { startTallySweeps } = await import("@/lib/limits/rate-limit");
+    startTallySweeps(db);
   } catch (err) {
     console.error(err instanceof ConfigError ? err.message : `Realmgate could not start: ${(err as Error).stack ?? err}`);
     process.exit(1);

@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { eq, sql } from "drizzle-orm";
-import { dbKind, getDb } from "@/db/client";
+import { dbKind, getDb, onStatement } from "@/db/client";
 import { rateLimitHits } from "@/db/schema";
 import { isAppError } from "@/lib/errors";
-import { enforceRateLimit, expiredTallies, hitRateLimit, limitColumns, limitCtes, limitValues } from "./rate-limit";
+import { enforceRateLimit, expiredTallies, hitRateLimit, startTallySweeps, sweepExpiredTallies, sweepStatement } from "./rate-limit";
 
 const bucket = () => `test:${randomBytes(6).toString("hex")}`;
 const at = (s: number) => new Date(Date.UTC(2030, 0, 1, 12, 0, 0) + s * 1000);
@@ -99,39 +99,66 @@ describe("the PostgreSQL fixed-window limiter (tallies, no hot row)", () => {
     expect(Math.max(...results.map((r) => r.count))).toBeLessThanOrEqual(30);
   });
 
-  it("deletes expired tallies as it goes, a few per check", async () => {
+  it("leaves expired tallies to the sweep: a check deletes nothing, a sweep deletes what expired and nothing live", async () => {
     const db = await getDb();
-    const old = bucket();
+    const [old, live] = [bucket(), bucket()];
     await db.execute(sql`insert into rate_limit_hits (bucket, window_start, weight, expires_at) values (${old}, now() - interval '1 hour', 1, now() - interval '59 minutes')`);
-    for (let i = 0; i < 200 && (await db.select().from(rateLimitHits).where(eq(rateLimitHits.bucket, old))).length > 0; i++) await hitRateLimit(db, bucket(), { limit: 5, windowSeconds: 60 });
+    const statements: string[] = [];
+    const stop = onStatement((s) => void statements.push(s));
+    try {
+      for (let i = 0; i < 3; i++) await hitRateLimit(db, live, { limit: 5, windowSeconds: 60 });
+    } finally {
+      stop();
+    }
+    expect(statements.some((s) => /\bdelete\b/i.test(s))).toBe(false);
+    expect(await db.select().from(rateLimitHits).where(eq(rateLimitHits.bucket, old))).toHaveLength(1);
+    for (let i = 0; i < 50 && (await db.select().from(rateLimitHits).where(eq(rateLimitHits.bucket, old))).length > 0; i++) await sweepExpiredTallies(db);
     expect(await db.select().from(rateLimitHits).where(eq(rateLimitHits.bucket, old))).toEqual([]);
+    expect((await db.select().from(rateLimitHits).where(eq(rateLimitHits.bucket, live)))[0]!.weight).toBe(3);
   });
 
-  it("skips the delete outright when no tally has expired: no pass over the live tallies on every check", async () => {
-    // Deleting by ctid scans the table; with nothing to delete (almost every check) that scan must not run at all.
+  it("sweeps by itself once started (the server's job), and stops when told", async () => {
+    const db = await getDb();
+    const old = bucket();
+    const stop = startTallySweeps(db, { intervalMs: 20 });
+    try {
+      await db.execute(sql`insert into rate_limit_hits (bucket, window_start, weight, expires_at) values (${old}, now() - interval '1 hour', 1, now() - interval '59 minutes')`);
+      for (let i = 0; i < 250 && (await db.select().from(rateLimitHits).where(eq(rateLimitHits.bucket, old))).length > 0; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(await db.select().from(rateLimitHits).where(eq(rateLimitHits.bucket, old))).toEqual([]);
+    } finally {
+      stop();
+    }
+    await db.execute(sql`insert into rate_limit_hits (bucket, window_start, weight, expires_at) values (${old}, now() - interval '1 hour', 1, now() - interval '59 minutes')`);
+    await new Promise((r) => setTimeout(r, 150));
+    expect(await db.select().from(rateLimitHits).where(eq(rateLimitHits.bucket, old))).toHaveLength(1);
+    await db.delete(rateLimitHits).where(eq(rateLimitHits.bucket, old));
+  });
+
+  it("a sweep with nothing expired skips its delete outright: no pass over the live tallies", async () => {
+    // Deleting by ctid may scan the table; with nothing to delete (almost every sweep) that scan must not run at all.
     const db = await getDb();
     const scans: number[][] = [];
     const undo = new Error("roll back");
-    type PlanNode = { "Node Type": string; "Relation Name"?: string; Operation?: string; "Actual Loops"?: number; Plans?: PlanNode[] };
-    /** The loops of each scan of rate_limit_hits under the plan's delete. */
-    const deleteScans = (n: PlanNode, inDelete = false): number[] => {
-      const here = n["Node Type"] === "ModifyTable" && n.Operation === "Delete";
-      const own = inDelete && /Scan/.test(n["Node Type"]) && n["Relation Name"] === "rate_limit_hits" ? [n["Actual Loops"] ?? -1] : [];
-      return [...own, ...(n.Plans ?? []).flatMap((c) => deleteScans(c, inDelete || here))];
+    type PlanNode = { "Node Type": string; "Relation Name"?: string; Filter?: string; "TID Cond"?: string; "Actual Loops"?: number; Plans?: PlanNode[] };
+    /** The loops of each scan of rate_limit_hits that matches tallies by ctid (the delete's, not the finder's). */
+    const deleteScans = (n: PlanNode): number[] => {
+      const byCtid = `${n.Filter ?? ""} ${n["TID Cond"] ?? ""}`.includes("ctid");
+      const own = /Scan/.test(n["Node Type"]) && n["Relation Name"] === "rate_limit_hits" && byCtid ? [n["Actual Loops"] ?? -1] : [];
+      return [...own, ...(n.Plans ?? []).flatMap(deleteScans)];
     };
-    const check = async (tx: Parameters<Parameters<typeof db.transaction>[0]>[0]) => {
-      const v = limitValues({ limit: 5, windowSeconds: 60 }, new Date());
-      const result = (await tx.execute(sql`explain (analyze, format json) with ${limitCtes(sql`${bucket()}`, v)} select ${limitColumns(v)}`)) as unknown as { rows: { "QUERY PLAN": { Plan: PlanNode }[] }[] };
+    const explain = async (tx: Parameters<Parameters<typeof db.transaction>[0]>[0]) => {
+      const result = (await tx.execute(sql`explain (analyze, format json) ${sweepStatement}`)) as unknown as { rows: { "QUERY PLAN": { Plan: PlanNode }[] }[] };
       scans.push(deleteScans(result.rows[0]!["QUERY PLAN"][0]!.Plan));
     };
     await db
       .transaction(async (tx) => {
-        // In this transaction (rolled back), nothing has expired: the scan under the delete never runs.
+        // In this transaction (rolled back), with live tallies and nothing expired, the scan under the delete never runs.
         await tx.execute(sql`delete from rate_limit_hits where expires_at < now()`);
-        await check(tx);
+        await tx.execute(sql`insert into rate_limit_hits (bucket, window_start, weight, expires_at) select ${bucket()}, now(), 1, now() + interval '1 minute' from generate_series(1, 200)`);
+        await explain(tx);
         // With one expired tally, it runs (and deletes it).
         await tx.execute(sql`insert into rate_limit_hits (bucket, window_start, weight, expires_at) values (${bucket()}, now() - interval '1 hour', 1, now() - interval '59 minutes')`);
-        await check(tx);
+        await explain(tx);
         throw undo;
       })
       .catch((e: unknown) => {
