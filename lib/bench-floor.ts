@@ -1,12 +1,14 @@
 // The floor of a tool call, for `npm run bench:load` only: what a JSON POST costs this server when it does what any
 // tool call must — three exchanges with the database in one transaction (the first with BEGIN, the last with a
-// COMMIT that writes a commit record, as a call's audit append does) — and nothing else: no token, no gate, no
+// COMMIT that waits for the WAL flush, as a call's does after its audit append) — and nothing else: no token, no gate, no
 // realm, no audit. Measured beside `GET /api/health` and the tool call, it splits the call's cost into what the
 // transport and the database's exchanges cost (the floor) and what Realmgate's own work costs (the rest).
 //
 // Served only when the server runs with REALMGATE_BENCH_FLOOR=1 (bench:load starts its server so); otherwise the
-// route is the ordinary unknown-route 404. It reads and writes no data: a transaction id is assigned
-// (`pg_current_xact_id()`) so that COMMIT is a real one, flushed to the WAL.
+// route is the ordinary unknown-route 404. It reads and writes no data; its last statement writes one record to the
+// WAL (a transactional `pg_logical_emit_message`, which no table sees), so its COMMIT waits for the WAL to be flushed
+// as a call's does after its audit append. (A transaction id alone, `pg_current_xact_id()`, was not enough: with no
+// WAL written before it, PostgreSQL commits such a transaction without waiting for the flush, ~0.09 ms less here.)
 import { sql } from "drizzle-orm";
 import { getDb } from "@/db/client";
 import { commitWithNext } from "@/db/pipeline";
@@ -35,7 +37,7 @@ export async function floorCall(input: unknown, pad: number): Promise<FloorAnswe
     await tx.execute(sql`select ${1}::int as n`);
     await tx.execute(sql`select ${2}::int as n`);
     commitWithNext(tx);
-    await tx.execute(sql`select pg_current_xact_id()::text as xid, ${3}::int as n`);
+    await tx.execute(sql`select pg_logical_emit_message(true, 'realmgate/bench-floor', '')::text as lsn, ${3}::int as n`);
   });
   return { ok: true, exchanges: 3, echo: input, pad: "x".repeat(pad) };
 }

@@ -45,6 +45,8 @@ describe("POST /api/bench/floor", () => {
     expect(body).toMatchObject({ ok: true, exchanges: 3, echo: { namespace: "docs", query: "Q3" } });
     expect(body.pad).toHaveLength(300);
     expect(statements.map((s) => s.split(" ")[0]!.toLowerCase())).toEqual(["begin", "select", "select", "select", "commit"]);
+    // The last writes a record to the WAL, so COMMIT waits for its flush, as a call's commit after its audit append does.
+    expect(statements[3]).toContain("pg_logical_emit_message(true,");
     if (onPostgres) expect(rt.exchanges).toBe(3);
   });
 
