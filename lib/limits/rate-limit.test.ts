@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { eq, sql } from "drizzle-orm";
 import { dbKind, getDb, onStatement } from "@/db/client";
 import { rateLimitHits } from "@/db/schema";
@@ -132,6 +132,23 @@ describe("the PostgreSQL fixed-window limiter (tallies, no hot row)", () => {
     await new Promise((r) => setTimeout(r, 150));
     expect(await db.select().from(rateLimitHits).where(eq(rateLimitHits.bucket, old))).toHaveLength(1);
     await db.delete(rateLimitHits).where(eq(rateLimitHits.bucket, old));
+  });
+
+  it("a sweep that keeps failing (database down) is logged once a minute, its cause only (never the query and its parameters), not once a sweep", async () => {
+    const lines: string[] = [];
+    const spy = vi.spyOn(console, "error").mockImplementation((line: unknown) => void lines.push(String(line)));
+    const secret = "tok_secret_value_in_sql_params";
+    const down = { execute: () => Promise.reject(Object.assign(new Error(`Failed query: delete … params: ${secret}`), { cause: Object.assign(new Error("connection refused"), { code: "ECONNREFUSED" }) })) } as unknown as Parameters<typeof startTallySweeps>[0];
+    const stop = startTallySweeps(down, { intervalMs: 5 });
+    try {
+      await new Promise((r) => setTimeout(r, 200));
+    } finally {
+      stop();
+      spy.mockRestore();
+    }
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain("Rate-limit sweep failed: connection refused");
+    expect(lines[0]).not.toContain(secret);
   });
 
   it("a sweep with nothing expired skips its delete outright: no pass over the live tallies", async () => {

@@ -82,19 +82,33 @@ export async function sweepExpiredTallies(db: Executor): Promise<number> {
 
 const sweeps = globalThis as unknown as { __realmgateTallySweeps?: { stop: () => void } };
 
+/** While sweeps keep failing (the database is down), one log line per this long, not one per sweep. */
+const SWEEP_FAILURE_LOG_EVERY_MS = 60_000;
+
 /**
  * Sweep expired tallies every `intervalMs` in this server process (every node sweeps; SKIP LOCKED keeps two sweeps
  * and the checks out of each other's way). Started by lib/startup.ts; never at import time, never in `next build`.
- * Returns a stop function; a second start in the same process (dev reloads) replaces the first.
+ * A failed sweep is logged as one line (its cause's message, never the query's), at most once a minute while they
+ * keep failing. Returns a stop function; a second start in the same process (dev reloads) replaces the first.
  */
 export function startTallySweeps(db: Db, { intervalMs = 1_000 } = {}): () => void {
   sweeps.__realmgateTallySweeps?.stop();
   let running = false;
+  let loggedAt = Number.NEGATIVE_INFINITY;
   const timer = setInterval(() => {
     if (running) return;
     running = true;
     sweepExpiredTallies(db)
-      .catch((err: unknown) => console.error(`Rate-limit sweep failed: ${err instanceof Error ? err.message : String(err)}`))
+      .then(
+        () => void (loggedAt = Number.NEGATIVE_INFINITY),
+        (err: unknown) => {
+          if (Date.now() - loggedAt < SWEEP_FAILURE_LOG_EVERY_MS) return;
+          loggedAt = Date.now();
+          // The cause's message only: a failed query's own message carries its SQL and parameters (lib/server-log.ts).
+          const cause = err instanceof Error && err.cause instanceof Error ? err.cause : err;
+          console.error(`Rate-limit sweep failed: ${cause instanceof Error ? cause.message : String(cause)} (logged once a minute while it keeps failing)`);
+        },
+      )
       .finally(() => (running = false));
   }, intervalMs);
   timer.unref();
