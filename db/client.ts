@@ -32,8 +32,9 @@ export type AfterMigrate = (db: Db) => Promise<void>;
 
 /**
  * Every statement the process runs on the database server, BEGIN, COMMIT, ROLLBACK and SAVEPOINT included, for tests
- * that count a call's statements or explain them (with the values sent beside them). No listener: nothing is done per statement. On PostgreSQL a transaction's BEGIN
- * and its last statement's COMMIT travel with another statement (db/pipeline.ts): `onExchange` counts round trips.
+ * that count a call's statements or explain them (with the values sent beside them). No listener: nothing is done
+ * per statement. On PostgreSQL a transaction's BEGIN and its last statement's COMMIT travel with another statement
+ * (db/pipeline.ts): `onExchange` counts round trips.
  */
 export type StatementListener = (sql: string, values?: readonly unknown[]) => void;
 const statementListeners = new Set<StatementListener>();

@@ -1,7 +1,7 @@
 // The floor of a tool call, for `npm run bench:load` only: what a JSON POST costs this server when it does what any
 // tool call must — three exchanges with the database in one transaction (the first with BEGIN, the last with a
-// COMMIT that waits for the WAL flush, as a call's does after its audit append) — and nothing else: no token, no gate, no
-// realm, no audit. Measured beside `GET /api/health` and the tool call, it splits the call's cost into what the
+// COMMIT that waits for the WAL flush, as a call's does after its audit append) — and nothing else: no token, no
+// gate, no realm, no audit. Measured beside `GET /api/health` and the tool call, it splits the call's cost into what the
 // transport and the database's exchanges cost (the floor) and what Realmgate's own work costs (the rest).
 //
 // Served only when the server runs with REALMGATE_BENCH_FLOOR=1 (bench:load starts its server so); otherwise the

@@ -18,7 +18,7 @@ export type LimitResult = { allowed: boolean; count: number; retryAfterSeconds: 
 
 /** Expired tallies a sweep deletes at most (of any bucket), and how long past its window (by the database's clock) a tally is kept. */
 const SWEEP_BATCH = 500;
-const GC_GRACE_SECONDS = 60;
+const SWEEP_GRACE_SECONDS = 60;
 
 /** The values `limitCtes` and `limitColumns` take: given directly, or as placeholders of a compiled statement (db/compiled.ts). */
 export type LimitValues = { rl_window_start: unknown; rl_weight: unknown; rl_window_seconds: unknown };
@@ -65,16 +65,18 @@ export function limitCtes(bucket: SQL, v: LimitValues): SQL {
  * where without it the planner's generic plan scanned every live tally.
  */
 export const expiredTallies = sql.raw(
-  `select ctid from rate_limit_hits where expires_at < now() - make_interval(secs => ${GC_GRACE_SECONDS}) order by expires_at limit ${SWEEP_BATCH} for update skip locked`,
+  `select ctid from rate_limit_hits where expires_at < now() - make_interval(secs => ${SWEEP_GRACE_SECONDS}) order by expires_at limit ${SWEEP_BATCH} for update skip locked`,
 );
 
 /**
- * Delete up to SWEEP_BATCH expired tallies of any bucket (those a check holds are skipped): how many went. Matching
- * tallies by ctid may scan the table, so when nothing has expired (almost every sweep) the delete is skipped outright:
- * its condition on `x` alone is a one-time filter.
+ * One sweep: delete up to SWEEP_BATCH expired tallies of any bucket (those a check holds are skipped). Matching
+ * tallies by ctid may scan the table, so when nothing has expired (almost every sweep) the delete is skipped
+ * outright: its condition on `x` alone is a one-time filter.
  */
 export const sweepStatement = sql`with x as materialized (select array(${expiredTallies}) as ids)
   delete from rate_limit_hits where ctid = any((select ids from x)::tid[]) and (select cardinality(ids) > 0 from x)`;
+
+/** Run one sweep (`sweepStatement`): how many tallies went. */
 export async function sweepExpiredTallies(db: Executor): Promise<number> {
   const r = (await db.execute(sweepStatement)) as unknown as { rowCount?: number | null; affectedRows?: number };
   return Number(r.rowCount ?? r.affectedRows ?? 0);
