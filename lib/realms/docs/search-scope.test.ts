@@ -36,24 +36,28 @@ function termScans(node: PlanNode, tables: string[]): { table: string; condition
 
 let mine: TestTenant;
 let other: TestTenant;
+/** The refs of what each tenant's search should find: its document and its thread. */
+let mineRefs: string[];
 const OTHERS_TABS = 300;
 const OTHERS_COMMENTS = 300;
 
-/** A document with `tabs` tabs and one thread with `comments` comments, every text holding "budget". */
-async function seedDocs(t: TestTenant, owner: string, tabs: number, comments: number) {
+/** A document titled `title` with `tabs` tabs and one thread with `comments` comments, every text holding "budget". */
+async function seedDocs(t: TestTenant, owner: string, title: string, tabs: number, comments: number): Promise<string[]> {
   const documentId = refs.newId("document");
-  await t.db.insert(docsDocuments).values({ id: documentId, tenantId: t.tenantId, title: "Plans", ownerId: owner });
+  await t.db.insert(docsDocuments).values({ id: documentId, tenantId: t.tenantId, title, ownerId: owner });
   await t.db.insert(docsTabs).values(Array.from({ length: tabs }, (_, i) => ({ id: refs.newId("tab"), tenantId: t.tenantId, documentId, title: `Tab ${i + 1}`, position: i + 1, body: `The budget, part ${i + 1}.` })));
   const threadId = refs.newId("thread");
   await t.db.insert(docsThreads).values({ id: threadId, tenantId: t.tenantId, documentId, quote: "plans", createdBy: owner });
   await t.db.insert(docsComments).values(Array.from({ length: comments }, (_, i) => ({ id: refs.newId("comment"), tenantId: t.tenantId, threadId, authorId: owner, body: `About the budget (${i + 1}).` })));
+  return [refs.make("document", documentId), refs.make("thread", threadId)];
 }
 
 beforeAll(async () => {
   mine = await makeTenant({ alice: "owner" });
   other = await makeTenant({ olga: "owner" });
-  await seedDocs(mine, mine.users.alice!.userId, 2, 1);
-  await seedDocs(other, other.users.olga!.userId, OTHERS_TABS, OTHERS_COMMENTS);
+  mineRefs = await seedDocs(mine, mine.users.alice!.userId, "Plans", 2, 1);
+  // Its title holds the word too: only the search's tenant (its own filter) keeps this document out.
+  await seedDocs(other, other.users.olga!.userId, "Budget plans", OTHERS_TABS, OTHERS_COMMENTS);
   await mine.db.execute(sql`analyze docs_tabs, docs_comments, docs_documents, docs_threads`);
 });
 
@@ -68,13 +72,15 @@ describe("a docs search reads only its own tenant's rows", () => {
       if (/docs_tabs|docs_comments/.test(sql) && values) sent.push({ sql, values });
     });
     // Run enough times for a prepared statement's generic plan (PostgreSQL's sixth run) to be the one explained too.
-    let result: { items: { label: string }[] } | undefined;
+    let result: { items: { label: string; ref: string }[] } | undefined;
     try {
-      for (let i = 0; i < 7; i++) result = (await dispatch(call(mine.users.alice!), "search_objects", { namespace: "docs", query: "budget" })) as { items: { label: string }[] };
+      for (let i = 0; i < 7; i++) result = (await dispatch(call(mine.users.alice!), "search_objects", { namespace: "docs", query: "budget" })) as { items: { label: string; ref: string }[] };
     } finally {
       stop();
     }
     expect(result!.items.map((i) => i.label)).toEqual(expect.arrayContaining(["Plans"]));
+    // Exactly its own document and thread: the other tenant's, matching the same words, never.
+    expect(result!.items.map((i) => i.ref).sort()).toEqual([...mineRefs].sort());
     const statements = [...new Map(sent.map((s) => [s.sql, s])).values()];
     // The documents' and the threads' statement.
     expect(statements.length).toBeGreaterThanOrEqual(2);
