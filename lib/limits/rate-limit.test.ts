@@ -4,12 +4,28 @@ import { eq, sql } from "drizzle-orm";
 import { dbKind, getDb, onStatement } from "@/db/client";
 import { rateLimitHits } from "@/db/schema";
 import { isAppError } from "@/lib/errors";
-import { enforceRateLimit, expiredTallies, hitRateLimit, startTallySweeps, sweepExpiredTallies, sweepStatement } from "./rate-limit";
+import { enforceRateLimit, expiredTallies, hitRateLimit, limitValues, startTallySweeps, sweepExpiredTallies, sweepStatement } from "./rate-limit";
 
 const bucket = () => `test:${randomBytes(6).toString("hex")}`;
 const at = (s: number) => new Date(Date.UTC(2030, 0, 1, 12, 0, 0) + s * 1000);
 
 describe("the PostgreSQL fixed-window limiter (tallies, no hot row)", () => {
+  it("names the window each check falls in, whatever window and limit the check before it named", () => {
+    const minute = { limit: 3, windowSeconds: 60 };
+    const hour = { limit: 3, windowSeconds: 3600 };
+    // Taking turns between limits and windows: the window start kept from the check before must never leak into the next.
+    const checks: [typeof minute, number, string][] = [
+      [minute, 0, "2030-01-01T12:00:00.000Z"],
+      [minute, 59, "2030-01-01T12:00:00.000Z"],
+      [minute, 60, "2030-01-01T12:01:00.000Z"],
+      [hour, 61, "2030-01-01T12:00:00.000Z"],
+      [minute, 61, "2030-01-01T12:01:00.000Z"],
+      [hour, 3600, "2030-01-01T13:00:00.000Z"],
+      [minute, -1, "2030-01-01T11:59:00.000Z"],
+    ];
+    for (const [l, s, start] of checks) expect(limitValues(l, at(s), 2)).toEqual({ rl_window_start: start, rl_weight: 2, rl_window_seconds: l.windowSeconds });
+  });
+
   it("allows `limit` requests per window, then refuses until the next window starts", async () => {
     const db = await getDb();
     const b = bucket();

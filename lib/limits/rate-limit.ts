@@ -23,11 +23,16 @@ const SWEEP_GRACE_SECONDS = 60;
 /** The values `limitCtes` and `limitColumns` take: given directly, or as placeholders of a compiled statement (db/compiled.ts). */
 export type LimitValues = { rl_window_start: unknown; rl_weight: unknown; rl_window_seconds: unknown };
 
+/** The last window start written out: every call in a window names the same one (one Date and ISO string less per call). */
+let lastWindow = { ms: Number.NaN, iso: "" };
+
 /** The values of one check: the window `now` falls in, and the weight. */
 export function limitValues(l: Limit, now: Date, weight = 1): LimitValues {
   const windowMs = l.windowSeconds * 1000;
+  const startMs = Math.floor(now.getTime() / windowMs) * windowMs;
+  if (startMs !== lastWindow.ms) lastWindow = { ms: startMs, iso: new Date(startMs).toISOString() };
   return {
-    rl_window_start: new Date(Math.floor(now.getTime() / windowMs) * windowMs).toISOString(),
+    rl_window_start: lastWindow.iso,
     rl_weight: weight,
     rl_window_seconds: l.windowSeconds,
   };

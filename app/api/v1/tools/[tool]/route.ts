@@ -1,18 +1,11 @@
-// POST /api/v1/tools/:tool — run one of the nine tools; the body is the tool's input. An actor's token is looked up
-// and its request counted against its rate limit (shared with MCP) in the call's own transaction, in the statement
-// that reads gate one (lib/tools/dispatch.ts).
-import { readJson } from "@/lib/http/body";
-import { methodNotAllowed, param, withToolCaller } from "@/lib/http/route";
-import { rateLimits } from "@/lib/mcp/config";
-import { dispatch } from "@/lib/tools/dispatch";
+// POST /api/v1/tools/:tool — a name that is not one of the nine tools (each has a static route of its own, found
+// first): the same handler, which runs an exact tool of the calling agent's working set or answers 404 `not_found`
+// (`unknown_tool`) (../tool-route.ts).
+import { toolRoute } from "@/app/api/v1/tools/tool-route";
 
-export const POST = withToolCaller(
-  async (req, ctx) => Response.json(await dispatch(ctx.caller, param(ctx, "tool"), await readJson(req))),
-  () => ({ countActorCalls: rateLimits().mcp }),
-);
-
-// A tool is called with POST only: anything else is a JSON 405 naming it, not Next.js's empty one.
-export const GET = methodNotAllowed(["POST"]);
-export const PUT = GET;
-export const PATCH = GET;
-export const DELETE = GET;
+const handlers = toolRoute();
+export const POST = handlers.POST;
+export const GET = handlers.GET;
+export const PUT = handlers.PUT;
+export const PATCH = handlers.PATCH;
+export const DELETE = handlers.DELETE;
