@@ -7,11 +7,11 @@
 // --full 60 s at 200), split into --rounds rounds (3) of: GET /api/health, search_objects on docs as the 200
 // one-tenant actors (each connection calling as the next actor each time, every request built once), as the 200
 // actors of the 10 tenants, and the floor of a tool call (POST /api/bench/floor, lib/bench-floor.ts: a JSON POST and
-// three exchanges, nothing else), each round starting with the next of the four. Per level: requests/s (and against health's), median and p99 latency,
-// non-2xx and 5xx, and the audit rows written for it against the tool calls answered (none may be lost); after
-// all runs, whether every tenant's chain still verifies, and the CPU each request cost the app server, PostgreSQL
-// and the load generator (from /proc). Results go between <!-- bench:load --> markers. --profile DIR writes the
-// server's V8 CPU profile there (open it in Chrome DevTools) when it stops.
+// three exchanges, nothing else), each round starting with the next of the four. Per level: requests/s (and against
+// health's), median and p99 latency, non-2xx and 5xx, and the audit rows written for it against the tool calls
+// answered (none may be lost); after all runs, whether every tenant's chain still verifies, and the CPU each request
+// cost the app server, PostgreSQL and the load generator (from /proc). Results go between <!-- bench:load -->
+// markers. --profile DIR writes the server's V8 CPU profile there (open it in Chrome DevTools) when it stops.
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";

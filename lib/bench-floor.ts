@@ -1,8 +1,8 @@
 // The floor of a tool call, for `npm run bench:load` only: what a JSON POST costs this server when it does what any
 // tool call must — three exchanges with the database in one transaction (the first with BEGIN, the last with a
 // COMMIT that waits for the WAL flush, as a call's does after its audit append) — and nothing else: no token, no
-// gate, no realm, no audit. Measured beside `GET /api/health` and the tool call, it splits the call's cost into what the
-// transport and the database's exchanges cost (the floor) and what Realmgate's own work costs (the rest).
+// gate, no realm, no audit. Measured beside `GET /api/health` and the tool call, it splits the call's cost into what
+// the transport and the database's exchanges cost (the floor) and what Realmgate's own work costs (the rest).
 //
 // Served only when the server runs with REALMGATE_BENCH_FLOOR=1 (bench:load starts its server so); otherwise the
 // route is the ordinary unknown-route 404. It reads and writes no data; its last statement writes one record to the

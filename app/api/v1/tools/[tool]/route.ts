@@ -3,9 +3,4 @@
 // (`unknown_tool`) (../tool-route.ts).
 import { toolRoute } from "@/app/api/v1/tools/tool-route";
 
-const handlers = toolRoute();
-export const POST = handlers.POST;
-export const GET = handlers.GET;
-export const PUT = handlers.PUT;
-export const PATCH = handlers.PATCH;
-export const DELETE = handlers.DELETE;
+export const { POST, GET, PUT, PATCH, DELETE } = toolRoute();

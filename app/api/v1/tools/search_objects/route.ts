@@ -1,9 +1,4 @@
 // POST /api/v1/tools/search_objects — run the tool; the body is its input (app/api/v1/tools/tool-route.ts).
 import { toolRoute } from "@/app/api/v1/tools/tool-route";
 
-const handlers = toolRoute("search_objects");
-export const POST = handlers.POST;
-export const GET = handlers.GET;
-export const PUT = handlers.PUT;
-export const PATCH = handlers.PATCH;
-export const DELETE = handlers.DELETE;
+export const { POST, GET, PUT, PATCH, DELETE } = toolRoute("search_objects");
