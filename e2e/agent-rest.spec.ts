@@ -71,6 +71,7 @@ test("bad input over REST: each with the error shape and the right code", async 
     [request.post("/api/v1/tools/get_object", { headers: { ...auth, "content-type": "application/json" }, data: "[".repeat(5000) }), 400, "invalid_input"],
     [request.post("/api/v1/tools/get_object", { headers: { ...auth, "content-type": "application/json" }, data: `{"ref":"${"x".repeat(1_200_000)}"}` }), 413, "payload_too_large"],
     [request.post("/api/v1/tools/get_object", { headers: { authorization: "Bearer rga_forged" }, data: {} }), 401, "unauthenticated"],
+    [request.post("/api/v1/tools/search_objects", { data: { namespace: "docs", query: "Q3" } }), 401, "unauthenticated"],
   ];
   for (const [p, status, code] of cases) {
     const res = await p;

@@ -39,6 +39,13 @@ describe("the nine tools' static routes", () => {
       const body = (await res.json()) as { error: { code: string; message: string } };
       expect([name, res.status, body.error.code]).toEqual([name, 400, "invalid_input"]);
       expect(body.error.message).toContain(` ${name} input:`);
+      // A token that is no one's (an agent's form or another): 401, before any input is read. (No token at all, a
+      // session's turn, needs a request scope: e2e/agent-rest.spec.ts.)
+      for (const token of ["rga_not-a-token", "not-a-token"]) {
+        const req = new Request(`http://realmgate.test/api/v1/tools/${name}`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${token}` }, body: "{}" });
+        const refused = await route.POST(req, { params });
+        expect([name, token, refused.status]).toEqual([name, token, 401]);
+      }
       for (const method of ["GET", "PUT", "PATCH", "DELETE"] as const) {
         const refused = await route[method](call(agent.token, name, method), { params });
         expect([name, method, refused.status, refused.headers.get("allow")]).toEqual([name, method, 405, "POST"]);
