@@ -60,6 +60,16 @@ describe("bench:load's verdict on the throughput targets", () => {
     expect(md).toContain("search_objects, 10 tenants 90 % of its peak (500 requests/s at 4) **not met**");
     expect(md).toContain("`GET /api/health` itself: 80 % of its peak (1250 requests/s at 64)");
     expect(md).toContain("at 200 0.45× / 0.45× met");
+    expect(md).toContain("(the tool call ≥ 0.35× health; at 200 connections within 10 % of its peak):");
+  });
+
+  it("with one level, judges the ratio only: there is no peak to hold", () => {
+    const v = judge([rate(1, H, [900, 1000]), rate(1, ONE, [300, 330])], H, [ONE]);
+    expect(v.holds).toEqual([]);
+    expect(v.health).toBeNull();
+    const md = verdictMarkdown(v);
+    expect(md).toContain("(the tool call ≥ 0.35× health):");
+    expect(md).not.toContain("of its peak");
   });
 
   it("marks a level not met when any call misses, and says nothing without health", () => {

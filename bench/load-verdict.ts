@@ -77,7 +77,8 @@ export function judge(rates: LevelRate[], health: string, calls: readonly string
       });
     }
   }
-  const holdOf = (what: string) => peakHold(rates.filter((r) => r.what === what), highest, targets.withinOfPeak);
+  // With one level there is no peak to hold the highest against.
+  const holdOf = (what: string) => (levels.length > 1 ? peakHold(rates.filter((r) => r.what === what), highest, targets.withinOfPeak) : null);
   const holds = calls.map(holdOf).filter((h): h is PeakHold => h !== null);
   return { ratios, holds, health: holdOf(health), highest };
 }
@@ -101,7 +102,8 @@ export function verdictMarkdown(v: Verdict, targets: Targets = TARGETS): string 
     const ok = rs.every((r) => r.met);
     return `at ${c} ${rs.map((r) => x2(r.ratio)).join(" / ")} ${ok ? "met" : "**not met**"}`;
   });
-  const lines = [`Against issue #15's targets in this run (the tool call ≥ ${targets.minRatio}× health; at ${v.highest} connections within ${pct(targets.withinOfPeak)} of its peak):`];
+  const hold = v.holds.length ? `; at ${v.highest} connections within ${pct(targets.withinOfPeak)} of its peak` : "";
+  const lines = [`Against issue #15's targets in this run (the tool call ≥ ${targets.minRatio}× health${hold}):`];
   lines.push(`- × health at each number of connections (${v.ratios.filter((r) => r.connections === levels[0]).map((r) => r.what).join(" / ")}): ${byLevel.join("; ")}.`);
   if (v.holds.length) {
     const holds = v.holds.map((h) => `${h.what} ${pct(h.share)} of its peak (${h.peak.toFixed(0)} requests/s at ${h.peakAt}) ${h.met ? "met" : "**not met**"}`);
