@@ -72,6 +72,16 @@ describe("bench:load's verdict on the throughput targets", () => {
     expect(md).not.toContain("of its peak");
   });
 
+  it("shows a ratio for a request no target is about (the floor) but leaves it out of the verdict", () => {
+    const FLOOR = "floor: POST + 3 exchanges";
+    const v = judge([rate(4, H, [1000]), rate(4, ONE, [400]), rate(4, FLOOR, [300]), rate(16, H, [1000]), rate(16, ONE, [400]), rate(16, FLOOR, [600])], H, [ONE, FLOOR]);
+    expect(ratioCell(v, 4, FLOOR)).toBe("0.30×");
+    const md = verdictMarkdown(v, [ONE]);
+    expect(md).toContain("at 4 0.40× met");
+    expect(md).not.toContain("floor");
+    expect(verdictMarkdown(v)).toContain("at 4 0.40× / 0.30× **not met**"); // without the list, every request judged
+  });
+
   it("marks a level not met when any call misses, and says nothing without health", () => {
     const v = judge([rate(16, H, [1000]), rate(16, ONE, [400]), rate(16, TEN, [300])], H, [ONE, TEN]);
     expect(verdictMarkdown(v)).toContain("at 16 0.40× / 0.30× **not met**");

@@ -34,7 +34,7 @@ export type PeakHold = {
   met: boolean;
 };
 
-export type Verdict = { ratios: RatioAtLevel[]; holds: PeakHold[]; health: PeakHold | null; highest: number };
+export type Verdict = { ratios: RatioAtLevel[]; holds: PeakHold[]; health: PeakHold | null; highest: number; targets: Targets };
 
 /** Each round's ratio: the call's round k against health's round k (rounds beyond either list are left out). */
 export function roundRatios(call: number[], health: number[]): number[] {
@@ -80,7 +80,7 @@ export function judge(rates: LevelRate[], health: string, calls: readonly string
   // With one level there is no peak to hold the highest against.
   const holdOf = (what: string) => (levels.length > 1 ? peakHold(rates.filter((r) => r.what === what), highest, targets.withinOfPeak) : null);
   const holds = calls.map(holdOf).filter((h): h is PeakHold => h !== null);
-  return { ratios, holds, health: holdOf(health), highest };
+  return { ratios, holds, health: holdOf(health), highest, targets };
 }
 
 const pct = (x: number) => `${Math.round(x * 100)} %`;
@@ -93,8 +93,14 @@ export function ratioCell(v: Verdict, connections: number, what: string): string
   return r.lowest === r.highest ? x2(r.ratio) : `${x2(r.ratio)} (rounds ${r.lowest.toFixed(2)}–${r.highest.toFixed(2)})`;
 }
 
-/** The verdict as a few lines of Markdown, under the table. */
-export function verdictMarkdown(v: Verdict, targets: Targets = TARGETS): string {
+/**
+ * The verdict as a few lines of Markdown, under the table: of the requests judged, only `calls` when given (the
+ * table shows a ratio for others too — the floor's — that no target is about).
+ */
+export function verdictMarkdown(judged: Verdict, calls?: readonly string[]): string {
+  const about = (what: string) => !calls || calls.includes(what);
+  const v = { ...judged, ratios: judged.ratios.filter((r) => about(r.what)), holds: judged.holds.filter((h) => about(h.what)) };
+  const { targets } = v;
   if (!v.ratios.length) return "";
   const levels = [...new Set(v.ratios.map((r) => r.connections))];
   const byLevel = levels.map((c) => {
