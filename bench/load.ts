@@ -20,7 +20,7 @@ import autocannon from "autocannon";
 import pg from "pg";
 import { freePort, spawnNext, waitForHealth } from "../e2e/support/server";
 import { type CpuSample, cpuPerRequest, cpuSample } from "./cpu";
-import { judge, type LevelRate, ratioCell, type Verdict, verdictMarkdown } from "./load-verdict";
+import { judge, ratioCell, type Verdict, verdictMarkdown } from "./load-verdict";
 import { machineLine, writeSection } from "./report";
 import { scratchDatabase } from "./scratch-db";
 
@@ -70,7 +70,7 @@ type Row = {
   audit: { rows: number; answered: number } | null;
   /** CPU milliseconds per answered request: app server, PostgreSQL, load generator. */
   cpu: CpuSample;
-  /** Requests/s in each round of the level (one entry for a single run). */
+  /** Requests/s in each round of the level (one entry for a single run); a Row is a LevelRate (bench/load-verdict.ts). */
   roundRps: number[];
 };
 
@@ -366,8 +366,6 @@ function mergeRounds(rs: Row[]): Row {
 
 const fmt = (x: number) => (Number.isInteger(x) ? String(x) : x.toFixed(1));
 
-const ratesOf = (rows: Row[]): LevelRate[] => rows.map((r) => ({ connections: r.connections, what: r.what, rps: r.rps, roundRps: r.roundRps }));
-
 /** The rows as a Markdown table; `judged` gives each row's ratio to health with its rounds' range. */
 function table(rows: Row[], judged: Verdict) {
   const lines = rows.map((r) => {
@@ -431,7 +429,7 @@ load generator used during the run (from /proc), divided by the requests answere
 ${results
   .map((r) => {
     // Judged once: the table shows every request's ratio (the floor's too), the verdict only the calls'.
-    const judged = judge(ratesOf(r.rows), HEALTH, [...CALLS, FLOOR]);
+    const judged = judge(r.rows, HEALTH, [...CALLS, FLOOR]);
     return (
       `### ${r.label}\n\n${table(r.rows, judged)}\n\n${verdictMarkdown(judged, CALLS)}\n\nChain: ${r.chain}.` +
       (r.roundTrip
