@@ -88,6 +88,8 @@ test("an ask-mode delete waits for alice, runs once when she approves, and repla
   await expect(page.getByRole("button", { name: "Approve this one call" })).toBeFocused();
   await page.keyboard.press("Enter");
   await expect(page.getByText("The agent can now run this call once — it has until")).toBeVisible();
+  // The page's heading follows: the call is no longer waiting.
+  await expect(page.getByRole("heading", { level: 1, name: "One call from Demo Agent" })).toBeVisible();
   await expectAccessible(page);
   await shoot(page, "approved-1280");
 
