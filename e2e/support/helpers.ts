@@ -24,6 +24,9 @@ export async function signInAs(page: Page, login: "alice" | "bob" | "sam" | stri
   await page.waitForURL((u) => !u.href.includes("/signin") && u.href.startsWith(process.env.E2E_BASE_URL!), { timeout: 20_000 });
 }
 
+/** Wait (up to 5 s) for the page to have a title; a page that never gets one is left for axe to report. */
+const titled = (page: Page) => page.waitForFunction(() => document.title.trim() !== "", undefined, { timeout: 5000 }).catch(() => {});
+
 async function seriousViolations(page: Page) {
   const results = await new AxeBuilder({ page }).analyze();
   return results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
@@ -33,7 +36,7 @@ async function seriousViolations(page: Page) {
 export async function expectAccessible(page: Page) {
   // A page refreshed after a change streams its <title> back in a moment later: measure once it is there (a page
   // that never gets one still fails, below).
-  await page.waitForFunction(() => document.title.trim() !== "", undefined, { timeout: 5000 }).catch(() => {});
+  await titled(page);
   // A colour scheme or state just changed: let running transitions finish (axe measured a button mid-fade once).
   await page
     .evaluate(async () => {
@@ -47,7 +50,7 @@ export async function expectAccessible(page: Page) {
   // out for a moment and puts it back: when that is all axe found, measure once more when the title is back. A page
   // that has no title still fails here.
   if (bad.length === 1 && bad[0]!.id === "document-title") {
-    await page.waitForFunction(() => document.title.trim() !== "", undefined, { timeout: 5000 }).catch(() => {});
+    await titled(page);
     bad = await seriousViolations(page);
   }
   expect(bad.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`)).toEqual([]);
