@@ -20,6 +20,9 @@ const config: NextConfig = {
   // Parallel builds (e.g. several e2e suites on one machine) can each use their own output folder.
   distDir: process.env.NEXT_DIST_DIR || ".next",
   typedRoutes: false,
+  // `next dev` logs each request's URL; a signed download link (`sig=`, usable by whoever holds it until it expires)
+  // or a sign-in callback's authorization code (`code=`) must not land in a log. `next start` logs no requests.
+  logging: { incomingRequests: { ignore: [/[?&](sig|code)=/] } },
   async headers() {
     return [{ source: "/:path*", headers: securityHeaders }];
   },

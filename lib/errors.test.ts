@@ -26,6 +26,18 @@ describe("toErrorBody", () => {
     expect(out.body.error.message).toContain("a.b");
   });
 
+  it("says a missing field is required, not that it 'received undefined'", () => {
+    let err: unknown;
+    try {
+      parseWith(z.strictObject({ kind: z.string(), limit: z.number().optional() }), { limit: 3 }, "list_objects input");
+    } catch (e) {
+      err = e;
+    }
+    const out = toErrorBody(err, "req_4");
+    expect(out.body.error.message).toBe("Invalid list_objects input: kind: required (string)");
+    expect(out.body.error.details).toMatchObject({ issues: [{ path: "kind", message: "required (string)", code: "invalid_type" }] });
+  });
+
   it("never leaks an unknown error's message or stack", () => {
     const out = toErrorBody(new Error("password=hunter2 at db.ts:10"), "req_3");
     expect(out.status).toBe(500);

@@ -114,7 +114,8 @@ export const isAppError = (e: unknown): e is AppError => e instanceof AppError;
 export function fromZodError(err: z.ZodError, what = "input"): AppError {
   const issues = err.issues.slice(0, 20).map((i) => ({
     path: i.path.map(String).join(".") || "(root)",
-    message: i.message,
+    // zod says a missing field "expected string, received undefined": say it is required.
+    message: i.code === "invalid_type" && i.message.endsWith("received undefined") ? `required (${i.expected})` : i.message,
     code: i.code,
   }));
   const first = issues[0];

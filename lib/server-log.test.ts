@@ -75,3 +75,19 @@ describe("errorResponse logs 5xx without query parameters", () => {
     expect((await logged(new AppError("invalid_input", "no"))).calls).toBe(0);
   });
 });
+
+describe("next dev's request log", () => {
+  it("leaves out a signed download link and a sign-in callback's code, and keeps every other request", async () => {
+    const { default: config } = await import("@/next.config");
+    const { ignoreLoggingIncomingRequests } = (await import("next/dist/server/dev/log-requests.js")) as unknown as {
+      ignoreLoggingIncomingRequests: (req: { url: string }, logging: unknown) => boolean;
+    };
+    const ignored = (url: string) => ignoreLoggingIncomingRequests({ url }, config.logging);
+    expect(ignored("/api/v1/files/fil_abc?by=usr_1&exp=1796546960&sig=UyTKhmcZbEjzKqlRJAJ97ENpZH2tOmvTnJ5Otv6w1uE")).toBe(true);
+    expect(ignored("/api/v1/files/fil_abc?sig=x&by=usr_1")).toBe(true);
+    expect(ignored("/api/auth/callback/oidc?code=abc123&state=xyz")).toBe(true);
+    expect(ignored("/api/v1/tools/search_objects")).toBe(false);
+    expect(ignored("/settings/realms?namespace=docs")).toBe(false);
+    expect(ignored("/signin?callbackUrl=%2Fapprovals")).toBe(false);
+  });
+});

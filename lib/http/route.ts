@@ -112,10 +112,17 @@ export function withToolCaller(handler: Handler<RouteCtx & { caller: AuthContext
   });
 }
 
-/** What an /api path no route serves answers: 404 `not_found` naming the method and path (JSON, not Next.js's HTML page). */
+/** Where an agent that guessed a path under /api/v1 is sent. */
+export const AGENT_API_START = "GET /api/v1/tools lists the tools and how to call them (POST /api/v1/tools/<name>).";
+
+/**
+ * What an /api path no route serves answers: 404 `not_found` naming the method and path (JSON, not Next.js's HTML
+ * page); under /api/v1, also where the agent API starts.
+ */
 export function unknownApiRoute(req: Request): AppError {
   const path = new URL(req.url).pathname;
-  return new AppError("not_found", `No API route ${req.method} ${path}.`, { details: { method: req.method, path } });
+  const v1 = path === "/api/v1" || path.startsWith("/api/v1/");
+  return new AppError("not_found", `No API route ${req.method} ${path}.${v1 ? ` ${AGENT_API_START}` : ""}`, { details: { method: req.method, path, ...(v1 ? { start: "GET /api/v1/tools" } : {}) } });
 }
 
 /** A handler for a method a route does not serve: 405 `method_not_allowed`, naming the methods it does (`Allow`). */

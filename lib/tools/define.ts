@@ -81,6 +81,8 @@ export type ToolDef<N extends string = string, S extends z.ZodType = z.ZodType, 
   description: string;
   annotations?: ToolAnnotations;
   target: TargetRule;
+  /** What a call naming no target is told it needs, when the target rule's wording does not fit the tool. */
+  needs?: string;
   /** The operation key: fixed, or read from the input (object_action's `object.action.<action>`). */
   operation: BaseOperationKey | ((input: z.infer<S>) => OperationKey);
   /** Calls carrying an `idempotency_key` replay their first result. */

@@ -62,6 +62,16 @@ type ActionLine = { action: string; label: string; on: string; risk: string };
 
 const NONE: ReadonlySet<OperationKey> = new Set();
 
+/**
+ * A kind's operations as the caller stands with them: usable now (`operations`), asking a person each call
+ * (`ask_each_time`), or needing a grant first (`needs_grant`); what is turned off for the caller is left out.
+ */
+function kindOperations(ops: readonly OperationKey[], allowed: ReadonlySet<OperationKey>, grantable: ReadonlySet<OperationKey>, asking: ReadonlySet<OperationKey>) {
+  const each = ops.filter((o) => !allowed.has(o) && asking.has(o));
+  const ask = ops.filter((o) => !allowed.has(o) && !asking.has(o) && grantable.has(o));
+  return { operations: ops.filter((o) => allowed.has(o)), ...(each.length ? { ask_each_time: each } : {}), ...(ask.length ? { needs_grant: ask } : {}) };
+}
+
 /** How an operation is marked for the caller: usable now (nothing), each call asks a person, or a grant is needed. */
 export const markOf = (op: OperationKey, allowed: ReadonlySet<OperationKey>, asking: ReadonlySet<OperationKey>) =>
   allowed.has(op) ? {} : asking.has(op) ? { ask_each_time: true as const } : { needs_grant: true as const };
@@ -86,12 +96,7 @@ export function aboutRealm(m: RealmManifest, allowed: ReadonlySet<OperationKey>,
     purpose: m.service_card.purpose,
     works_with: m.service_card.works_with,
     touches: m.service_card.touches,
-    kinds: m.kinds.map((k) => {
-      const ops = k.operations.filter((o) => allowed.has(o));
-      const each = k.operations.filter((o) => !allowed.has(o) && asking.has(o));
-      const ask = k.operations.filter((o) => !allowed.has(o) && !asking.has(o) && grantable.has(o));
-      return { kind: k.name, about: k.one_liner, ref: k.ref_pattern, operations: ops, ...(each.length ? { ask_each_time: each } : {}), ...(ask.length ? { needs_grant: ask } : {}) };
-    }),
+    kinds: m.kinds.map((k) => ({ kind: k.name, about: k.one_liner, ref: k.ref_pattern, ...kindOperations(k.operations, allowed, grantable, asking) })),
     selectors: m.selectors.map((s) => ({ kind: s.kind, by: s.by })),
     actions: { allowed: usable, ...(asked.length ? { ask_each_time: asked } : {}), ...(askable.length ? { needs_grant: askable } : {}) },
     // Imported services can have a thousand operations: list a few, and say how to find the rest.
@@ -267,6 +272,11 @@ export async function schemaQuery(
 export function schemaKind(m: RealmManifest, kindName: string, allowed: ReadonlySet<OperationKey>, grantable: ReadonlySet<OperationKey> = allowed, asking: ReadonlySet<OperationKey> = NONE) {
   const kind = m.kinds.find((k) => k.name === kindName);
   if (!kind) throw new AppError("not_found", `No kind ${kindName} in ${m.namespace}.`, { details: { known_kinds: m.kinds.map((k) => k.name) } });
+  const ops = kindOperations(kind.operations, allowed, grantable, asking);
+  const actions = m.actions
+    .filter((a) => a.target_kind === kind.name && grantable.has(`object.action.${a.name}` as OperationKey))
+    .map((a) => ({ action: a.name, label: a.label, risk: a.risk, ...markOf(`object.action.${a.name}` as OperationKey, allowed, asking) }));
+  const marked = [ops, ...actions];
   return {
     kind: kind.name,
     label: kind.label,
@@ -274,11 +284,11 @@ export function schemaKind(m: RealmManifest, kindName: string, allowed: Readonly
     ref: kind.ref_pattern,
     fields: kind.fields,
     filters: kind.filters,
-    operations: kind.operations.filter((o) => allowed.has(o)),
+    ...ops,
     selectors: m.selectors.filter((s) => s.kind === kind.name).map((s) => ({ by: s.by, description: s.description })),
-    actions: m.actions
-      .filter((a) => a.target_kind === kind.name && grantable.has(`object.action.${a.name}` as OperationKey))
-      .map((a) => ({ action: a.name, label: a.label, risk: a.risk, ...markOf(`object.action.${a.name}` as OperationKey, allowed, asking) })),
+    actions,
+    ...(marked.some((x) => "needs_grant" in x) ? { note: NEEDS_GRANT_HINT } : {}),
+    ...(marked.some((x) => "ask_each_time" in x) ? { ask_note: ASK_EACH_TIME_HINT } : {}),
   };
 }
 

@@ -41,6 +41,15 @@ describe("an agent with no grant at all", () => {
     const found = (await dispatch(call(agent), "object_schema", { query: "create a ticket" })) as { matches: { namespace: string; needs_grant?: true }[] };
     expect(found.matches[0]).toMatchObject({ namespace: "helpdesk", needs_grant: true });
 
+    // A kind's contract marks what it could be granted as provider_about does, instead of leaving it out.
+    const card = (await dispatch(call(agent), "object_schema", { namespace: "board", kind: "board.card" })) as Json;
+    expect(card.operations).toEqual([]);
+    expect(card.needs_grant).toEqual(expect.arrayContaining(["object.list", "object.get", "object.upsert", "object.delete"]));
+    expect(card.note).toContain("consent_required");
+    const aboutBoard = (await dispatch(call(agent), "provider_about", { namespace: "board" })) as { kinds: Json[] };
+    const cardAbout = aboutBoard.kinds.find((k) => k.kind === "board.card")!;
+    expect({ operations: card.operations, needs_grant: card.needs_grant }).toEqual({ operations: cardAbout.operations, needs_grant: cardAbout.needs_grant });
+
     // Describing is open; using is not: reading data still asks.
     expect(await codeOf(dispatch(call(agent), "list_objects", { namespace: "docs", kind: "docs.document" }))).toBe("consent_required");
   });

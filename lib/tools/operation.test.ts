@@ -23,7 +23,11 @@ describe("resolveOperation", () => {
   it("says what it cannot resolve, with the operation when the tool alone names it", () => {
     const mismatch = resolveOperation("get_object", { ref: "docs:doc:doc_1", namespace: "board" });
     expect(mismatch).toMatchObject({ operation: "object.get", error: { code: "invalid_input" } });
-    expect(resolveOperation("delete_object", {})).toMatchObject({ operation: "object.delete", error: { code: "invalid_input", message: "delete_object needs a ref, or a kind and a selector (or a namespace)." } });
+    expect(resolveOperation("delete_object", {})).toMatchObject({ operation: "object.delete", error: { code: "invalid_input", message: "delete_object needs a ref, or a kind and a selector." } });
+    // Each tool says what it needs: a search names a realm or a kind, never a ref or a selector.
+    expect(resolveOperation("search_objects", { query: "coffee" })).toMatchObject({ error: { code: "invalid_input", message: "search_objects needs a namespace, or a kind (its realm comes first, as in board.card)." } });
+    expect(resolveOperation("object_action", { action: "export" })).toMatchObject({ error: { message: "object_action needs a ref, or a kind and a selector (an action on no object: the namespace)." } });
+    expect(resolveOperation("get_object", {})).toMatchObject({ error: { message: "get_object needs a ref, or a kind and a selector." } });
     // A kind names its realm; a namespace that disagrees with it is refused.
     expect(resolveOperation("delete_object", { kind: "memory.item", selector: { text: "tea" } })).toMatchObject({ namespace: "memory", ref: null, operation: "object.delete" });
     expect(resolveOperation("upsert_object", { kind: "memory.item", namespace: "docs", fields: {} })).toMatchObject({ operation: "object.upsert", error: { code: "invalid_input" } });

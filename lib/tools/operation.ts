@@ -5,9 +5,17 @@ import type { OperationKey } from "@/lib/realms/contract";
 import { namespaceOfRef } from "@/lib/realms/refs";
 import { isToolName, toolDef, toolNames } from "./schemas";
 
-import type { ResolvedOperation, UnresolvedOperation } from "./define";
+import type { ResolvedOperation, TargetRule, UnresolvedOperation } from "./define";
 
 export type { ResolvedOperation, UnresolvedOperation };
+
+/** What a call that names no target is told it needs, by what the tool targets (a tool may say it itself: `needs`). */
+const NEEDS: Record<TargetRule, string> = {
+  ref: "a ref",
+  ref_or_namespace: "a ref, or a kind and a selector",
+  namespace: "a namespace, or a kind (its realm comes first, as in board.card)",
+  namespace_or_all: "a namespace",
+};
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -42,6 +50,5 @@ export function resolveOperation(tool: string, input: unknown): ResolvedOperatio
   if (ns) return { namespace: ns, ref: null, operation };
   if (fromKind && def.target !== "ref") return { namespace: fromKind, ref: null, operation };
   if (def.target === "namespace_or_all") return { namespace: null, ref: null, operation };
-  const needs = def.target === "ref" ? "a ref" : "a ref, or a kind and a selector (or a namespace)";
-  return { error: new AppError("invalid_input", `${tool} needs ${needs}.`), operation };
+  return { error: new AppError("invalid_input", `${tool} needs ${def.needs ?? NEEDS[def.target]}.`, { details: { tool } }), operation };
 }

@@ -19,6 +19,21 @@ describe("what a refused field says", () => {
   });
 });
 
+describe("what a missing, unknown or out-of-range field says", () => {
+  it("names the field once, says it is required, lists the known names and the allowed values", async () => {
+    const t = await makeTenant();
+    const unknown = await errorOf(dispatch(t.users.alice!, "list_objects", { kind: "board.card", filter: { color: "red" } }));
+    expect(unknown.code).toBe("invalid_input");
+    expect(unknown.message).toMatch(/^Invalid filter for board\.card: filter\.color is not known here \(known: [a-z_, ]*\bcolumn\b[a-z_, ]*\)\.$/);
+    const missing = await errorOf(dispatch(t.users.alice!, "get_object", { kind: "board.card", selector: {} }));
+    expect(missing.message).toBe("Invalid selector for board.card: selector.title is required.");
+    const move = builtInRealms.board!.manifest.actions.find((a) => a.name === "move_card")!;
+    expect((await errorOf(() => validatePayload(move.payload_schema, {}, "board move_card"))).message).toBe("Invalid payload for board move_card: column is required.");
+    const schema = { type: "object", properties: { size: { enum: ["s", "m"] } } };
+    expect((await errorOf(() => validatePayload(schema, { size: "xl" }, "t"))).message).toBe('Invalid payload for t: size must be one of "s", "m".');
+  });
+});
+
 describe("object_schema given two ways at once", () => {
   it("says which it was given and to ask once for each", async () => {
     const t = await makeTenant();

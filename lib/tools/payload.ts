@@ -55,8 +55,15 @@ function validateAgainst(schema: Record<string, unknown>, value: unknown, what: 
  * `.meta({ patternMessage })`), said instead of "must match pattern …".
  */
 function messageOf(e: ErrorObject): string {
-  const node = e.parentSchema as { patternMessage?: unknown } | undefined;
+  const node = e.parentSchema as { patternMessage?: unknown; properties?: Record<string, unknown> } | undefined;
   if (e.keyword === "pattern" && typeof node?.patternMessage === "string") return node.patternMessage;
+  // The path already names the property: say what is wrong with it, and for an unknown one, what is known.
+  if (e.keyword === "required") return "is required";
+  if (e.keyword === "additionalProperties") {
+    const known = Object.keys(node?.properties ?? {});
+    return known.length ? `is not known here (known: ${known.slice(0, 30).join(", ")})` : "is not known here (nothing may be given)";
+  }
+  if (e.keyword === "enum" && Array.isArray(e.params?.allowedValues)) return `must be one of ${(e.params.allowedValues as unknown[]).slice(0, 30).map((v) => JSON.stringify(v)).join(", ")}`;
   return e.message ?? "is invalid";
 }
 

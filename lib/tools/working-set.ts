@@ -95,7 +95,17 @@ export async function catalogOf(db: Executor, auth: AuthContext, now: Date, rows
 }
 
 /** The listed tools, as GET /api/v1/tools answers: the generic entries, then the exact ones (with title and hints). */
-export const listedTools = (c: Catalog): (ToolEntry | ExactToolEntry)[] => [...c.generic.map((g) => g.entry), ...c.exact.map((t) => t.entry)];
+export const listedTools = (c: Catalog): ((ToolEntry & { annotations: ToolAnnotations }) | ExactToolEntry)[] => [
+  ...c.generic.map((g) => ({ ...g.entry, annotations: g.annotations })),
+  ...c.exact.map((t) => t.entry),
+];
+
+/** How a REST client calls what `GET /api/v1/tools` lists (MCP clients use tools/call). */
+export const REST_CALL =
+  "POST /api/v1/tools/<name> with the tool's input as the JSON body and this request's Authorization header; the answer is the tool's result, or {error: {code, message, details}}.";
+
+/** `GET /api/v1/tools`: how to call, then the tools as MCP's tools/list has them (hints included). */
+export const restToolList = (c: Catalog) => ({ call: REST_CALL, tools: listedTools(c) });
 
 const slotWord = { read: "read", write: "write-or-destructive" } as const;
 

@@ -147,7 +147,7 @@ export const catalog: CatalogNode = {
         {
           path: "/files/read",
           label: "Find and download your files",
-          description: "List the files you uploaded or those attached to a document; get one for its details and, if you uploaded it, a fresh download link.",
+          description: "List the files you uploaded or those attached to a document; get one for its details and a fresh download link (yours, or attached to a document you can read).",
           keywords: ["my files", "list files", "uploaded", "uploads", "attachments", "get file", "download my file", "link", "fetch"],
           kinds: ["docs.file"],
           operations: ["object.list", "object.get"],
@@ -156,7 +156,7 @@ export const catalog: CatalogNode = {
         {
           path: "/files/attach",
           label: "Attach or rename a file",
-          description: "Attach a file you uploaded to a document you can edit (its readers then see it), detach it, or rename it.",
+          description: "Attach a file you uploaded to a document you can edit (its readers then see and may download it), detach it, or rename it.",
           keywords: ["attach", "attach a file", "attachment", "add to document", "link to document", "detach", "rename", "move"],
           kinds: ["docs.file"],
           operations: ["object.action.attach_file", "object.upsert"],

@@ -164,7 +164,7 @@ export const manifest: RealmManifest = nativeManifest(
       {
         name: "docs.file",
         label: "File",
-        one_liner: "A file someone put into the docs store with host_file, optionally attached to a document; get it for its details and, if you uploaded it, a download link.",
+        one_liner: "A file someone put into the docs store with host_file, optionally attached to a document; get it for its details and a download link (its uploader, and readers of the document it is attached to).",
         ref_pattern: "docs:file:<fil_id>",
         fields: [
           { name: "name", type: "string", description: "The file name, one line (1–200 characters); set by host_file, renamable.", writable: true },
@@ -173,10 +173,10 @@ export const manifest: RealmManifest = nativeManifest(
             type: "ref",
             ref_kind: "docs.document",
             description:
-              "The document it is attached to, or null. Set it (to its ref, or its title) to attach the file to a document you can edit (its readers then see the file's details); null detaches it. Only the uploader may change it.",
+              "The document it is attached to, or null. Set it (to its ref, or its title) to attach the file to a document you can edit (its readers then see the file and may download it); null detaches it. Only the uploader may change it.",
             writable: true,
           },
-          { name: "owner", type: "string", description: "Email of who uploaded it (for an agent: the person it acts for): the only one who may rename, attach, delete or download it." },
+          { name: "owner", type: "string", description: "Email of who uploaded it (for an agent: the person it acts for): the only one who may rename, attach, detach or delete it." },
           { name: "uploaded_via_actor", type: "string", description: "The delegated actor that uploaded it, when an agent did." },
           { name: "content_type", type: "string", description: "The file's media type, as given to host_file." },
           { name: "size", type: "integer", description: "Size in bytes." },

@@ -20,6 +20,7 @@ export const objectAction = defineTool({
   }),
   description: "Run a realm's action by name (e.g. `reply_comment`) on a ref (or selector), or the namespace; payload must match its contract.",
   target: "ref_or_namespace",
+  needs: "a ref, or a kind and a selector (an action on no object: the namespace)",
   operation: (s) => actionOperationKey(s.action),
   idempotent: true,
   /** The action and its payload, validated against the contract before gate one. */

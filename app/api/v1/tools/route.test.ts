@@ -22,9 +22,13 @@ describe("GET /api/v1/tools", () => {
     for (const token of [reader.token!.token, bare.token!.token]) {
       const res = await list(token);
       expect(res.status).toBe(200);
-      const { tools } = (await res.json()) as { tools: { name: string }[] };
+      const { call, tools } = (await res.json()) as { call: string; tools: { name: string; annotations: Record<string, boolean> }[] };
       expect(tools.map((x) => x.name)).toEqual(toolNames);
-      expect(tools).toEqual(toolCatalog());
+      // Each tool as MCP's tools/list has it, hints included, and how to call it over REST.
+      expect(tools.map(({ annotations: _hints, ...entry }) => entry)).toEqual(toolCatalog());
+      expect(tools.find((x) => x.name === "get_object")!.annotations).toMatchObject({ readOnlyHint: true });
+      expect(tools.find((x) => x.name === "delete_object")!.annotations).toMatchObject({ destructiveHint: true });
+      expect(call).toContain("POST /api/v1/tools/<name>");
     }
   });
 
