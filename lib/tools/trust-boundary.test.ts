@@ -180,6 +180,24 @@ describe("scopes name objects", () => {
     expect(await codeOf(createGrant(t.db, call(alice), body([docA])))).toBe("ok");
   });
 
+  it("a grant naming one card: a column title that matches nothing lists no column beyond the grant", async () => {
+    const alice = t.users.alice!;
+    const board = await up(alice, "board.board", { title: "Scoped moves" }, "board");
+    const todo = await up(alice, "board.column", { board, title: "To do" }, "board");
+    await up(alice, "board.column", { board, title: "Secret column" }, "board");
+    const card = await up(alice, "board.card", { column: todo, title: "Only this card" }, "board");
+    const move = { ref: card, action: "move_card", payload: { column: "Nowhere" } };
+    const cardOnly = await makeActor(t, alice, "Card-scoped agent");
+    await createGrant(t.db, call(alice), { actor_id: cardOnly.actorId, namespace: "board", operations: ["object.action.move_card"], resource_scope: { refs: [card] }, expires: "1d" });
+    const scoped = await errorOf(dispatch(call(cardOnly), "object_action", move));
+    expect(scoped).toMatchObject({ code: "not_found", details: { where: "payload.column", choices: [] } });
+    expect(scoped.message).toBe("No column “Nowhere” on board “Scoped moves”.");
+    // Scoped to the board, the same call names its columns to pick from.
+    const boardWide = await makeActor(t, alice, "Board-scoped agent");
+    await createGrant(t.db, call(alice), { actor_id: boardWide.actorId, namespace: "board", operations: ["object.action.move_card"], resource_scope: { refs: [board] }, expires: "1d" });
+    expect((await errorOf(dispatch(call(boardWide), "object_action", move))).message).toBe("No column “Nowhere” on board “Scoped moves”: its columns are “To do”, “Secret column”.");
+  });
+
   it("a person cannot scope a grant to an object they cannot see", async () => {
     const bob = t.users.bob!;
     const agent = await makeActor(t, bob);

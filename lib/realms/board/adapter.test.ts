@@ -170,7 +170,12 @@ describe("card actions", () => {
 
     const elsewhere = await makeBoard(t, "alice", "Other board");
     expect(await codeOf(as(t, user(t, "alice"), (ctx) => adapter.action(ctx, { action: action("move_card"), ref: card, payload: { column: elsewhere.cols["Done"]! } })))).toBe("invalid_input");
-    expect(await codeOf(as(t, user(t, "alice"), (ctx) => adapter.action(ctx, { action: action("move_card"), ref: card, payload: { column: "Nowhere" } })))).toBe("not_found");
+    const nowhere = await errorOf(as(t, user(t, "alice"), (ctx) => adapter.action(ctx, { action: action("move_card"), ref: card, payload: { column: "Nowhere" } })));
+    // Not "the card is gone": which field, which board, and the board's columns to pick from.
+    expect(nowhere.code).toBe("not_found");
+    expect(nowhere.message).toBe("No column “Nowhere” on board “Twin columns”: its columns are “To do”, “Doing”, “Done”, “Done”.");
+    expect(nowhere.details).toMatchObject({ where: "payload.column" });
+    expect((nowhere.details.choices as LeanItem[]).map((ch) => ch.ref)).toEqual([cols["To do"], cols["Doing"], cols["Done"], second]);
   });
 
   it("archives a card out of its column, keeps it readable, and restores it at the end", async () => {

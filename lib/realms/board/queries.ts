@@ -153,9 +153,29 @@ export async function columnFrom(ctx: RealmContext, value: string, board: Board 
     (c) => refs.make("column", c.column.id),
     (c) => [refs.make("board", c.board.id)],
   );
+  if (!reachable.length && board) throw await noColumnOnBoard(ctx, value, board, selector, gate);
   const found = pickOne(reachable, leanColumn, { one: "column", many: "columns" }, selector);
   if (gate) await ctx.gateRef(refs.make("column", found.column.id), gate);
   return found;
+}
+
+/**
+ * No column of a board the caller reached has that title: not_found naming the field it came from and the board,
+ * with the board's columns within the grant as the choices (the caller can already read that board), so the next
+ * call can name one.
+ */
+async function noColumnOnBoard(ctx: RealmContext, value: string, board: Board, selector: Record<string, string>, where?: string): Promise<AppError> {
+  const scope = ctx.grantScope?.refs;
+  const columns = (
+    await columnQuery(ctx)
+      .where(and(eq(boardColumns.tenantId, ctx.tenantId), eq(boardColumns.boardId, board.id)))
+      .orderBy(asc(boardColumns.position), asc(boardColumns.id))
+      .limit(MAX_CHOICES)
+  ).filter((c) => !scope || scope.includes(refs.make("column", c.column.id)) || scope.includes(refs.make("board", board.id)));
+  const names = columns.map((c) => `“${c.column.title}”`).join(", ");
+  return new AppError("not_found", `No column “${value.slice(0, 80)}” on board “${board.title}”${names ? `: its columns are ${names}` : ""}.`, {
+    details: { selector, ...(where ? { where } : {}), choices: columns.map(leanColumn) },
+  });
 }
 
 // ---------------------------------------------------------------------------------------------------
