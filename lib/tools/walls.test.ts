@@ -45,6 +45,24 @@ async function mailWorld(): Promise<{ t: TestTenant; alice: UserContext; bob: Us
 const connect = (t: TestTenant, who: UserContext, login: string, body: Record<string, unknown> = {}) =>
   connectWith(t.db, who, { provider: "devmail", ...body }, (url) => approveAtDevIssuer(url, { login }));
 
+describe("provider_about of a connected realm says the account wall reads would meet", () => {
+  it("no account: the wall and its link; once connected with reading allowed: nothing; a native realm: nothing", async () => {
+    const w = await mailWorld();
+    const about = (await dispatch(call(w.agent), "provider_about", { namespace: "mail" })) as { account_wall?: Wall & { api: string }; account_note?: string };
+    expect(about.account_wall).toMatchObject({ wall: "connected_account", reason: "connect_required", api: "gmail", missing_claims: ["gmail:read"], account_id: null });
+    expect(about.account_wall!.connection_hub_url).toContain("/connections/fix?reason=connect_required");
+    expect(about.account_note).toMatch(/^Your user has no connected .* account: until then every call here answers needs_connected_account_consent\./);
+    // What it says is what the first read meets.
+    expect(await codeOf(dispatch(call(w.agent), "search_objects", { namespace: "mail", query: "lunch" }))).toBe("needs_connected_account_consent");
+
+    await connect(w.t, w.alice, w.login, { claims: ["gmail:read"] });
+    const connected = (await dispatch(call(w.agent), "provider_about", { namespace: "mail" })) as Record<string, unknown>;
+    expect(connected).not.toHaveProperty("account_wall");
+    expect(connected).not.toHaveProperty("account_note");
+    expect(await dispatch(call(w.agent), "provider_about", { namespace: "docs" })).not.toHaveProperty("account_wall");
+  });
+});
+
 describe("a consent_required denial lists the connected-account walls ahead", () => {
   it("replying with an account that lacks gmail:send: one visit approves, upgrades the claim, and the retry goes through", async () => {
     const w = await mailWorld();
