@@ -44,4 +44,19 @@ test("the consent page shows the thread by its label and the reply the agent wan
   await page.setViewportSize({ width: 360, height: 800 });
   await expectAccessible(page);
   await screenshot(page, "consent-names-360");
+
+  // Approving: the focus lands on what happened (not on the page's body), and the navigation's count of requests
+  // waiting drops by this one without leaving the page.
+  await page.setViewportSize({ width: 1280, height: 900 });
+  const waiting = async () => Number((await page.getByRole("navigation", { name: "Main" }).getByText(/\d+ requests? waiting for you/).textContent())?.match(/\d+/)?.[0] ?? 0);
+  const before = await waiting();
+  expect(before).toBeGreaterThan(0);
+  await page.getByRole("button", { name: "Approve", exact: true }).click();
+  const outcome = page.getByText("Approved — Reply helper can now do this");
+  await expect(outcome).toBeVisible();
+  await expect.poll(() => page.evaluate(() => document.activeElement?.textContent ?? "")).toContain("Approved — Reply helper can now do this");
+  await expect.poll(() => page.evaluate(() => document.activeElement === document.body)).toBe(false);
+  if (before === 1) await expect(page.getByRole("navigation", { name: "Main" }).getByText(/waiting for you/)).toHaveCount(0);
+  else await expect.poll(waiting).toBe(before - 1);
+  await expectAccessible(page);
 });

@@ -35,7 +35,7 @@ async function waitForFreight(request: import("@playwright/test").APIRequestCont
   await expect.poll(async () => (await request.get("/api/v1/realms/freight", { headers: alice() })).status(), { timeout: 60_000 }).toBe(200);
 }
 
-test("an agent that never saw freight does the recipe over MCP: search, contract, overdue shipment, reschedule after consent, proof of delivery", async ({ request }) => {
+test("an agent that never saw freight does the recipe over MCP: search, contract, overdue shipment, reschedule after consent, proof of delivery", async ({ request, page }) => {
   await waitForFreight(request);
   const { token } = await newActor(request, "E2E Dispatch helper", [{ namespace: "freight", operations: [...READS, "object.action.attach_pod"] }]);
   const client = new Client({ name: "realmgate-e2e-freight", version: "1.0.0" });
@@ -69,6 +69,11 @@ test("an agent that never saw freight does the recipe over MCP: search, contract
   const asked = await call(client, "object_action", reschedule);
   expect(asked.isError).toBe(true);
   expect(asked.json.error.code).toBe("consent_required");
+  // The consent page reads the new due date as a date and time, not as the ISO text the agent sent.
+  await signInAs(page, "alice", new URL(asked.json.error.details.connection_hub_url as string).pathname);
+  const askedCall = page.getByRole("region", { name: "The request that asked for this" });
+  await expect(askedCall.locator(`time[datetime="${due}"]`)).toBeVisible();
+  await expect(askedCall.getByText(due)).toHaveCount(0);
   const approve = await request.post(`/api/v1/consent-requests/${asked.json.error.details.consent_request_id}`, { headers: alice(), data: { decision: "approve", expires: "1h" } });
   expect(approve.status(), await approve.text()).toBe(200);
   const done = await call(client, "object_action", reschedule);

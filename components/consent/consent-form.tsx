@@ -4,9 +4,11 @@
 // Realmgate's own origin (CSRF); the page itself is never framed (frame-ancestors 'none'). Companion operations
 // are offered checked; connected-account walls still ahead of the call are opened in the same visit: approving
 // continues into the provider round trip (or the fix page), which comes back here to say everything is done.
-import { useMutation } from "@tanstack/react-query";
+// After a decision the focus moves to what happened (the form is gone), and the navigation's count of waiting
+// requests is read again.
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { api } from "@/components/api-client";
 import { kindLabel, actorKindWords } from "@/components/agents/kinds";
 import { useStartConnection } from "@/components/connections/use-start-connection";
@@ -74,6 +76,8 @@ export function ConsentForm({
   presented?: PresentedCall | null;
 }) {
   const start = useStartConnection();
+  const client = useQueryClient();
+  const outcomeRef = useRef<HTMLDivElement>(null);
   // The walls ahead go one way: upgrade and reconnect straight to the provider, connecting by the fix page (it asks which provider).
   const openWall = (w: WallView) => (w.start ? start.mutate({ ...w.start, return_to: returnPath }) : window.location.assign(w.connection_hub_url));
   const [chosen, setChosen] = useState<Set<string>>(new Set([...request.operations, ...companions.map((c) => c.operation.key)]));
@@ -90,11 +94,17 @@ export function ConsentForm({
       }),
     onSuccess: (r) => {
       setResult({ status: r.request.status, grant: r.grant, ahead: r.also_needed });
+      // One fewer waiting: the navigation badge reads its count again.
+      void client.invalidateQueries({ queryKey: ["pending-requests-count"] });
       // One visit: approving goes straight on to the connected account the call also needs.
       const next = r.also_needed[0];
       if (r.request.status === "approved" && next) openWall(next);
     },
   });
+  // Decided: the focus goes to what happened, where the form was.
+  useEffect(() => {
+    if (result) outcomeRef.current?.focus();
+  }, [result]);
   const byKey = new Map<string, OperationView>([...operations, ...companions.map((c) => c.operation)].map((o) => [o.key, o]));
   const status = result?.status ?? request.status;
   const kind = actorKindWords[request.actor.kind];
@@ -120,7 +130,7 @@ export function ConsentForm({
   if (status === "approved" && (ahead.length > 0 || (!result && (outcome.connection !== null || outcome.error !== null)))) {
     // Back from the provider (or reopened): what is still ahead of the agent's call, recomputed by the server.
     return (
-      <div className="space-y-4">
+      <div ref={outcomeRef} tabIndex={-1} className="space-y-4 outline-none">
         {outcome.error ? <Alert tone="error" title="The connection did not complete">{errorText(outcome.error)}</Alert> : null}
         {start.isError ? <Alert tone="error" title="Could not start">{start.error.message}</Alert> : null}
         {ahead.length ? (
@@ -152,7 +162,7 @@ export function ConsentForm({
 
   if (status !== "pending") {
     return (
-      <div className="space-y-4">
+      <div ref={outcomeRef} tabIndex={-1} className="space-y-4 outline-none">
         {result ? (
           status === "approved" ? (
             <Alert tone="success" title={`Approved — ${request.actor.name} can now do this`}>

@@ -1,8 +1,10 @@
 // "The request that asked for this": the one call that made the consent request, as its realm presents it
 // (names the deciding person can see, the text the agent wants to write). Text only: React escapes every value.
+import { Time } from "@/components/ui/time";
+import { isInstant } from "@/lib/realms/presenters";
 import type { PresentedCall } from "@/lib/views/consent";
 
-/** A presented call's lines, `label: value`, as text (the consent and approval pages alike). */
+/** A presented call's lines, `label: value`, as text (the consent and approval pages alike); an instant as a date and time. */
 export function PresentedLines({ lines, className = "" }: { lines: { label: string; value: string }[]; className?: string }) {
   if (!lines.length) return null;
   return (
@@ -10,7 +12,7 @@ export function PresentedLines({ lines, className = "" }: { lines: { label: stri
       {lines.map((l, i) => (
         <div key={`${l.label}-${i}`} className="contents">
           <dt className="font-medium text-slate-700">{l.label}</dt>
-          <dd className="min-w-0 whitespace-pre-wrap break-words text-slate-900">{l.value}</dd>
+          <dd className="min-w-0 whitespace-pre-wrap break-words text-slate-900">{isInstant(l.value) ? <Time iso={l.value} mode="both" /> : l.value}</dd>
         </div>
       ))}
     </dl>

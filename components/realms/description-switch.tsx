@@ -10,7 +10,7 @@ export function DescriptionSwitch({ namespace, title, initial }: { namespace: st
       field="open_description"
       initial={initial}
       label={<>Agents may read this realm&apos;s description without asking</>}
-      help={<>What {title} is and what it offers (provider_about, object_schema). Using it still needs your people&apos;s approval.</>}
+      help={<>Agents can learn what {title} is and what it offers before anyone approves anything. Doing anything in it still needs the approval of the person each agent acts for.</>}
       saved={(open) => (open ? `Saved: agents may read what ${title} offers without asking.` : `Saved: agents now ask before reading what ${title} offers.`)}
     />
   );

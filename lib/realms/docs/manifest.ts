@@ -37,8 +37,8 @@ export const manifest: RealmManifest = nativeManifest(
         "Nothing outside Realmgate",
       ],
       operation_labels: {
-        "provider.about": "See what this service offers",
-        "object.schema": "Browse this service's capabilities",
+        "provider.about": "About Docs",
+        "object.schema": "Browse Docs' capabilities",
         "object.list": "List documents, tabs, comment threads, comments, exports or files",
         "object.search": "Search documents and comment threads",
         "object.get": "Read a document, tab, comment thread, comment, export or file",

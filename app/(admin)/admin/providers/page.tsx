@@ -16,8 +16,8 @@ export default async function ProvidersPage() {
         title="Remote providers"
         description={
           <>
-            A provider is your team&apos;s own service, running on its own, that Realmgate calls on agents&apos; behalf. It keeps its own rules — who may see or change what
-            (gate two) — while Realmgate keeps consent, approvals and the audit of every call. Each provider appears as a realm.
+            A provider is your team&apos;s own service, running on its own, that Realmgate calls on agents&apos; behalf. It keeps its own rules — who may see or change what —
+            while Realmgate keeps consent, approvals and the audit of every call. Each provider appears as a realm.
           </>
         }
       />
