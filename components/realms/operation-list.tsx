@@ -17,7 +17,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useDeferredValue, useEffect, useId, useMemo, useRef, useState, type KeyboardEvent } from "react";
-import { api, ApiError } from "@/components/api-client";
+import { api } from "@/components/api-client";
 import { Alert } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
@@ -131,7 +131,8 @@ export function OperationList({ namespace, initial, initialQuery = "" }: { names
     },
     onError: (err, v, ctx) => {
       if (ctx) qc.setQueryData<RealmDetailView>(key, (d) => (d ? withOperations(d, applyChanges(d.operations, v.whose, ctx.previous)) : d));
-      const why = err instanceof ApiError ? err.message : "The server could not be reached.";
+      // The API's own words, or (no answer at all) api-client's "The server could not be reached. …".
+      const why = err.message;
       const back =
         v.changes.length === 1 && ctx?.firstShown
           ? `“${labelOf(v.changes[0]!.operation)}” is ${modeBack[ctx.firstShown]}`
