@@ -170,3 +170,53 @@ test("one visit: a new agent's mail search asks for consent and the missing acco
   const retried = await search();
   expect(retried.status(), await retried.text()).toBe(200);
 });
+
+test("the accounts list failing to load says so in words, offers Retry, and leaves the Connect form", async ({ page }) => {
+  // The browser cannot reach GET /api/v1/accounts (as offline): fetch rejects, no HTTP answer at all.
+  let aborted = 0;
+  const accountsApi = (u: URL) => u.pathname === "/api/v1/accounts";
+  await page.route(accountsApi, async (route) => {
+    aborted += 1;
+    await route.abort("internetdisconnected");
+  });
+  await signInAs(page, "bob", "/connections");
+  await expect(page.getByRole("heading", { name: "Connections", level: 1 })).toBeVisible();
+
+  const failed = page.getByRole("alert").filter({ hasText: "Your accounts could not be loaded" });
+  await expect(failed).toContainText("The server could not be reached. Check your connection and try again.");
+  await expect(failed).not.toContainText("Failed to fetch");
+  expect(aborted).toBeGreaterThan(0);
+  const retry = failed.getByRole("button", { name: "Retry" });
+  await expect(retry).toBeVisible();
+
+  // Connecting does not wait for the list: the form is there, its label can be typed; only the provider and
+  // permission choices (they come with the list) wait for it.
+  const connect = page.getByRole("heading", { name: "Connect an account", level: 2 });
+  await expect(connect).toBeVisible();
+  await expect(page.getByText(/Not loaded yet\. The providers you can connect/)).toBeVisible();
+  await expect(page.getByRole("button", { name: /^Connect / })).toHaveCount(0);
+  await page.getByLabel("Label (optional)").fill("Side project");
+  await expectAccessible(page);
+  await screenshot(page, "connections-list-failed");
+
+  // Retry is reached and pressed from the keyboard; still offline, it says it tried again and keeps focus.
+  await page.getByRole("heading", { name: "Your connected accounts" }).focus();
+  await page.keyboard.press("Tab");
+  await expect(retry).toBeFocused();
+  const before = aborted;
+  await page.keyboard.press("Enter");
+  await expect(failed).toContainText("Tried again just now, without success.");
+  expect(aborted).toBeGreaterThan(before);
+  await expect(failed.getByRole("button", { name: "Retry" })).toBeFocused();
+
+  // Back online: Retry loads the list, focus lands on its heading, and the whole Connect form is there.
+  await page.unroute(accountsApi);
+  await page.keyboard.press("Enter");
+  await expect(page.getByRole("list", { name: "Connected accounts" }).or(page.getByText("No accounts connected yet"))).toBeVisible();
+  await expect(failed).toHaveCount(0);
+  await expect(page.getByRole("heading", { name: "Your connected accounts" })).toBeFocused();
+  await expect(page.getByRole("group", { name: "Permissions to ask for" })).toBeVisible();
+  await expect(page.getByRole("button", { name: /^Connect / })).toBeEnabled();
+  await expect(page.getByLabel("Label (optional)")).toHaveValue("Side project");
+  await expectAccessible(page);
+});

@@ -2,6 +2,8 @@
 // The Connection Hub's list: every connected account with its status and permissions, and the ways to
 // change them — connect another, add a permission (only the missing one is asked for), remove one (asking only
 // for the rest), reconnect, disconnect. Each account says when it was connected, last used, and by which agents.
+// When the list cannot be loaded, it says so with a Retry, and the Connect form stays: only its provider and
+// permission choices wait for the list (they come with it), what is typed as the label is kept.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRef, useState } from "react";
 import { api } from "@/components/api-client";
@@ -30,6 +32,22 @@ export function ConnectionsManager({ result, error }: { result: string | null; e
     setNotice(n);
     requestAnimationFrame(() => noticeRef.current?.focus());
   };
+  // A refetch with no data puts the query back to pending (its error cleared): while retrying, the failure stays
+  // shown with its button, so focus stays on it.
+  const [retrying, setRetrying] = useState<string | null>(null);
+  // When the failure shown is the answer to a Retry (the time it failed), it says it was tried again.
+  const [retryFailedAt, setRetryFailedAt] = useState(0);
+  const listHeading = useRef<HTMLHeadingElement>(null);
+  const failure = retrying ?? (accounts.isError ? accounts.error.message : null);
+  const retry = async () => {
+    if (retrying !== null || !accounts.isError) return;
+    setRetrying(accounts.error.message);
+    const again = await accounts.refetch();
+    setRetrying(null);
+    setRetryFailedAt(again.isError ? again.errorUpdatedAt : 0);
+    // The Retry button leaves with the error: focus goes to the list it brought back.
+    if (again.isSuccess) requestAnimationFrame(() => listHeading.current?.focus());
+  };
   return (
     <div>
       {/* Outside the spaced stack: empty, it takes no room. */}
@@ -46,13 +64,26 @@ export function ConnectionsManager({ result, error }: { result: string | null; e
         {start.isError ? <Alert tone="error" title="Could not start the connection">{start.error.message}</Alert> : null}
 
         <Card>
-          <h2 className="font-semibold">Your connected accounts</h2>
+          <h2 ref={listHeading} tabIndex={-1} className="font-semibold">
+            Your connected accounts
+          </h2>
           <p className="mt-1 text-sm text-slate-600">
             Connecting an account lets Realmgate reach it for you. It never lets an agent in by itself: each agent still needs your grant for each operation.
           </p>
           <div className="mt-4">
-            {accounts.isPending ? <Spinner label="Loading your connected accounts…" /> : null}
-            {accounts.isError ? <Alert tone="error" title="Your accounts could not be loaded">{accounts.error.message}</Alert> : null}
+            {accounts.isPending && retrying === null ? <Spinner label="Loading your connected accounts…" /> : null}
+            {failure !== null ? (
+              <Alert tone="error" title="Your accounts could not be loaded">
+                <p>
+                  {failure}
+                  {retrying === null && retryFailedAt !== 0 && accounts.errorUpdatedAt === retryFailedAt ? " Tried again just now, without success." : null}
+                </p>
+                {/* aria-disabled, not disabled: a disabled button would drop the keyboard's focus while retrying. */}
+                <Button variant="secondary" className="mt-2" onClick={() => void retry()} aria-disabled={retrying !== null || undefined}>
+                  {retrying !== null ? "Retrying…" : "Retry"}
+                </Button>
+              </Alert>
+            ) : null}
             {accounts.data && accounts.data.accounts.length === 0 ? (
               <EmptyState title="No accounts connected yet">Connect an account below; you can connect several (each workspace or mailbox is one) and tell agents which one to use by its label.</EmptyState>
             ) : null}
@@ -66,7 +97,8 @@ export function ConnectionsManager({ result, error }: { result: string | null; e
           </div>
         </Card>
 
-        {accounts.data ? <ConnectForm providers={accounts.data.providers} onStart={start.mutate} starting={start.isPending} /> : null}
+        {/* Connecting does not need the accounts, only the providers that come with them (null: not loaded). */}
+        {accounts.data || failure !== null ? <ConnectForm providers={accounts.data?.providers ?? null} onStart={start.mutate} starting={start.isPending} /> : null}
       </div>
     </div>
   );
@@ -222,12 +254,17 @@ function AccountRow({ account: a, onStart, starting, onNotice }: RowProps) {
   );
 }
 
-function ConnectForm({ providers, onStart, starting }: { providers: ProviderChoice[]; onStart: ReturnType<typeof useStartConnection>["mutate"]; starting: boolean }) {
-  const [providerId, setProviderId] = useState(providers[0]?.id ?? "");
-  const provider = providers.find((p) => p.id === providerId) ?? providers[0];
+type ConnectProps = { providers: ProviderChoice[] | null; onStart: ReturnType<typeof useStartConnection>["mutate"]; starting: boolean };
+
+function ConnectForm({ providers, onStart, starting }: ConnectProps) {
+  // Chosen in the form; until then the first provider, and its first permission. Defaults are worked out on
+  // each render because the providers may arrive after the form is shown (when the list loads on a retry).
+  const [providerId, setProviderId] = useState("");
+  const provider = providers?.find((p) => p.id === providerId) ?? providers?.[0];
   const [label, setLabel] = useState("");
-  const [claims, setClaims] = useState<Set<string>>(new Set(provider ? [provider.claims[0]!.name] : []));
-  if (!provider) {
+  const [chosenClaims, setClaims] = useState<Set<string> | null>(null);
+  const claims = chosenClaims ?? new Set(provider ? [provider.claims[0]!.name] : []);
+  if (providers && !provider) {
     return (
       <Card>
         <h2 className="font-semibold">Connect an account</h2>
@@ -246,11 +283,17 @@ function ConnectForm({ providers, onStart, starting }: { providers: ProviderChoi
         className="mt-3 space-y-4"
         onSubmit={(e) => {
           e.preventDefault();
+          if (!provider) return;
           onStart({ intent: "connect", provider: provider.id, claims: [...claims], label: label.trim() || undefined, return_to: currentPath() });
         }}
       >
         <div className="grid gap-4 sm:grid-cols-2">
-          {providers.length > 1 ? (
+          {!providers || !provider ? (
+            <div className="text-sm">
+              <span className="block font-medium">Provider</span>
+              <p className="mt-2 text-slate-700">Not loaded yet. The providers you can connect, and the permissions each can ask for, come with your accounts list: use Retry above, then choose here.</p>
+            </div>
+          ) : providers.length > 1 ? (
             <Field id="connect-provider" label="Provider">
               <Select
                 id="connect-provider"
@@ -279,30 +322,34 @@ function ConnectForm({ providers, onStart, starting }: { providers: ProviderChoi
             <Input id="connect-label" value={label} onChange={(e) => setLabel(e.target.value)} maxLength={60} aria-describedby="connect-label-hint" placeholder="e.g. Work" />
           </Field>
         </div>
-        <fieldset>
-          <legend className="text-sm font-medium">Permissions to ask for</legend>
-          <div className="mt-2 space-y-2">
-            {provider.claims.map((c) => (
-              <label key={c.name} className="flex items-center gap-2 text-sm">
-                <input
-                  type="checkbox"
-                  className="h-4 w-4"
-                  checked={claims.has(c.name)}
-                  onChange={(e) => {
-                    const next = new Set(claims);
-                    if (e.target.checked) next.add(c.name);
-                    else next.delete(c.name);
-                    setClaims(next);
-                  }}
-                />
-                {c.label}
-              </label>
-            ))}
-          </div>
-        </fieldset>
-        <Button type="submit" disabled={starting || claims.size === 0}>
-          {starting ? "Opening the provider…" : `Connect ${provider.label}`}
-        </Button>
+        {provider ? (
+          <>
+            <fieldset>
+              <legend className="text-sm font-medium">Permissions to ask for</legend>
+              <div className="mt-2 space-y-2">
+                {provider.claims.map((c) => (
+                  <label key={c.name} className="flex items-center gap-2 text-sm">
+                    <input
+                      type="checkbox"
+                      className="h-4 w-4"
+                      checked={claims.has(c.name)}
+                      onChange={(e) => {
+                        const next = new Set(claims);
+                        if (e.target.checked) next.add(c.name);
+                        else next.delete(c.name);
+                        setClaims(next);
+                      }}
+                    />
+                    {c.label}
+                  </label>
+                ))}
+              </div>
+            </fieldset>
+            <Button type="submit" disabled={starting || claims.size === 0}>
+              {starting ? "Opening the provider…" : `Connect ${provider.label}`}
+            </Button>
+          </>
+        ) : null}
       </form>
     </Card>
   );
