@@ -60,10 +60,19 @@ test.describe.serial("the realm page and the picker", () => {
     await dialog.getByRole("button", { name: "Cancel" }).click();
     await expect(dialog).toHaveCount(0);
     await expect(forgetOff).toHaveAttribute("aria-checked", "false");
+    // Closed, the dialog gives the focus back to the button that opened it (Escape and confirming alike).
+    const allOff = page.getByRole("button", { name: "All off: destructive operations" });
+    await expect(allOff).toBeFocused();
+    await allOff.press("Enter");
+    await expect(dialog).toBeVisible();
+    await page.keyboard.press("Escape");
+    await expect(dialog).toHaveCount(0);
+    await expect(allOff).toBeFocused();
 
-    await page.getByRole("button", { name: "All off: destructive operations" }).click();
+    await allOff.click();
     await page.getByRole("dialog").getByRole("button", { name: /^Yes, turn off/ }).click();
     await expect(page.getByText(/^Saved:/).first()).toBeVisible();
+    await expect(allOff).toBeFocused();
     await expect(forgetOff).toHaveAttribute("aria-checked", "true");
     await expect(counts).toContainText(/[3-9] off by the workspace owner/);
     await page.getByRole("button", { name: "Undo" }).click();

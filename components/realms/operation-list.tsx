@@ -404,14 +404,22 @@ function withOperations(d: RealmDetailView, operations: OperationView[]): RealmD
   return { ...d, operations, card: { ...d.card, operations: countsOf(operations, d.card.operations) } };
 }
 
-/** A modal question before changing many operations at once: the dialog element traps focus and Escape cancels. */
+/**
+ * A modal question before changing many operations at once: the dialog element traps focus and Escape cancels.
+ * Closed either way, the focus goes back to the button that asked (the dialog leaves the page, so the browser
+ * cannot give it back by itself).
+ */
 function Confirm({ question, onConfirm, onCancel }: { question: string; onConfirm: () => void; onCancel: () => void }) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   useEffect(() => {
     const d = ref.current;
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     if (d && !d.open) d.showModal();
-    return () => d?.close();
+    return () => {
+      d?.close();
+      if (opener?.isConnected) opener.focus();
+    };
   }, []);
   return (
     <dialog
