@@ -1,6 +1,8 @@
 // A support person's day: their home offers their own work (no "Create an agent"); the console shows what a
 // curation changed, in words; opening the same view again adds no audit record; light and dark themes are axe
 // clean at desktop and phone widths. Alice (owner) imports and curates a small service through the API first.
+// Names, not ids: a search by person names that person, a connected account reads by its provider's and
+// permissions' labels, a grant's timeline is headed by its agent and realm, and reversed dates are caught.
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
 import { demo, expectAccessible, screenshot, signInAs } from "./support/helpers";
 
@@ -76,4 +78,91 @@ test("sam's home fits support, and the console shows a curated realm's changes i
   await page.reload();
   await expect(row).toBeVisible();
   expect(await supportViews(request, sam!.user_id)).toBe(afterFirst);
+});
+
+/** At the local mail provider: sign in if asked, then approve (as e2e/connections.spec.ts does). */
+async function approveAtProvider(page: Page, login: string) {
+  const loginField = page.locator('input[name="login"]');
+  const consent = page.getByRole("button", { name: "Continue" });
+  await expect(loginField.or(consent)).toBeVisible();
+  if (await loginField.isVisible()) {
+    await loginField.fill(login);
+    await page.locator('input[name="password"]').fill("any password");
+    await page.getByRole("button", { name: /sign-in/i }).click();
+  }
+  await consent.click();
+}
+
+test("the console names people, accounts, providers, permissions and grants, and catches reversed dates", async ({ page, browser, request }) => {
+  const { alice, bob, sam } = demo().users as Record<string, { api_key: string; user_id: string }>;
+  const agent = demo().agent;
+
+  // Bob connects a mail account on the Connection Hub (his own browser).
+  const bobContext = await browser.newContext();
+  const bobPage = await bobContext.newPage();
+  await signInAs(bobPage, "bob", "/connections");
+  const provider = bobPage.getByLabel("Provider", { exact: true });
+  if (await provider.isVisible()) await provider.selectOption({ label: "Demo mail (local)" });
+  await bobPage.getByRole("button", { name: "Connect Demo mail (local)" }).click();
+  await approveAtProvider(bobPage, "bob");
+  await expect(bobPage.getByText("Account connected.")).toBeVisible();
+  await bobContext.close();
+
+  // Sam searches by Bob: the connection reads as the Connection Hub says it.
+  await signInAs(page, "sam", `/support?user_id=${bob!.user_id}&event=account.connected`);
+  const results = page.getByRole("list", { name: /Events/ });
+  const connected = results.getByRole("listitem").filter({ hasText: "Account connected" }).first();
+  await expect(connected).toBeVisible();
+  await expect(connected).toContainText("Bob Member connected an account");
+  await expect(connected).toContainText("Demo mail (local)");
+  await expect(connected).toContainText("Read your mail and labels");
+  await expect(connected).not.toContainText("devmail");
+  await expect(connected).not.toContainText("gmail:read");
+  await expectAccessible(page);
+  await screenshot(page, "support-names-account");
+
+  // That search is itself recorded; its filters name the person, not the id.
+  await page.goto(`/support?user_id=${sam!.user_id}&event=support.viewed`);
+  const viewed = results.getByRole("listitem").filter({ hasText: "Person: Bob Member" }).first();
+  await expect(viewed).toBeVisible();
+  await expect(viewed).toContainText("What happened: Account connected");
+  await expect(viewed).not.toContainText(bob!.user_id);
+  await screenshot(page, "support-names-filters");
+
+  // A grant's timeline is headed by its agent and realm; the id is only beneath.
+  const listed = await request.get(`/api/v1/grants?scope=tenant&actor_id=${agent.actor_id}`, { headers: bearer(alice!.api_key) });
+  expect(listed.status(), await listed.text()).toBe(200);
+  const docsGrant = ((await listed.json()) as { grants: { id: string; namespace: string }[] }).grants.find((g) => g.namespace === "docs")!;
+  expect(docsGrant).toBeTruthy();
+  await page.goto(`/support?grant=${docsGrant.id}`);
+  const heading = page.getByRole("heading", { level: 2, name: "Demo Agent's access to Docs" });
+  await expect(heading).toBeVisible();
+  await expect(heading).not.toContainText("grt_");
+  await expect(page.getByRole("region", { name: "Demo Agent's access to Docs" })).toContainText(docsGrant.id);
+  await expectAccessible(page);
+  await screenshot(page, "support-grant-timeline");
+
+  // "From" after "To": the form says so, on the fields, and does not search.
+  await page.goto("/support");
+  const from = page.getByLabel("From", { exact: true });
+  const to = page.getByLabel("To", { exact: true });
+  await from.fill("2026-12-02T10:00");
+  await to.fill("2026-12-01T10:00");
+  await page.getByRole("button", { name: "Search", exact: true }).click();
+  const error = page.getByRole("alert").filter({ hasText: "wrong way round" });
+  await expect(error).toBeVisible();
+  await expect(from).toHaveAttribute("aria-invalid", "true");
+  await expect(to).toHaveAttribute("aria-invalid", "true");
+  await expect(from).toHaveAccessibleDescription(/wrong way round/);
+  await expect(to).toHaveAccessibleDescription(/wrong way round/);
+  await expect(page.getByText("No events match")).toHaveCount(0);
+  expect(page.url()).not.toContain("from=");
+  await expectAccessible(page);
+  await screenshot(page, "support-dates-reversed");
+  // Put right, the error goes and the search runs.
+  await to.fill("2026-12-03T10:00");
+  await expect(error).toHaveCount(0);
+  await page.getByRole("button", { name: "Search", exact: true }).click();
+  await expect(page).toHaveURL(/from=/);
+  await expect(from).not.toHaveAttribute("aria-invalid", "true");
 });

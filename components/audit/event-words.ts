@@ -3,10 +3,12 @@
 // (lib/audit/record.ts), so a new event without words fails the typecheck and event-words.test.ts.
 import type { AuditEventName } from "@/lib/audit/record";
 import type { AuditEventView } from "@/lib/audit/view";
+import type { BadgeTone } from "@/components/ui/badge";
 import { realmTitle, wordsFor, type Words } from "@/components/realms/words";
+import { accountNameText, claimText, filtersText, operationAcrossRealms, providerText, type AuditNames, type FilterLookups } from "@/lib/views/audit-names";
 
 /** How one detail field reads: a count, a list of operation keys, a time, yes/no, a grant scope… */
-type FieldKind = "text" | "count" | "operations" | "list" | "time" | "bool" | "scope" | "curation" | "switches" | "suspensions" | "items" | "settings" | "verbatim";
+type FieldKind = "text" | "count" | "operations" | "list" | "time" | "bool" | "scope" | "curation" | "switches" | "suspensions" | "items" | "settings" | "verbatim" | "provider" | "claims" | "filters";
 type Field = { key: string; label: string; as?: FieldKind };
 
 export type EventWords = {
@@ -41,11 +43,11 @@ export const eventTable: Record<AuditEventName, EventWords> = {
   "api_key.created": { label: "API key created", sentence: "{who} created a personal API key", fields: [{ key: "name", label: "Name" }] },
   "api_key.revoked": { label: "API key revoked", sentence: "{who} revoked a personal API key", fields: [] },
   "sessions.ended": { label: "Signed out everywhere", sentence: "{who} ended all their sessions", fields: [] },
-  "account.connected": { label: "Account connected", sentence: "{who} connected an account", fields: [{ key: "label", label: "Account" }, { key: "provider", label: "Provider" }, { key: "claims", label: "Permissions", as: "list" }] },
-  "account.upgraded": { label: "Account permissions raised", sentence: "{who} gave a connected account more permissions", fields: [{ key: "label", label: "Account" }, { key: "provider", label: "Provider" }, { key: "claims", label: "Permissions now", as: "list" }] },
-  "account.reconnected": { label: "Account reconnected", sentence: "{who} reconnected an account", fields: [{ key: "label", label: "Account" }, { key: "provider", label: "Provider" }, { key: "claims", label: "Permissions now", as: "list" }, { key: "intent", label: "Asked for" }, { key: "removed", label: "Permissions removed", as: "list" }, { key: "not_removed", label: "Kept by the provider", as: "list" }] },
-  "account.disconnected": { label: "Account disconnected", sentence: "{who} disconnected an account", fields: [{ key: "label", label: "Account" }, { key: "provider", label: "Provider" }, { key: "provider_revocation", label: "Provider's answer" }] },
-  "account.needs_reconnect": { label: "Account needs reconnecting", sentence: "A connected account now needs signing in again (seen by {who})", fields: [{ key: "label", label: "Account" }, { key: "provider", label: "Provider" }, { key: "removing", label: "Removing", as: "list" }, { key: "keeping", label: "Keeping", as: "list" }] },
+  "account.connected": { label: "Account connected", sentence: "{who} connected an account", fields: [{ key: "label", label: "Account" }, { key: "provider", label: "Provider", as: "provider" }, { key: "claims", label: "Permissions", as: "claims" }] },
+  "account.upgraded": { label: "Account permissions raised", sentence: "{who} gave a connected account more permissions", fields: [{ key: "label", label: "Account" }, { key: "provider", label: "Provider", as: "provider" }, { key: "claims", label: "Permissions now", as: "claims" }] },
+  "account.reconnected": { label: "Account reconnected", sentence: "{who} reconnected an account", fields: [{ key: "label", label: "Account" }, { key: "provider", label: "Provider", as: "provider" }, { key: "claims", label: "Permissions now", as: "claims" }, { key: "intent", label: "Asked for" }, { key: "removed", label: "Permissions removed", as: "claims" }, { key: "not_removed", label: "Kept by the provider", as: "claims" }] },
+  "account.disconnected": { label: "Account disconnected", sentence: "{who} disconnected an account", fields: [{ key: "label", label: "Account" }, { key: "provider", label: "Provider", as: "provider" }, { key: "provider_revocation", label: "Provider's answer" }] },
+  "account.needs_reconnect": { label: "Account needs reconnecting", sentence: "A connected account now needs signing in again (seen by {who})", fields: [{ key: "label", label: "Account" }, { key: "provider", label: "Provider", as: "provider" }, { key: "removing", label: "Removing", as: "claims" }, { key: "keeping", label: "Keeping", as: "claims" }] },
   "realm.imported": { label: "Realm imported", sentence: "{who} imported the service {realm}", fields: [{ key: "version", label: "Version" }, { key: "operations", label: "Operations", as: "count" }, { key: "added", label: "Added", as: "count" }, { key: "removed", label: "Removed", as: "count" }, { key: "changed", label: "Changed", as: "count" }, { key: "suspended_grants", label: "Grants suspended", as: "count" }, { key: "credential", label: "Service credential" }, { key: "source", label: "From" }] },
   "realm.curated": { label: "Realm curated", sentence: "{who} curated the operations of {realm}", fields: [{ key: "changes", label: "Changes", as: "curation" }, { key: "change_count", label: "Operations changed", as: "count" }, { key: "suspended_grants", label: "Grants suspended", as: "count" }, { key: "version", label: "Version" }] },
   "remote_provider.token_minted": { label: "Registration token minted", sentence: "{who} made a one-time token for a provider to register itself", fields: [{ key: "expires_at", label: "Valid until", as: "time" }] },
@@ -56,9 +58,9 @@ export const eventTable: Record<AuditEventName, EventWords> = {
   "remote_provider.breaker_opened": { label: "Calls to a provider paused", sentence: "Realmgate stopped calling {realm} for a moment after repeated failures", fields: [{ key: "node", label: "App process" }] },
   "remote_provider.breaker_closed": { label: "Calls to a provider resumed", sentence: "{realm} answered again; calls resumed", fields: [{ key: "node", label: "App process" }] },
   "remote_provider.removed": { label: "Remote provider removed", sentence: "{who} removed the remote provider {realm}", fields: [{ key: "url", label: "Was at" }] },
-  "support.viewed": { label: "Support view", sentence: "{who} looked at {view}", fields: [{ key: "filters", label: "Filters" }] },
+  "support.viewed": { label: "Support view", sentence: "{who} looked at {view}", fields: [{ key: "filters", label: "Filters", as: "filters" }] },
   "audit.verified": { label: "Audit chain verified", sentence: "{who} checked the audit chain", fields: [{ key: "ok", label: "Intact", as: "bool" }, { key: "checked", label: "Events checked", as: "count" }] },
-  "audit.exported": { label: "Audit exported", sentence: "{who} exported the audit trail", fields: [{ key: "format", label: "Format" }, { key: "filters", label: "Filters" }, { key: "max_rows", label: "At most", as: "count" }] },
+  "audit.exported": { label: "Audit exported", sentence: "{who} exported the audit trail", fields: [{ key: "format", label: "Format" }, { key: "filters", label: "Filters", as: "filters" }, { key: "max_rows", label: "At most", as: "count" }] },
   "oauth.authorized": { label: "MCP client approved", sentence: "{who} let the MCP client {client} act for them", fields: [{ key: "scope", label: "Scope" }, { key: "grants", label: "Grants", as: "count" }, { key: "expires_at", label: "Expires", as: "time" }, { key: "extended", label: "Extended an earlier approval", as: "bool" }] },
   "oauth.denied": { label: "MCP client declined", sentence: "{who} declined the MCP client {client}", fields: [] },
   "oauth.token_issued": { label: "MCP token issued", sentence: "{who} received an access token", fields: [{ key: "scope", label: "Scope" }, { key: "grant_type", label: "By" }] },
@@ -132,7 +134,39 @@ export function reasonText(reason: string | null): { text: string; code: string 
   return { text: reason, code: null };
 }
 
-export type Names = { user: (id: string | null) => string | null; actor: (id: string | null) => string | null };
+/**
+ * Who is behind the ids: people and agents (the console's directory), and — when the server sent them with the page
+ * (lib/views/audit.ts) — connected accounts, providers and permissions as the Connection Hub names them.
+ */
+export type Names = { user: (id: string | null) => string | null; actor: (id: string | null) => string | null; ids?: AuditNames };
+
+/** Outcomes in words (the badge on a row, the filter's choices). */
+export const outcomeWords: Record<string, { label: string; tone: BadgeTone }> = {
+  allow: { label: "Allowed", tone: "green" },
+  deny: { label: "Denied", tone: "red" },
+  ok: { label: "Done", tone: "slate" },
+  error: { label: "Failed", tone: "amber" },
+};
+
+/** An operation key in words: its realm's label, or — with no realm — what it does across the realms. */
+export function operationText(words: Words, namespace: string | null, operation: string): string {
+  if (namespace) return wordsFor(words, namespace, operation).label;
+  return operationAcrossRealms(operation) ?? operation;
+}
+
+const utcTime = (iso: string) => new Date(iso).toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" }) + " UTC";
+
+/** The lookups a recorded search is named with: the directory's people and agents, the realms' words. */
+const filterLookups = (words: Words, names: Names): FilterLookups => ({
+  person: (id) => names.user(id),
+  agent: (id) => names.actor(id),
+  realm: (ns) => realmTitle(words, ns),
+  operation: (ns, op) => operationText(words, ns, op),
+  outcome: (o) => outcomeWords[o]?.label ?? o,
+  event: (ev) => (eventTable as Record<string, EventWords | undefined>)[ev]?.label ?? ev,
+  time: utcTime,
+});
+
 export type EventSummary = { label: string; sentence: string; details: { label: string; value: string }[] };
 
 const viewWords: Record<string, string> = {
@@ -168,14 +202,21 @@ function curationLine(c: Record<string, unknown>, op: (key: string) => string): 
 
 function fieldValue(f: Field, v: unknown, e: AuditEventView, words: Words, names: Names): string | null {
   if (v === undefined || v === null || v === "") return null;
-  const op = (key: string) => (e.namespace ? wordsFor(words, e.namespace, key).label : key);
+  const op = (key: string) => operationText(words, e.namespace, key);
+  const ids = names.ids;
   switch (f.as) {
+    case "provider":
+      return typeof v === "string" && ids ? providerText(ids, v) : typeof v === "string" ? v : JSON.stringify(v);
+    case "claims":
+      return Array.isArray(v) && v.length ? listText(v.map((c) => (typeof c === "string" && ids ? claimText(ids, c) : String(c)))) : null;
+    case "filters":
+      return isRecord(v) ? filtersText(v, filterLookups(words, names)) : null;
     case "count":
       return Array.isArray(v) ? String(v.length) : typeof v === "number" ? v.toLocaleString("en") : String(v);
     case "bool":
       return v === true ? "yes" : v === false ? "no" : String(v);
     case "time":
-      return typeof v === "string" ? new Date(v).toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" }) + " UTC" : null;
+      return typeof v === "string" ? utcTime(v) : null;
     case "operations":
       return Array.isArray(v) && v.length ? listText(v.map((k) => (typeof k === "string" ? op(k) : String(k)))) : null;
     case "list":
@@ -187,7 +228,10 @@ function fieldValue(f: Field, v: unknown, e: AuditEventView, words: Words, names
         : null;
     case "scope":
       if (!isRecord(v)) return null;
-      if (typeof v.account_id === "string") return `one connected account (${v.account_id})`;
+      if (typeof v.account_id === "string") {
+        const account = ids ? accountNameText(ids, v.account_id) : null;
+        return account ? `one connected account: ${account}` : `one connected account (${v.account_id})`;
+      }
       if (Array.isArray(v.refs)) return `${v.refs.length} ${v.refs.length === 1 ? "object" : "objects"}: ${listText(v.refs.map(String), 3)}`;
       if (typeof v.ref_prefix === "string") return `refs starting ${v.ref_prefix}`;
       return null;
@@ -250,7 +294,7 @@ export function subjectAgent(e: AuditEventView, names: Names): string | null {
 export function eventSummary(e: AuditEventView, words: Words, names: Names): EventSummary {
   const w = (eventTable as Record<string, EventWords | undefined>)[e.event];
   const realm = e.namespace ? realmTitle(words, e.namespace) : null;
-  const op = e.operation ? (e.namespace ? wordsFor(words, e.namespace, e.operation).label : e.operation) : null;
+  const op = e.operation ? operationText(words, e.namespace, e.operation) : null;
   const client = typeof e.details.client_name === "string" ? e.details.client_name : typeof e.details.client_id === "string" ? e.details.client_id : "an MCP client";
   const view = typeof e.details.view === "string" ? (viewWords[e.details.view] ?? e.details.view.replaceAll(".", " ")) : "the audit trail";
   const fill = (s: string) =>

@@ -8,8 +8,31 @@ import { Alert } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
 import { Spinner } from "@/components/ui/spinner";
 import { Time } from "@/components/ui/time";
+import { grantTitle } from "@/lib/views/audit-names";
 import type { ApprovalTimeline, GrantTimeline as Timeline, TimelineEntry } from "@/lib/views/timeline";
 import { stageWords } from "./words";
+
+const useGrantTimeline = (grantId: string) => useQuery({ queryKey: ["timeline", grantId], queryFn: () => api<Timeline>(`/api/v1/grants/${grantId}/timeline`) });
+const useApprovalTimeline = (approvalId: string) =>
+  useQuery({ queryKey: ["approval-timeline", approvalId], queryFn: () => api<ApprovalTimeline>(`/api/v1/approvals/${approvalId}/timeline`) });
+
+/**
+ * A timeline's heading names what it is about — "Demo Agent's access to Docs", "Demo Agent's call of “Send” in
+ * Mail" — once its history has loaded (the same query the timeline reads); the id is secondary, beneath.
+ */
+export function TimelineTitle({ id, words }: { id: string; words: Words }) {
+  return id.startsWith("apr_") ? <ApprovalTitle approvalId={id} words={words} /> : <GrantTitle grantId={id} words={words} />;
+}
+
+function GrantTitle({ grantId, words }: { grantId: string; words: Words }) {
+  const t = useGrantTimeline(grantId).data;
+  return <>{t ? grantTitle(t.grant.actor.name, realmTitle(words, t.grant.namespace)) : "Grant timeline"}</>;
+}
+
+function ApprovalTitle({ approvalId, words }: { approvalId: string; words: Words }) {
+  const a = useApprovalTimeline(approvalId).data?.approval;
+  return <>{a ? `${a.actor.name}'s call of “${wordsFor(words, a.namespace, a.operation).label}” in ${realmTitle(words, a.namespace)}` : "Approval timeline"}</>;
+}
 
 const expiryWords: Record<string, string> = { "1h": " for 1 hour", "1d": " for 1 day", "30d": " for 30 days", never: " with no expiry" };
 
@@ -51,7 +74,7 @@ function sentence(e: TimelineEntry, words: Words): string {
 }
 
 export function GrantTimelineView({ grantId, words }: { grantId: string; words: Words }) {
-  const q = useQuery({ queryKey: ["timeline", grantId], queryFn: () => api<Timeline>(`/api/v1/grants/${grantId}/timeline`) });
+  const q = useGrantTimeline(grantId);
   if (q.isPending) return <Spinner label="Loading the grant's history…" />;
   if (q.isError) return <Alert tone="error" title="Could not load the history">{q.error.message}</Alert>;
   const t = q.data;
@@ -111,7 +134,7 @@ function approvalSentence(e: TimelineEntry, t: ApprovalTimeline, on: string): st
 }
 
 export function ApprovalTimelineView({ approvalId, words }: { approvalId: string; words: Words }) {
-  const q = useQuery({ queryKey: ["approval-timeline", approvalId], queryFn: () => api<ApprovalTimeline>(`/api/v1/approvals/${approvalId}/timeline`) });
+  const q = useApprovalTimeline(approvalId);
   if (q.isPending) return <Spinner label="Loading the approval's history…" />;
   if (q.isError) return <Alert tone="error" title="Could not load the history">{q.error.message}</Alert>;
   const t = q.data;

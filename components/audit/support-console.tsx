@@ -17,12 +17,14 @@ import { Time } from "@/components/ui/time";
 import type { AuditEventView } from "@/lib/audit/query";
 import type { Directory } from "@/lib/audit/directory";
 import type { VerifyResult } from "@/lib/audit/verify";
-import { queryString, sameFilters, type Filters } from "./filters";
-import { ApprovalTimelineView, GrantTimelineView } from "./grant-timeline";
+import { mergeAuditNames, noAuditNames, type AuditNames } from "@/lib/views/audit-names";
+import { datesReversed, queryString, sameFilters, type Filters } from "./filters";
+import { ApprovalTimelineView, GrantTimelineView, TimelineTitle } from "./grant-timeline";
 import { eventSummary, reasonText, type Names } from "./event-words";
 import { eventWords, outcomeWords } from "./words";
 
-export type AuditPage = { events: AuditEventView[]; next_before: number | null };
+/** A page of the trail; `names` (accounts, providers, permissions) comes with it from lib/views/audit.ts. */
+export type AuditPage = { events: AuditEventView[]; next_before: number | null; names?: AuditNames };
 export type Verification = VerifyResult & { verified_at?: string };
 
 const PAGE = 50;
@@ -76,9 +78,14 @@ export function SupportConsole(props: Props) {
       {grant ? (
         <section aria-labelledby="timeline-heading" className="rounded-lg border border-brand-600 bg-white p-5 shadow-sm">
           <div className="flex flex-wrap items-center justify-between gap-2">
-            <h2 id="timeline-heading" tabIndex={-1} className="text-lg font-semibold">
-              {isApproval(grant) ? "Approval timeline" : "Grant timeline"} <code className="text-sm font-normal text-slate-600">{grant}</code>
-            </h2>
+            <div className="min-w-0">
+              <h2 id="timeline-heading" tabIndex={-1} className="text-lg font-semibold" aria-describedby="timeline-id">
+                <TimelineTitle id={grant} words={words} />
+              </h2>
+              <p id="timeline-id" className="break-all text-xs text-slate-600">
+                {isApproval(grant) ? "Approval" : "Grant"} <code>{grant}</code>
+              </p>
+            </div>
             <Button variant="ghost" onClick={() => setGrant(null)}>
               Close timeline
             </Button>
@@ -159,6 +166,10 @@ function Verification({ initial }: { initial: Verification }) {
 function Search({ filters, onSearch, directory, words }: { filters: Filters; onSearch: (f: Filters) => void; directory: Directory; words: Words }) {
   // Keyed by the applied filters (below), so the draft starts afresh whenever a search is applied or cleared.
   const [draft, setDraft] = useState<Filters>(filters);
+  // Checked before searching: a "From" after "To" would find nothing and read as "no events".
+  const [rangeError, setRangeError] = useState<string | null>(null);
+  const reversed = datesReversed(draft);
+  const rangeInvalid = rangeError !== null && reversed;
   const set = (k: keyof Filters) => (e: { target: { value: string } }) => setDraft((d) => ({ ...d, [k]: e.target.value }));
   const exportHref = `/api/v1/audit/export${queryString(filters) ? `?${queryString(filters)}` : ""}`;
   return (
@@ -172,6 +183,12 @@ function Search({ filters, onSearch, directory, words }: { filters: Filters; onS
         className="mt-3 grid gap-4 sm:grid-cols-2 lg:grid-cols-4"
         onSubmit={(e) => {
           e.preventDefault();
+          if (datesReversed(draft)) {
+            setRangeError("“From” is later than “To”: the dates are the wrong way round. Swap them, or clear one.");
+            requestAnimationFrame(() => document.getElementById("f-from")?.focus());
+            return;
+          }
+          setRangeError(null);
           onSearch(Object.fromEntries(Object.entries(draft).filter(([, v]) => v)) as Filters);
         }}
       >
@@ -234,11 +251,30 @@ function Search({ filters, onSearch, directory, words }: { filters: Filters; onS
           </Select>
         </Field>
         <Field id="f-from" label="From">
-          <Input id="f-from" type="datetime-local" value={toLocal(draft.from)} onChange={(e) => setDraft((d) => ({ ...d, from: toIso(e.target.value) }))} />
+          <Input
+            id="f-from"
+            type="datetime-local"
+            value={toLocal(draft.from)}
+            onChange={(e) => setDraft((d) => ({ ...d, from: toIso(e.target.value) }))}
+            aria-invalid={rangeInvalid || undefined}
+            aria-describedby={rangeInvalid ? "f-range-error" : undefined}
+          />
         </Field>
         <Field id="f-to" label="To">
-          <Input id="f-to" type="datetime-local" value={toLocal(draft.to)} onChange={(e) => setDraft((d) => ({ ...d, to: toIso(e.target.value) }))} />
+          <Input
+            id="f-to"
+            type="datetime-local"
+            value={toLocal(draft.to)}
+            onChange={(e) => setDraft((d) => ({ ...d, to: toIso(e.target.value) }))}
+            aria-invalid={rangeInvalid || undefined}
+            aria-describedby={rangeInvalid ? "f-range-error" : undefined}
+          />
         </Field>
+        {rangeInvalid ? (
+          <p id="f-range-error" role="alert" className="text-sm font-medium text-red-700 sm:col-span-2 lg:col-span-4">
+            {rangeError}
+          </p>
+        ) : null}
         <div className="flex flex-wrap gap-2 sm:col-span-2 lg:col-span-4">
           <Button type="submit">Search</Button>
           <Button
@@ -246,6 +282,7 @@ function Search({ filters, onSearch, directory, words }: { filters: Filters; onS
             variant="ghost"
             onClick={() => {
               setDraft({});
+              setRangeError(null);
               onSearch({});
             }}
           >
@@ -334,6 +371,9 @@ function Results({ filters, initial, names, words, onTimeline }: { filters: Filt
     initialData: initial ? { pages: [initial], pageParams: [0] } : undefined,
   });
   const events = q.data?.pages.flatMap((p) => p.events) ?? [];
+  // The accounts each page named, and the providers' and permissions' labels, on top of the directory's names.
+  const ids = (q.data?.pages ?? []).reduce((acc, p) => mergeAuditNames(acc, p.names), noAuditNames);
+  const named: Names = { ...names, ids };
   const headingRef = useRef<HTMLHeadingElement>(null);
   return (
     <section aria-labelledby="results-heading">
@@ -346,7 +386,7 @@ function Results({ filters, initial, names, words, onTimeline }: { filters: Filt
       {events.length > 0 ? (
         <ol className="divide-y divide-slate-200 rounded-lg border border-slate-200 bg-white" aria-labelledby="results-heading">
           {events.map((e) => (
-            <EventRow key={e.id} e={e} names={names} words={words} onTimeline={onTimeline} />
+            <EventRow key={e.id} e={e} names={named} words={words} onTimeline={onTimeline} />
           ))}
         </ol>
       ) : null}

@@ -1,19 +1,12 @@
 // Audit events and outcomes in words a support person (or a user) reads without a manual.
 import type { BadgeTone } from "@/components/ui/badge";
 import type { TimelineStage } from "@/lib/views/timeline";
-import { eventLabel, eventTable } from "./event-words";
+import { eventLabel, eventTable, outcomeWords } from "./event-words";
 
 /** Event → its short name, from the full table of sentences and details (./event-words.ts). */
 export const eventWords: Record<string, string> = Object.fromEntries(Object.entries(eventTable).map(([k, w]) => [k, w.label]));
 
-export { eventLabel };
-
-export const outcomeWords: Record<string, { label: string; tone: BadgeTone }> = {
-  allow: { label: "Allowed", tone: "green" },
-  deny: { label: "Denied", tone: "red" },
-  ok: { label: "Done", tone: "slate" },
-  error: { label: "Failed", tone: "amber" },
-};
+export { eventLabel, outcomeWords };
 
 export const stageWords: Record<TimelineStage, { label: string; tone: BadgeTone }> = {
   requested: { label: "Asked", tone: "slate" },

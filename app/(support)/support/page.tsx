@@ -8,6 +8,7 @@ import { PageHeader } from "@/components/ui/card";
 import { requirePageUser } from "@/lib/auth/page-session";
 import { listAuditEvents, listAuditQuery } from "@/lib/audit/query";
 import { auditDirectory, verifyAuditChainAs } from "@/lib/audit/directory";
+import { auditPage } from "@/lib/views/audit";
 import { operationWords } from "@/lib/views/realms";
 
 export const metadata: Metadata = { title: "Support console" };
@@ -45,7 +46,7 @@ export default async function SupportPage({ searchParams }: Props) {
   // first, on its own, so the views recorded below are not being written while it is read.
   const verification = await verifyAuditChainAs(db, user, { coalesce: true });
   const [events, revokedGrants, revokedActors, directory, words] = await Promise.all([
-    listAuditEvents(db, user, listAuditQuery.parse({ ...filters, limit: 50 }), "support.console"),
+    auditPage(db, user, listAuditQuery.parse({ ...filters, limit: 50 }), "support.console"),
     listAuditEvents(db, user, listAuditQuery.parse({ event: "grant.revoked", limit: 50 }), "support.revocations"),
     listAuditEvents(db, user, listAuditQuery.parse({ event: "actor.revoked", limit: 50 }), "support.revocations"),
     auditDirectory(db, user),
