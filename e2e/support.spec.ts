@@ -109,7 +109,9 @@ test("the console names people, accounts, providers, permissions and grants, and
   await bobContext.close();
 
   // Sam searches by Bob: the connection reads as the Connection Hub says it.
-  await signInAs(page, "sam", `/support?user_id=${bob!.user_id}&event=account.connected`);
+  await signInAs(page, "sam", "/support");
+  await page.goto(`/support?user_id=${bob!.user_id}&event=account.connected`);
+  await expect(page.getByLabel("Person", { exact: true })).toHaveValue(bob!.user_id);
   const results = page.getByRole("list", { name: /Events/ });
   const connected = results.getByRole("listitem").filter({ hasText: "Account connected" }).first();
   await expect(connected).toBeVisible();
