@@ -76,6 +76,8 @@ export function OperationList({ namespace, initial, initialQuery = "" }: { names
   const [announcement, setAnnouncement] = useState("");
   const [bulkFailure, setBulkFailure] = useState<{ message: string; save: Save } | null>(null);
   const [undo, setUndo] = useState<Undo | null>(null);
+  /** The button a bulk change was asked from: the focus goes back to it once the change is saved. */
+  const bulkOpener = useRef<HTMLElement | null>(null);
   const [ask, setAsk] = useState<Ask | null>(null);
   const [open, setOpen] = useState<Set<string>>(() => new Set(big ? [] : data.areas.map((a) => a.id)));
   const [jumpTo, setJumpTo] = useState<string | null>(null);
@@ -191,6 +193,7 @@ export function OperationList({ namespace, initial, initialQuery = "" }: { names
     }
     const n = `${fmt(changes.length)} ${which ? `${which} ` : ""}operation${changes.length === 1 ? "" : "s"}`;
     const question = m === "ask" ? `Set ${n} to ask each time ${forWhom}?` : `Turn ${m} ${n} ${forWhom}?`;
+    bulkOpener.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     setAsk({ question, save: { whose, changes, kind: "bulk", what: `${n} ${modeDone[m]} ${forWhom}` } });
   };
 
@@ -199,6 +202,14 @@ export function OperationList({ namespace, initial, initialQuery = "" }: { names
   const asking = shownModes.filter((m) => m === "ask").length;
   const risks: Risk[] = ["read", "write", "destructive"];
   const pendingAny = [...status.values()].some((s) => s.state === "pending");
+  // A confirmed bulk change disables its button while it saves, which drops the focus: once saved (or refused),
+  // it goes back to the button that asked, unless the person has moved on.
+  useEffect(() => {
+    const opener = bulkOpener.current;
+    if (pendingAny || !opener) return;
+    bulkOpener.current = null;
+    if (document.activeElement === document.body && opener.isConnected) opener.focus();
+  }, [pendingAny]);
 
   return (
     <div className="space-y-4">
@@ -275,7 +286,10 @@ export function OperationList({ namespace, initial, initialQuery = "" }: { names
       {ask ? (
         <Confirm
           question={ask.question}
-          onCancel={() => setAsk(null)}
+          onCancel={() => {
+            bulkOpener.current = null;
+            setAsk(null);
+          }}
           onConfirm={() => {
             save.mutate(ask.save);
             setAsk(null);
