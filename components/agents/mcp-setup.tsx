@@ -7,7 +7,8 @@ import type { McpSnippet } from "@/lib/views/agents";
 
 export type McpSetupInfo = { url: string; snippets: McpSnippet[]; placeholder: string };
 
-function CopyButton({ text, label }: { text: string; label: string }) {
+/** A copy button with its outcome announced beside it ("Copied to the clipboard." or how to copy by hand). */
+export function CopyButton({ text, label }: { text: string; label: string }) {
   const [state, setState] = useState<"idle" | "copied" | "failed">("idle");
   return (
     <span className="inline-flex items-center gap-2">
