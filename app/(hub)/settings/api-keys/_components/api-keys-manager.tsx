@@ -1,30 +1,64 @@
 "use client";
+// The person's own API keys: create one (shown once, with a copy button), see them with their dates, revoke one
+// after a confirmation. A revoke is said in a live notice that takes the keyboard, since its button is gone.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
-import { api } from "@/components/api-client";
-import { Alert } from "@/components/ui/alert";
+import { useEffect, useRef, useState } from "react";
+import { CopyButton } from "@/components/agents/mcp-setup";
+import { api, ApiError } from "@/components/api-client";
+import { Alert, LiveNotice, type Notice } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
+import { Time } from "@/components/ui/time";
+import { RevokeKeyDialog } from "./revoke-key-dialog";
 
 type ApiKey = { id: string; name: string; display_prefix: string; created_at: string; last_used_at: string | null; revoked_at: string | null };
+const keysKey = ["api-keys"] as const;
+
+/** The API's own message, or plain words when the request never got an answer. */
+const plain = (e: Error) => (e instanceof ApiError ? e.message : "Realmgate could not be reached. Check your connection and try again.");
 
 export function ApiKeysManager() {
   const qc = useQueryClient();
   const [name, setName] = useState("");
   const [created, setCreated] = useState<(ApiKey & { key: string }) | null>(null);
-  const keys = useQuery({ queryKey: ["api-keys"], queryFn: () => api<{ api_keys: ApiKey[] }>("/api/v1/api-keys") });
+  const [revoking, setRevoking] = useState<ApiKey | null>(null);
+  const [notice, setNotice] = useState<Notice | null>(null);
+  const noticeRef = useRef<HTMLDivElement>(null);
+  const opener = useRef<HTMLButtonElement | null>(null);
+  /** Where the keyboard lands once the dialog is gone (while a modal dialog is open, the rest of the page is inert). */
+  const focusAfter = useRef<HTMLElement | null>(null);
+  useEffect(() => {
+    if (revoking || !focusAfter.current) return;
+    focusAfter.current.focus();
+    focusAfter.current = null;
+  }, [revoking]);
+
+  const keys = useQuery({ queryKey: keysKey, queryFn: () => api<{ api_keys: ApiKey[] }>("/api/v1/api-keys") });
   const create = useMutation({
     mutationFn: (n: string) => api<ApiKey & { key: string }>("/api/v1/api-keys", { method: "POST", body: { name: n } }),
     onSuccess: (k) => {
       setCreated(k);
+      setNotice(null);
       setName("");
-      void qc.invalidateQueries({ queryKey: ["api-keys"] });
+      void qc.invalidateQueries({ queryKey: keysKey });
     },
   });
   const revoke = useMutation({
-    mutationFn: (id: string) => api<ApiKey>(`/api/v1/api-keys/${id}`, { method: "DELETE" }),
-    onSuccess: () => void qc.invalidateQueries({ queryKey: ["api-keys"] }),
+    mutationFn: (k: ApiKey) => api<ApiKey>(`/api/v1/api-keys/${encodeURIComponent(k.id)}`, { method: "DELETE" }),
+    onSuccess: async (_r, k) => {
+      // Its Revoke button is gone with it: the keyboard lands on the notice.
+      focusAfter.current = noticeRef.current;
+      setRevoking(null);
+      // A revoked key is of no use to copy any more.
+      setCreated((c) => (c?.id === k.id ? null : c));
+      setNotice({ tone: "success", title: `Key “${k.name}” revoked`, text: `Anything that uses ${k.display_prefix}… is refused from now on.` });
+      await qc.invalidateQueries({ queryKey: keysKey });
+    },
   });
+
+  const list = keys.data?.api_keys ?? [];
+  // The key just created, unless it has been revoked since (here, or elsewhere and seen on the last refresh).
+  const fresh = created && !list.some((k) => k.id === created.id && k.revoked_at) ? created : null;
 
   return (
     <div className="space-y-6">
@@ -43,11 +77,14 @@ export function ApiKeysManager() {
           </div>
           <Button type="submit" disabled={create.isPending}>{create.isPending ? "Creating…" : "Create key"}</Button>
         </form>
-        {create.isError ? <div className="mt-3"><Alert tone="error" title="Could not create the key">{create.error.message}</Alert></div> : null}
-        {created ? (
+        {create.isError ? <div className="mt-3"><Alert tone="error" title="Could not create the key">{plain(create.error)}</Alert></div> : null}
+        {fresh ? (
           <div className="mt-4">
-            <Alert tone="success" title={`Key “${created.name}” created — copy it now, it will not be shown again`}>
-              <code className="block break-all rounded bg-white/70 p-2 font-mono text-xs" aria-label="New API key">{created.key}</code>
+            <Alert tone="success" title={`Key “${fresh.name}” created — copy it now, it will not be shown again`}>
+              <code className="block break-all rounded bg-white/70 p-2 font-mono text-xs" aria-label="New API key">{fresh.key}</code>
+              <div className="mt-2">
+                <CopyButton text={fresh.key} label={`Copy the key “${fresh.name}”`} />
+              </div>
             </Alert>
           </div>
         ) : null}
@@ -55,24 +92,47 @@ export function ApiKeysManager() {
 
       <Card>
         <h2 className="font-semibold">Your keys</h2>
+        <div className={notice ? "mt-3" : ""}>
+          <LiveNotice ref={noticeRef} notice={notice} />
+        </div>
         {keys.isPending ? <p className="mt-3 text-sm text-slate-600" role="status">Loading keys…</p> : null}
-        {keys.isError ? <div className="mt-3"><Alert tone="error" title="Could not load your keys">{keys.error.message}</Alert></div> : null}
-        {keys.data && keys.data.api_keys.length === 0 ? <p className="mt-3 text-sm text-slate-600">You have no API keys yet.</p> : null}
-        {keys.data && keys.data.api_keys.length > 0 ? (
-          <ul className="mt-3 divide-y divide-slate-200">
-            {keys.data.api_keys.map((k) => (
+        {keys.isError ? <div className="mt-3"><Alert tone="error" title="Could not load your keys">{plain(keys.error)}</Alert></div> : null}
+        {keys.data && list.length === 0 ? <p className="mt-3 text-sm text-slate-600">You have no API keys yet.</p> : null}
+        {list.length > 0 ? (
+          <ul className="mt-3 divide-y divide-slate-200" aria-label="Your API keys">
+            {list.map((k) => (
               <li key={k.id} className="flex flex-col gap-2 py-3 sm:flex-row sm:items-center sm:justify-between">
-                <div>
-                  <p className="font-medium">{k.name} <span className="font-mono text-xs text-slate-600">{k.display_prefix}…</span></p>
+                <div className="min-w-0">
+                  <p className="font-medium break-words">{k.name} <span className="font-mono text-xs text-slate-600">{k.display_prefix}…</span></p>
                   <p className="text-xs text-slate-600">
-                    Created {new Date(k.created_at).toLocaleString()} · {k.last_used_at ? `last used ${new Date(k.last_used_at).toLocaleString()}` : "never used"}
-                    {k.revoked_at ? ` · revoked ${new Date(k.revoked_at).toLocaleString()}` : ""}
+                    Created <Time iso={k.created_at} /> ·{" "}
+                    {k.last_used_at ? (
+                      <>
+                        last used <Time iso={k.last_used_at} />
+                      </>
+                    ) : (
+                      "never used"
+                    )}
+                    {k.revoked_at ? (
+                      <>
+                        {" "}
+                        · revoked <Time iso={k.revoked_at} />
+                      </>
+                    ) : null}
                   </p>
                 </div>
                 {k.revoked_at ? (
                   <span className="text-sm text-slate-600">Revoked</span>
                 ) : (
-                  <Button variant="danger" onClick={() => revoke.mutate(k.id)} disabled={revoke.isPending} aria-label={`Revoke key ${k.name}`}>
+                  <Button
+                    variant="danger"
+                    onClick={(e) => {
+                      opener.current = e.currentTarget;
+                      revoke.reset();
+                      setRevoking(k);
+                    }}
+                    aria-label={`Revoke key ${k.name}`}
+                  >
                     Revoke
                   </Button>
                 )}
@@ -80,8 +140,21 @@ export function ApiKeysManager() {
             ))}
           </ul>
         ) : null}
-        {revoke.isError ? <div className="mt-3"><Alert tone="error" title="Could not revoke the key">{revoke.error.message}</Alert></div> : null}
       </Card>
+
+      {revoking ? (
+        <RevokeKeyDialog
+          apiKey={revoking}
+          pending={revoke.isPending}
+          error={revoke.isError ? plain(revoke.error) : null}
+          onConfirm={() => revoke.mutate(revoking)}
+          onCancel={() => {
+            // Back where the person was.
+            focusAfter.current = opener.current;
+            setRevoking(null);
+          }}
+        />
+      ) : null}
     </div>
   );
 }
