@@ -27,6 +27,7 @@ test.describe("sign-in and personal API keys", () => {
     expect(await me.json()).toMatchObject({ user: { email: "alice@acme.test" }, tenant: { slug: "acme" }, role: "owner", authenticated_via: "api_key" });
 
     await page.getByRole("button", { name: "Revoke key e2e laptop" }).click();
+    await page.getByRole("dialog", { name: "Revoke the key “e2e laptop”?" }).getByRole("button", { name: "Yes, revoke the key" }).click();
     await expect(page.getByText(/revoked/).first()).toBeVisible();
     const after = await request.get("/api/v1/me", { headers: { authorization: `Bearer ${key}` } });
     expect(after.status()).toBe(401);
