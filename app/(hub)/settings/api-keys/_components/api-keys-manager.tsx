@@ -4,7 +4,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
 import { CopyButton } from "@/components/agents/mcp-setup";
-import { api, ApiError } from "@/components/api-client";
+import { api } from "@/components/api-client";
 import { Alert, LiveNotice, type Notice } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
@@ -13,9 +13,6 @@ import { RevokeKeyDialog } from "./revoke-key-dialog";
 
 type ApiKey = { id: string; name: string; display_prefix: string; created_at: string; last_used_at: string | null; revoked_at: string | null };
 const keysKey = ["api-keys"] as const;
-
-/** The API's own message, or plain words when the request never got an answer. */
-const plain = (e: Error) => (e instanceof ApiError ? e.message : "Realmgate could not be reached. Check your connection and try again.");
 
 export function ApiKeysManager() {
   const qc = useQueryClient();
@@ -77,7 +74,7 @@ export function ApiKeysManager() {
           </div>
           <Button type="submit" disabled={create.isPending}>{create.isPending ? "Creating…" : "Create key"}</Button>
         </form>
-        {create.isError ? <div className="mt-3"><Alert tone="error" title="Could not create the key">{plain(create.error)}</Alert></div> : null}
+        {create.isError ? <div className="mt-3"><Alert tone="error" title="Could not create the key">{create.error.message}</Alert></div> : null}
         {fresh ? (
           <div className="mt-4">
             <Alert tone="success" title={`Key “${fresh.name}” created — copy it now, it will not be shown again`}>
@@ -96,7 +93,7 @@ export function ApiKeysManager() {
           <LiveNotice ref={noticeRef} notice={notice} />
         </div>
         {keys.isPending ? <p className="mt-3 text-sm text-slate-600" role="status">Loading keys…</p> : null}
-        {keys.isError ? <div className="mt-3"><Alert tone="error" title="Could not load your keys">{plain(keys.error)}</Alert></div> : null}
+        {keys.isError ? <div className="mt-3"><Alert tone="error" title="Could not load your keys">{keys.error.message}</Alert></div> : null}
         {keys.data && list.length === 0 ? <p className="mt-3 text-sm text-slate-600">You have no API keys yet.</p> : null}
         {list.length > 0 ? (
           <ul className="mt-3 divide-y divide-slate-200" aria-label="Your API keys">
@@ -146,7 +143,7 @@ export function ApiKeysManager() {
         <RevokeKeyDialog
           apiKey={revoking}
           pending={revoke.isPending}
-          error={revoke.isError ? plain(revoke.error) : null}
+          error={revoke.isError ? revoke.error.message : null}
           onConfirm={() => revoke.mutate(revoking)}
           onCancel={() => {
             // Back where the person was.
