@@ -1,26 +1,13 @@
 // The Connection Hub in a real browser: an agent's mail call meets gate two, alice follows the deep link
 // and connects the demo mail account through the local OAuth provider, the agent's retry works; `send`
 // meets a missing claim, alice upgrades, `send` works; alice disconnects and the wall is back.
-import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
-import { demo, expectAccessible, screenshot, signInAs } from "./support/helpers";
+import { expect, test, type APIRequestContext } from "@playwright/test";
+import { approveAtProvider, demo, expectAccessible, screenshot, signInAs } from "./support/helpers";
 
 const READS = ["provider.about", "object.schema", "object.list", "object.search", "object.get"];
 const base = () => process.env.E2E_BASE_URL!;
 
 type ToolError = { error: { code: string; details: { reason: string; connection_hub_url: string; retry_hint: string; instructions: string } } };
-
-/** At the local provider: sign in if asked, then approve. */
-async function approveAtProvider(page: Page, login: string) {
-  const loginField = page.locator('input[name="login"]');
-  const consent = page.getByRole("button", { name: "Continue" });
-  await expect(loginField.or(consent)).toBeVisible();
-  if (await loginField.isVisible()) {
-    await loginField.fill(login);
-    await page.locator('input[name="password"]').fill("any password");
-    await page.getByRole("button", { name: /sign-in/i }).click();
-  }
-  await consent.click();
-}
 
 async function expectWall(res: Awaited<ReturnType<APIRequestContext["post"]>>, reason: string): Promise<URL> {
   expect(res.status()).toBe(403);

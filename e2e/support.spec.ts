@@ -4,7 +4,7 @@
 // Names, not ids: a search by person names that person, a connected account reads by its provider's and
 // permissions' labels, a grant's timeline is headed by its agent and realm, and reversed dates are caught.
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
-import { demo, expectAccessible, screenshot, signInAs } from "./support/helpers";
+import { approveAtProvider, demo, expectAccessible, screenshot, signInAs } from "./support/helpers";
 
 const ns = `pets${Date.now().toString(36).slice(-5).replace(/[0-9]/g, (d) => "abcdefghij"[Number(d)]!)}`;
 
@@ -79,19 +79,6 @@ test("sam's home fits support, and the console shows a curated realm's changes i
   await expect(row).toBeVisible();
   expect(await supportViews(request, sam!.user_id)).toBe(afterFirst);
 });
-
-/** At the local mail provider: sign in if asked, then approve (as e2e/connections.spec.ts does). */
-async function approveAtProvider(page: Page, login: string) {
-  const loginField = page.locator('input[name="login"]');
-  const consent = page.getByRole("button", { name: "Continue" });
-  await expect(loginField.or(consent)).toBeVisible();
-  if (await loginField.isVisible()) {
-    await loginField.fill(login);
-    await page.locator('input[name="password"]').fill("any password");
-    await page.getByRole("button", { name: /sign-in/i }).click();
-  }
-  await consent.click();
-}
 
 test("the console names people, accounts, providers, permissions and grants, and catches reversed dates", async ({ page, browser, request }) => {
   const { alice, bob, sam } = demo().users as Record<string, { api_key: string; user_id: string }>;

@@ -2,6 +2,7 @@
 // context), what a call ended with (codeOf, errorOf, thrownCode), environment overrides and a frozen clock.
 // Only tests import it (lib/architecture.test.ts checks that nothing else does).
 import { vi } from "vitest";
+import type { AuditEventView } from "@/lib/audit/view";
 import { getDb, onExchange, onStatement, type Db } from "@/db/client";
 import { memberships, tenants, users, type ResourceScope, type Role } from "@/db/schema";
 import type { DemoFile, DemoSeedStep } from "@/db/seed";
@@ -302,3 +303,26 @@ export function tenantRealm(realm: Realm) {
   tenantRealmSources.push(source);
   return { showTo: (tenantId: string) => void tenants.add(tenantId), remove: () => void tenantRealmSources.splice(tenantRealmSources.indexOf(source), 1) };
 }
+
+/** An audit event as the trail's readers get it (lib/audit/view.ts), with the fields a test sets. */
+export const auditEventView = (over: Partial<AuditEventView>): AuditEventView => ({
+  id: "evt_1",
+  pos: 1,
+  lane: 0,
+  seq: 1,
+  at: "2026-12-01T10:00:00.000Z",
+  event: "tool.call",
+  request_id: null,
+  principal_type: "user",
+  user_id: "usr_alice",
+  actor_id: null,
+  namespace: null,
+  operation: null,
+  ref: null,
+  outcome: "ok",
+  gate: null,
+  reason: null,
+  subject_id: null,
+  details: {},
+  ...over,
+});

@@ -5,7 +5,7 @@ import type { AuditEventName } from "@/lib/audit/record";
 import type { AuditEventView } from "@/lib/audit/view";
 import type { BadgeTone } from "@/components/ui/badge";
 import { realmTitle, wordsFor, type Words } from "@/components/realms/words";
-import { accountNameText, claimText, filtersText, operationAcrossRealms, providerText, type AuditNames, type FilterLookups } from "@/lib/views/audit-names";
+import { accountNameText, claimText, filtersText, operationAcrossRealms, providerText, type AuditNames, type FilterLookups } from "./names";
 
 /** How one detail field reads: a count, a list of operation keys, a time, yes/no, a grant scope… */
 type FieldKind = "text" | "count" | "operations" | "list" | "time" | "bool" | "scope" | "curation" | "switches" | "suspensions" | "items" | "settings" | "verbatim" | "provider" | "claims" | "filters";

@@ -13,5 +13,5 @@ export function queryString(f: Filters, extra: Record<string, string> = {}): str
 export const sameFilters = (a: Filters, b: Filters) => filterKeys.every((k) => (a[k] ?? "") === (b[k] ?? ""));
 
 
-/** A "From" later than "To" is caught before searching (lib/views/audit-names.ts). */
-export { datesReversed } from "@/lib/views/audit-names";
+/** A "From" later than "To" is caught before searching (./names.ts). */
+export { datesReversed } from "./names";

@@ -8,7 +8,7 @@ import { Alert } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
 import { Spinner } from "@/components/ui/spinner";
 import { Time } from "@/components/ui/time";
-import { grantTitle } from "@/lib/views/audit-names";
+import { grantTitle } from "./names";
 import type { ApprovalTimeline, GrantTimeline as Timeline, TimelineEntry } from "@/lib/views/timeline";
 import { stageWords } from "./words";
 

@@ -17,7 +17,7 @@ import { Time } from "@/components/ui/time";
 import type { AuditEventView } from "@/lib/audit/query";
 import type { Directory } from "@/lib/audit/directory";
 import type { VerifyResult } from "@/lib/audit/verify";
-import { mergeAuditNames, noAuditNames, type AuditNames } from "@/lib/views/audit-names";
+import { mergeAuditNames, noAuditNames, type AuditNames } from "./names";
 import { datesReversed, queryString, sameFilters, type Filters } from "./filters";
 import { ApprovalTimelineView, GrantTimelineView, TimelineTitle } from "./grant-timeline";
 import { eventSummary, reasonText, type Names } from "./event-words";

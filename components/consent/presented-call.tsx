@@ -1,7 +1,6 @@
 // "The request that asked for this": the one call that made the consent request, as its realm presents it
 // (names the deciding person can see, the text the agent wants to write). Text only: React escapes every value.
-import { Time } from "@/components/ui/time";
-import { isInstant } from "@/lib/realms/presenters";
+import { isInstant, Time } from "@/components/ui/time";
 import type { PresentedCall } from "@/lib/views/consent";
 
 /** A presented call's lines, `label: value`, as text (the consent and approval pages alike); an instant as a date and time. */

@@ -17,6 +17,14 @@ export function relativeTime(iso: string, now = Date.now()): string {
   return diff >= 0 ? "in a moment" : "just now";
 }
 
+const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * A line's whole value is one instant (`2026-12-10T16:00:00Z`, with its zone): the page shows it as a date and time
+ * in the reader's zone, the exact value in its tooltip. A date without a time, or text around it, stays as written.
+ */
+export const isInstant = (value: string): boolean => INSTANT.test(value) && !Number.isNaN(Date.parse(value));
+
 export function Time({ iso, mode = "absolute" }: { iso: string; mode?: "absolute" | "relative" | "both" }) {
   const abs = absolute.format(new Date(iso));
   const text = mode === "absolute" ? abs : mode === "relative" ? relativeTime(iso) : `${abs} (${relativeTime(iso)})`;

@@ -103,3 +103,16 @@ export async function newActor(request: APIRequestContext, name: string, grants:
   }
   return { actorId: actor.id as string, token: token.token as string };
 }
+
+/** At a local provider's consent screen (dev/fake-gmail, the local Slack): sign in if asked, then approve. */
+export async function approveAtProvider(page: Page, login: string) {
+  const loginField = page.locator('input[name="login"]');
+  const consent = page.getByRole("button", { name: "Continue" });
+  await expect(loginField.or(consent)).toBeVisible();
+  if (await loginField.isVisible()) {
+    await loginField.fill(login);
+    await page.locator('input[name="password"]').fill("any password");
+    await page.getByRole("button", { name: /sign-in/i }).click();
+  }
+  await consent.click();
+}

@@ -14,14 +14,6 @@ export type PresentedRequest = { title: string; lines: PresentedLine[] };
  */
 export type RequestPresenter<Ctx> = (ctx: Ctx, request: { operation: string; ref: string | null; input: Record<string, unknown> }) => Promise<PresentedRequest | null>;
 
-const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
-
-/**
- * A line's whole value is one instant (`2026-12-10T16:00:00Z`, with its zone): the page shows it as a date and time
- * in the reader's zone, the exact value in its tooltip. A date without a time, or text around it, stays as written.
- */
-export const isInstant = (value: string): boolean => INSTANT.test(value) && !Number.isNaN(Date.parse(value));
-
 /** Bounds: at most this many lines, each value at most this many characters. */
 export const MAX_LINES = 20;
 export const MAX_VALUE_CHARS = 400;

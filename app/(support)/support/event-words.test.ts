@@ -5,33 +5,14 @@ import { eventSummary, eventTable, reasonText, type Names } from "@/components/a
 import { auditEventNames } from "@/lib/audit/record";
 import type { AuditEventView } from "@/lib/audit/view";
 import { errorTable } from "@/lib/errors";
+import { auditEventView } from "@/test-support";
 
 const names: Names = { user: (id) => (id === "usr_alice" ? "Alice" : id === "usr_sam" ? "Sam" : id), actor: (id) => (id === "act_bot" ? "Helper bot" : id) };
 const words = {
   shop: { title: "Shop API", operations: { "object.action.listPets": { label: "List pets", risk: "read" as const } } },
 };
 
-const event = (over: Partial<AuditEventView>): AuditEventView => ({
-  id: "evt_1",
-  pos: 1,
-  lane: 0,
-  seq: 1,
-  at: "2026-12-01T10:00:00.000Z",
-  event: "tool.call",
-  request_id: null,
-  principal_type: "user",
-  user_id: "usr_alice",
-  actor_id: null,
-  namespace: null,
-  operation: null,
-  ref: null,
-  outcome: "ok",
-  gate: null,
-  reason: null,
-  subject_id: null,
-  details: {},
-  ...over,
-});
+const event = (over: Partial<AuditEventView>): AuditEventView => auditEventView({ user_id: "usr_alice", ...over });
 
 describe("the readable event table", () => {
   it("has a label and a sentence for every event the code can record", () => {
