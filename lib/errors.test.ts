@@ -38,6 +38,24 @@ describe("toErrorBody", () => {
     expect(out.body.error.details).toMatchObject({ issues: [{ path: "kind", message: "required (string)", code: "invalid_type" }] });
   });
 
+  it("says every problem of the input at once, up to three in the message", () => {
+    const schema = z.strictObject({ namespace: z.string(), limit: z.number().int(), kind: z.string(), cursor: z.string(), query: z.string() });
+    let err: unknown;
+    try {
+      parseWith(schema, { namespce: "board", limit: "5", kind: "board.card" }, "list_objects input");
+    } catch (e) {
+      err = e;
+    }
+    const { message, details } = toErrorBody(err, "req_5").body.error;
+    const issues = details.issues as { path: string }[];
+    expect(issues.length).toBe(5);
+    expect(message.startsWith("Invalid list_objects input: ")).toBe(true);
+    expect(message.split("; ")).toHaveLength(3);
+    expect(message).toContain("limit: ");
+    expect(message).toContain("namespace: required (string)");
+    expect(message).toMatch(/\(and 2 more in details\.issues\)$/);
+  });
+
   it("never leaks an unknown error's message or stack", () => {
     const out = toErrorBody(new Error("password=hunter2 at db.ts:10"), "req_3");
     expect(out.status).toBe(500);

@@ -118,8 +118,10 @@ export function fromZodError(err: z.ZodError, what = "input"): AppError {
     message: i.code === "invalid_type" && i.message.endsWith("received undefined") ? `required (${i.expected})` : i.message,
     code: i.code,
   }));
-  const first = issues[0];
-  const message = first ? `Invalid ${what}: ${first.path}: ${first.message}` : `Invalid ${what}`;
+  // Every problem of the input at once (up to three in the message), so a caller fixes them in one go.
+  const said = issues.slice(0, 3).map((i) => `${i.path}: ${i.message}`);
+  const more = err.issues.length - said.length;
+  const message = said.length ? `Invalid ${what}: ${said.join("; ")}${more > 0 ? ` (and ${more} more in details.issues)` : ""}` : `Invalid ${what}`;
   return new AppError("invalid_input", message, { details: { issues }, cause: err });
 }
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { SCOPE_READ, SCOPE_WRITE } from "@/lib/mcp/config";
 import { scopeForCall } from "@/lib/mcp/handler";
 import { mcpTool } from "@/lib/mcp/server";
-import { call, makeActor, makeTenant } from "@/test-support";
+import { call, errorOf, makeActor, makeTenant } from "@/test-support";
 import { dispatch } from "./dispatch";
 import { toolEntry } from "./catalog";
 import { tools } from "./defs";
@@ -35,6 +35,17 @@ describe("resolveOperation", () => {
     expect(resolveOperation("object_action", { namespace: "docs" })).toMatchObject({ operation: null, error: { code: "invalid_input" } });
     expect(resolveOperation("drop_tables", {})).toMatchObject({ operation: null, error: { code: "not_found" } });
     expect(resolveOperation("list_objects", "not an object")).toMatchObject({ operation: "object.list", error: { code: "invalid_input" } });
+  });
+});
+
+describe("a call that names a realm but not its target", () => {
+  it("says what is missing: the kind (with the kinds that have selectors), or the selector", async () => {
+    const t = await makeTenant();
+    const noKind = await errorOf(dispatch(t.users.alice!, "get_object", { namespace: "board", selector: { title: "Launch" } }));
+    expect(noKind).toMatchObject({ code: "invalid_input", details: { field: "kind", kinds: expect.arrayContaining(["board.card", "board.column"]) } });
+    expect(noKind.message).toMatch(/^Give a ref, or a kind with a selector: this call has no kind \(kinds with selectors in board: .*board\.card/);
+    const noSelector = await errorOf(dispatch(t.users.alice!, "get_object", { namespace: "board", kind: "board.card" }));
+    expect(noSelector).toMatchObject({ code: "invalid_input", message: "Give a ref, or a kind with a selector: this call has no selector.", details: { field: "selector" } });
   });
 });
 

@@ -19,7 +19,14 @@ export function reachOf(realm: Realm, ctx: RealmContext, scope: ResourceScope | 
   };
   const resolveTarget = async (input: { ref?: string; kind?: string; selector?: Record<string, string> }): Promise<string> => {
     if (input.ref) return input.ref;
-    if (!input.kind || !input.selector) throw new AppError("invalid_input", "Give a ref, or a kind with a selector.");
+    if (!input.kind || !input.selector) {
+      // Say which part is missing, and (for a missing kind) the kinds that have selectors here.
+      const missing = !input.kind ? "kind" : "selector";
+      const kinds = [...new Set(m.selectors.map((s) => s.kind))];
+      throw new AppError("invalid_input", `Give a ref, or a kind with a selector: this call has no ${missing}${missing === "kind" && kinds.length ? ` (kinds with selectors in ${m.namespace}: ${kinds.join(", ")})` : ""}.`, {
+        details: { field: missing, ...(missing === "kind" ? { kinds } : {}) },
+      });
+    }
     const declared = m.selectors.filter((s) => s.kind === input.kind).map((s) => s.by);
     const unknown = Object.keys(input.selector).filter((k) => !declared.includes(k));
     if (unknown.length || declared.length === 0) {

@@ -54,11 +54,22 @@ describe("provider_about of a connected realm says the account wall reads would 
     expect(about.account_note).toMatch(/^Your user has no connected .* account: until then every call here answers needs_connected_account_consent\./);
     // What it says is what the first read meets.
     expect(await codeOf(dispatch(call(w.agent), "search_objects", { namespace: "mail", query: "lunch" }))).toBe("needs_connected_account_consent");
+    // The realm list says it too, beside the realms whose reads need a grant first.
+    type Listed = { realms: { namespace: string; reads_need_grant?: true; account_wall?: string }[]; realm_status_note?: string };
+    const root = (await dispatch(call(w.agent), "provider_about", {})) as Listed;
+    const listed = (ns: string) => root.realms.find((x) => x.namespace === ns)!;
+    expect(listed("mail")).toMatchObject({ account_wall: "connect_required" });
+    expect(listed("mail")).not.toHaveProperty("reads_need_grant");
+    expect(listed("docs")).toMatchObject({ reads_need_grant: true });
+    expect(listed("docs")).not.toHaveProperty("account_wall");
+    expect(root.realm_status_note).toContain("account_wall");
 
     await connect(w.t, w.alice, w.login, { claims: ["gmail:read"] });
     const connected = (await dispatch(call(w.agent), "provider_about", { namespace: "mail" })) as Record<string, unknown>;
     expect(connected).not.toHaveProperty("account_wall");
     expect(connected).not.toHaveProperty("account_note");
+    const after = (await dispatch(call(w.agent), "provider_about", {})) as Listed;
+    expect(after.realms.find((x) => x.namespace === "mail")).not.toHaveProperty("account_wall");
     expect(await dispatch(call(w.agent), "provider_about", { namespace: "docs" })).not.toHaveProperty("account_wall");
   });
 });

@@ -264,6 +264,27 @@ describe("calling an exact tool", () => {
     expect((await errorOf(dispatch(call(c), "ws_look", { ref: "ws:item:one" }))).code).toBe("not_found");
   });
 
+  it("an action called by its name as a tool: not found, pointing at object_action with that action", async () => {
+    const alice = t.users.alice!;
+    const agent = await makeActor(t, alice, "Shortcut taker");
+    const e = await errorOf(dispatch(call(agent), "look", { ref: "ws:item:one" }));
+    expect(e.code).toBe("not_found");
+    expect(e.message).toContain('look is an action of ws: call object_action with action "look"');
+    expect(e.message).toContain('object_schema(namespace: "ws", operation: "object.action.look", materialize: true)');
+    expect(e.details.use_object_action).toEqual([{ namespace: "ws", action: "look", target_kind: expect.any(String) }]);
+    // A name no realm has an action for: the general way.
+    const none = await errorOf(dispatch(call(agent), "frobnicate", {}));
+    expect(none.details).not.toHaveProperty("use_object_action");
+    expect(none.message).toContain("Find an operation with object_schema(query)");
+    // Turned off by the owner for everyone: not offered.
+    await changeCeiling(t.db, call(alice), { namespace: "ws", changes: [{ operation: "object.action.look", mode: "off" }] });
+    try {
+      expect((await errorOf(dispatch(call(agent), "look", { ref: "ws:item:one" }))).details).not.toHaveProperty("use_object_action");
+    } finally {
+      await changeCeiling(t.db, call(alice), { namespace: "ws", changes: [{ operation: "object.action.look", mode: "on" }] });
+    }
+  });
+
   it("lapses with the set after the idle TTL, and says so", async () => {
     const alice = t.users.alice!;
     const agent = await makeActor(t, alice);

@@ -201,10 +201,10 @@ const toolNameOf = (op: string) => (Object.hasOwn(TOOL_OF, op) ? TOOL_OF[op]! : 
  * (marked used now). Otherwise not_found, saying whether it lapsed and how to get it back.
  */
 export async function exactToolCall(db: Executor, auth: ActorContext, name: string, args: unknown, now: Date): Promise<{ input: Record<string, unknown>; tool: ExactTool }> {
-  if (!EXACT_TOOL_NAME.test(name)) throw unknownTool(name, false);
+  if (!EXACT_TOOL_NAME.test(name)) throw unknownTool(name, false, await actionsNamed(db, auth, name));
   if (GENERIC_TOOL_NAMES.has(name)) throw new Error(`${name} is a generic tool`);
   const hit = await takeExactTool(db, { tenantId: auth.tenantId, actorId: auth.actorId }, name, now);
-  if ("missing" in hit) throw unknownTool(name, hit.expired);
+  if ("missing" in hit) throw unknownTool(name, hit.expired, hit.expired ? [] : await actionsNamed(db, auth, name));
   const realm = await findRealm(db, auth.tenantId, hit.namespace);
   const action = realm?.manifest.actions.find((a) => actionOperationKey(a.name) === hit.operation);
   if (!realm || !action) {
@@ -215,13 +215,39 @@ export async function exactToolCall(db: Executor, auth: ActorContext, name: stri
   return { input: objectActionInput(tool, args as Record<string, unknown>), tool };
 }
 
-function unknownTool(name: string, expired: boolean) {
+/** The realms (among those the caller could be granted it in) with an action called exactly `name`: an agent that called an action as a tool. */
+async function actionsNamed(db: Executor, auth: ActorContext, name: string): Promise<{ namespace: string; action: string; target_kind: string | null }[]> {
+  const realms = (await listRealms(db, auth.tenantId)).filter((r) => r.manifest.actions.some((a) => a.name === name));
+  if (!realms.length) return [];
+  const grantable = await grantableOperations(db, auth, realms);
+  const key = actionOperationKey(name);
+  return realms
+    .filter((r) => grantable.get(r.manifest.namespace)?.has(key))
+    .slice(0, 5)
+    .map((r) => ({ namespace: r.manifest.namespace, action: name, target_kind: r.manifest.actions.find((a) => a.name === name)!.target_kind ?? null }));
+}
+
+function unknownTool(name: string, expired: boolean, actions: { namespace: string; action: string; target_kind: string | null }[] = []) {
   const ttl = Math.round(workingSetTtlMs() / 60_000);
+  const shown = name.slice(0, 60);
+  const first = actions[0];
+  // Called an action by its name: the one call that works is object_action with it.
+  const asAction = first
+    ? ` ${shown} is an action of ${actions.map((a) => a.namespace).join(", ")}: call object_action with action "${first.action}"${first.target_kind ? ` and the ${first.target_kind}'s ref` : ` and namespace "${first.namespace}"`}, or make it a tool with object_schema(namespace: "${first.namespace}", operation: "${actionOperationKey(first.action)}", materialize: true).`
+    : " Find an operation with object_schema(query), then object_schema(namespace, operation, materialize: true).";
   return new AppError(
     "not_found",
     expired
-      ? `${name.slice(0, 60)} was in your working set, which lapsed after ${ttl} min unused. Materialize it again: object_schema(namespace, operation, materialize: true).`
-      : `No tool "${name.slice(0, 60)}": it is not one of the nine tools nor in your working set. Find an operation with object_schema(query), then object_schema(namespace, operation, materialize: true).`,
-    { details: { tool: name.slice(0, 60), unknown_tool: true, ...(expired ? { expired: true } : {}), instructions: "object_schema(namespace, operation, materialize: true) adds an action's exact tool." } },
+      ? `${shown} was in your working set, which lapsed after ${ttl} min unused. Materialize it again: object_schema(namespace, operation, materialize: true).`
+      : `No tool "${shown}": it is not one of the nine tools nor in your working set.${asAction}`,
+    {
+      details: {
+        tool: shown,
+        unknown_tool: true,
+        ...(expired ? { expired: true } : {}),
+        ...(actions.length ? { use_object_action: actions } : {}),
+        instructions: "object_schema(namespace, operation, materialize: true) adds an action's exact tool.",
+      },
+    },
   );
 }
