@@ -133,10 +133,16 @@ test("the console names people, accounts, providers, permissions and grants, and
 
   // "From" after "To": the form says so, on the fields, and does not search.
   await page.goto("/support");
+  await page.waitForLoadState("networkidle");
   const from = page.getByLabel("From", { exact: true });
   const to = page.getByLabel("To", { exact: true });
-  await from.fill("2026-12-02T10:00");
-  await to.fill("2026-12-01T10:00");
+  // Filled until they hold (a fill before the form hydrates is reset by it).
+  await expect(async () => {
+    await from.fill("2026-12-02T10:00");
+    await to.fill("2026-12-01T10:00");
+    await expect(from).toHaveValue("2026-12-02T10:00", { timeout: 500 });
+    await expect(to).toHaveValue("2026-12-01T10:00", { timeout: 500 });
+  }).toPass();
   await page.getByRole("button", { name: "Search", exact: true }).click();
   const error = page.getByRole("alert").filter({ hasText: "wrong way round" });
   await expect(error).toBeVisible();
