@@ -271,7 +271,7 @@ describe("calling an exact tool", () => {
     expect(e.code).toBe("not_found");
     expect(e.message).toContain('look is an action of ws: call object_action with action "look"');
     expect(e.message).toContain('object_schema(namespace: "ws", operation: "object.action.look", materialize: true)');
-    expect(e.details.use_object_action).toEqual([{ namespace: "ws", action: "look", target_kind: expect.any(String) }]);
+    expect(e.details.use_object_action).toEqual([{ namespace: "ws", action: "look", target_kind: expect.any(String), example: { action: "look", ref: expect.stringMatching(/^<ref of a /), payload: expect.any(Object) } }]);
     // A name no realm has an action for: the general way.
     const none = await errorOf(dispatch(call(agent), "frobnicate", {}));
     expect(none.details).not.toHaveProperty("use_object_action");

@@ -216,7 +216,9 @@ export async function exactToolCall(db: Executor, auth: ActorContext, name: stri
 }
 
 /** The realms (among those the caller could be granted it in) with an action called exactly `name`: an agent that called an action as a tool. */
-async function actionsNamed(db: Executor, auth: ActorContext, name: string): Promise<{ namespace: string; action: string; target_kind: string | null }[]> {
+type ActionNamed = { namespace: string; action: string; target_kind: string | null; example: Record<string, unknown> };
+
+async function actionsNamed(db: Executor, auth: ActorContext, name: string): Promise<ActionNamed[]> {
   const realms = (await listRealms(db, auth.tenantId)).filter((r) => r.manifest.actions.some((a) => a.name === name));
   if (!realms.length) return [];
   const grantable = await grantableOperations(db, auth, realms);
@@ -224,16 +226,20 @@ async function actionsNamed(db: Executor, auth: ActorContext, name: string): Pro
   return realms
     .filter((r) => grantable.get(r.manifest.namespace)?.has(key))
     .slice(0, 5)
-    .map((r) => ({ namespace: r.manifest.namespace, action: name, target_kind: r.manifest.actions.find((a) => a.name === name)!.target_kind ?? null }));
+    .map((r) => {
+      const a = r.manifest.actions.find((x) => x.name === name)!;
+      // The call that works instead, ready to fill in: its payload as the realm's own example has it.
+      return { namespace: r.manifest.namespace, action: name, target_kind: a.target_kind ?? null, example: { action: name, ...(a.target_kind ? { ref: `<ref of a ${a.target_kind}>` } : { namespace: r.manifest.namespace }), payload: a.example } };
+    });
 }
 
-function unknownTool(name: string, expired: boolean, actions: { namespace: string; action: string; target_kind: string | null }[] = []) {
+function unknownTool(name: string, expired: boolean, actions: ActionNamed[] = []) {
   const ttl = Math.round(workingSetTtlMs() / 60_000);
   const shown = name.slice(0, 60);
   const first = actions[0];
   // Called an action by its name: the one call that works is object_action with it.
   const asAction = first
-    ? ` ${shown} is an action of ${actions.map((a) => a.namespace).join(", ")}: call object_action with action "${first.action}"${first.target_kind ? ` and the ${first.target_kind}'s ref` : ` and namespace "${first.namespace}"`}, or make it a tool with object_schema(namespace: "${first.namespace}", operation: "${actionOperationKey(first.action)}", materialize: true).`
+    ? ` ${shown} is an action of ${actions.map((a) => a.namespace).join(", ")}: call object_action with action "${first.action}"${first.target_kind ? ` and the ${first.target_kind}'s ref` : ` and namespace "${first.namespace}"`}, or make it a tool with object_schema(namespace: "${first.namespace}", operation: "${actionOperationKey(first.action)}", materialize: true). details.use_object_action has the call, with an example payload.`
     : " Find an operation with object_schema(query), then object_schema(namespace, operation, materialize: true).";
   return new AppError(
     "not_found",
