@@ -11,7 +11,3 @@ export function queryString(f: Filters, extra: Record<string, string> = {}): str
 }
 
 export const sameFilters = (a: Filters, b: Filters) => filterKeys.every((k) => (a[k] ?? "") === (b[k] ?? ""));
-
-
-/** A "From" later than "To" is caught before searching (./names.ts). */
-export { datesReversed } from "./names";

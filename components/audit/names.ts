@@ -27,7 +27,7 @@ export const grantTitle = (agent: string, realm: string) => `${agent}'s access t
 
 /**
  * An operation called without a realm (provider_about or object_schema across every realm), in the words the realms'
- * own labels use for it ("About Mail", "See what this service offers"); null for one that has no such words.
+ * own labels use for it ("About Mail", "Browse Mail's capabilities"); null for one that has no such words.
  */
 const acrossRealms: Record<string, string> = {
   "provider.about": "See what the realms offer",

@@ -17,8 +17,8 @@ import { Time } from "@/components/ui/time";
 import type { AuditEventView } from "@/lib/audit/query";
 import type { Directory } from "@/lib/audit/directory";
 import type { VerifyResult } from "@/lib/audit/verify";
-import { mergeAuditNames, noAuditNames, type AuditNames } from "./names";
-import { datesReversed, queryString, sameFilters, type Filters } from "./filters";
+import { queryString, sameFilters, type Filters } from "./filters";
+import { datesReversed, mergeAuditNames, noAuditNames, type AuditNames } from "./names";
 import { ApprovalTimelineView, GrantTimelineView, TimelineTitle } from "./grant-timeline";
 import { eventSummary, reasonText, type Names } from "./event-words";
 import { eventWords, outcomeWords } from "./words";
@@ -183,7 +183,7 @@ function Search({ filters, onSearch, directory, words }: { filters: Filters; onS
         className="mt-3 grid gap-4 sm:grid-cols-2 lg:grid-cols-4"
         onSubmit={(e) => {
           e.preventDefault();
-          if (datesReversed(draft)) {
+          if (reversed) {
             setRangeError("“From” is later than “To”: the dates are the wrong way round. Swap them, or clear one.");
             requestAnimationFrame(() => document.getElementById("f-from")?.focus());
             return;

@@ -1,6 +1,6 @@
 "use client";
 // The question before something that cannot be undone, as a modal dialog (focus stays inside it, Escape cancels):
-// a title naming the thing, what doing it means, and Cancel with the focus first. A failure is said inside the
+// a title naming the thing, what doing it means, and Cancel with the focus first; closed, the focus goes back. A failure is said inside the
 // dialog, so the person can try again or cancel. The confirm button is never disabled while it works, only marked
 // so: a disabled button drops the focus, and the keyboard would be lost if the request fails.
 import { useEffect, useId, useRef, type ReactNode } from "react";
@@ -37,10 +37,16 @@ export function ConfirmDialog({
     ref.current?.close();
     onCancel();
   };
+  // Closed either way, the focus goes back to what opened it (the dialog leaves the page, so the browser cannot give
+  // it back by itself); a parent that wants it elsewhere after confirming moves it in its own effect, which runs after.
   useEffect(() => {
     const d = ref.current;
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     if (d && !d.open) d.showModal();
-    return () => d?.close();
+    return () => {
+      d?.close();
+      if (opener?.isConnected) opener.focus();
+    };
   }, []);
   return (
     <dialog

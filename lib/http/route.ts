@@ -113,7 +113,7 @@ export function withToolCaller(handler: Handler<RouteCtx & { caller: AuthContext
 }
 
 /** Where an agent that guessed a path under /api/v1 is sent. */
-export const AGENT_API_START = "GET /api/v1/tools lists the tools and how to call them (POST /api/v1/tools/<name>).";
+const AGENT_API_START = "GET /api/v1/tools lists the tools and how to call them (POST /api/v1/tools/<name>).";
 
 /**
  * What an /api path no route serves answers: 404 `not_found` naming the method and path (JSON, not Next.js's HTML

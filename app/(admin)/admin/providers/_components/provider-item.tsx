@@ -27,7 +27,7 @@ function noticeOf(c: Checked): CheckNotice {
 
 const viaWords = (via: string) => (via === "token" ? "Registered itself (one-time token)" : via === "owner" ? "By URL" : via);
 
-export function ProviderItem({ provider: p, onRemove }: { provider: ProviderView; onRemove: (p: ProviderView, opener: HTMLButtonElement) => void }) {
+export function ProviderItem({ provider: p, onRemove }: { provider: ProviderView; onRemove: (p: ProviderView) => void }) {
   const qc = useQueryClient();
   const headingId = useId();
   const [notice, setNotice] = useState<CheckNotice | null>(null);
@@ -81,7 +81,7 @@ export function ProviderItem({ provider: p, onRemove }: { provider: ProviderView
           {check.isPending ? "Checking…" : "Check manifest now"}
           <span className="sr-only"> for {p.title}</span>
         </Button>
-        <Button type="button" variant="danger" onClick={(e) => onRemove(p, e.currentTarget)}>
+        <Button type="button" variant="danger" onClick={() => onRemove(p)}>
           Remove<span className="sr-only"> {p.title}</span>
         </Button>
       </div>

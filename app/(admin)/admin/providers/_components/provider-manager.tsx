@@ -18,10 +18,9 @@ export function ProviderManager() {
   const qc = useQueryClient();
   const providers = useQuery({ queryKey: providersKey, queryFn: () => api<{ providers: ProviderView[] }>("/api/v1/remote-providers") });
   const [removing, setRemoving] = useState<ProviderView | null>(null);
-  const opener = useRef<HTMLButtonElement | null>(null);
   const noticeRef = useRef<HTMLDivElement>(null);
   const [notice, setNotice] = useState<Notice | null>(null);
-  /** Where the keyboard lands once the dialog is gone (while a modal dialog is open, the rest of the page is inert). */
+  /** Where the keyboard lands once the dialog is gone after a removal (cancelled, the dialog gives it back itself). */
   const focusAfter = useRef<HTMLElement | null>(null);
   useEffect(() => {
     if (removing || !focusAfter.current) return;
@@ -68,8 +67,7 @@ export function ProviderManager() {
               <ProviderItem
                 key={p.id}
                 provider={p}
-                onRemove={(target, button) => {
-                  opener.current = button;
+                onRemove={(target) => {
                   remove.reset();
                   setRemoving(target);
                 }}
@@ -84,11 +82,7 @@ export function ProviderManager() {
           provider={removing}
           pending={remove.isPending}
           onConfirm={() => remove.mutate(removing)}
-          onCancel={() => {
-            // Back where the person was.
-            focusAfter.current = opener.current;
-            setRemoving(null);
-          }}
+          onCancel={() => setRemoving(null)}
         />
       ) : null}
       {remove.isError ? (

@@ -21,8 +21,7 @@ export function ApiKeysManager() {
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
   const [notice, setNotice] = useState<Notice | null>(null);
   const noticeRef = useRef<HTMLDivElement>(null);
-  const opener = useRef<HTMLButtonElement | null>(null);
-  /** Where the keyboard lands once the dialog is gone (while a modal dialog is open, the rest of the page is inert). */
+  /** Where the keyboard lands once the dialog is gone after a revoke (cancelled, the dialog gives it back itself). */
   const focusAfter = useRef<HTMLElement | null>(null);
   useEffect(() => {
     if (revoking || !focusAfter.current) return;
@@ -123,8 +122,7 @@ export function ApiKeysManager() {
                 ) : (
                   <Button
                     variant="danger"
-                    onClick={(e) => {
-                      opener.current = e.currentTarget;
+                    onClick={() => {
                       revoke.reset();
                       setRevoking(k);
                     }}
@@ -145,11 +143,7 @@ export function ApiKeysManager() {
           pending={revoke.isPending}
           error={revoke.isError ? revoke.error.message : null}
           onConfirm={() => revoke.mutate(revoking)}
-          onCancel={() => {
-            // Back where the person was.
-            focusAfter.current = opener.current;
-            setRevoking(null);
-          }}
+          onCancel={() => setRevoking(null)}
         />
       ) : null}
     </div>
