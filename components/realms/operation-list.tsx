@@ -21,6 +21,7 @@ import { api } from "@/components/api-client";
 import { Alert } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
+import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { EmptyState } from "@/components/ui/empty-state";
 import { Field, Input, Select } from "@/components/ui/input";
 import { Switch } from "@/components/ui/switch";
@@ -424,40 +425,10 @@ function withOperations(d: RealmDetailView, operations: OperationView[]): RealmD
  * cannot give it back by itself).
  */
 function Confirm({ question, onConfirm, onCancel }: { question: string; onConfirm: () => void; onCancel: () => void }) {
-  const ref = useRef<HTMLDialogElement>(null);
-  const titleId = useId();
-  useEffect(() => {
-    const d = ref.current;
-    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-    if (d && !d.open) d.showModal();
-    return () => {
-      d?.close();
-      if (opener?.isConnected) opener.focus();
-    };
-  }, []);
   return (
-    <dialog
-      ref={ref}
-      aria-labelledby={titleId}
-      onCancel={(e) => {
-        e.preventDefault();
-        onCancel();
-      }}
-      className="m-auto w-[min(28rem,calc(100vw-2rem))] rounded-lg border border-slate-200 bg-white p-5 shadow-xl backdrop:bg-slate-900/40"
-    >
-      <h2 id={titleId} className="text-base font-semibold text-slate-900">
-        {question}
-      </h2>
-      <p className="mt-2 text-sm text-slate-700">You can undo this right after it is saved.</p>
-      <div className="mt-4 flex flex-wrap justify-end gap-2">
-        <Button variant="secondary" onClick={onCancel}>
-          Cancel
-        </Button>
-        <Button autoFocus onClick={onConfirm}>
-          Yes, {question.replace(/\?$/, "").replace(/^(Turn|Set)/, (w) => w.toLowerCase())}
-        </Button>
-      </div>
-    </dialog>
+    <ConfirmDialog title={question} confirmLabel={`Yes, ${question.replace(/\?$/, "").replace(/^(Turn|Set)/, (w) => w.toLowerCase())}`} undoable onConfirm={onConfirm} onCancel={onCancel}>
+      <p>You can undo this right after it is saved.</p>
+    </ConfirmDialog>
   );
 }
 

@@ -1,6 +1,7 @@
 "use client";
-// The question before something that cannot be undone, as a modal dialog (focus stays inside it, Escape cancels):
-// a title naming the thing, what doing it means, and Cancel with the focus first; closed, the focus goes back. A failure is said inside the
+// The question before a change, as a modal dialog (focus stays inside it, Escape cancels): a title naming the thing,
+// what doing it means, and Cancel with the focus first (the confirm button, for a change that can be undone);
+// closed, the focus goes back. A failure is said inside the
 // dialog, so the person can try again or cancel. The confirm button is never disabled while it works, only marked
 // so: a disabled button drops the focus, and the keyboard would be lost if the request fails.
 import { useEffect, useId, useRef, type ReactNode } from "react";
@@ -11,10 +12,11 @@ export function ConfirmDialog({
   title,
   children,
   confirmLabel,
-  pendingLabel,
-  pending,
+  pendingLabel = confirmLabel,
+  pending = false,
   error = null,
   errorTitle = "Not done",
+  undoable = false,
   onConfirm,
   onCancel,
 }: {
@@ -22,8 +24,10 @@ export function ConfirmDialog({
   /** What confirming does, in a few sentences. */
   children: ReactNode;
   confirmLabel: string;
-  pendingLabel: string;
-  pending: boolean;
+  pendingLabel?: string;
+  pending?: boolean;
+  /** The change can be undone right after: the confirm button takes the focus first and is not styled as danger. */
+  undoable?: boolean;
   error?: string | null;
   errorTitle?: string;
   onConfirm: () => void;
@@ -73,10 +77,16 @@ export function ConfirmDialog({
         </div>
       ) : null}
       <div className="mt-4 flex flex-wrap justify-end gap-2">
-        <Button variant="secondary" autoFocus disabled={pending} onClick={cancel}>
+        <Button variant="secondary" autoFocus={!undoable} disabled={pending} onClick={cancel}>
           Cancel
         </Button>
-        <Button variant="danger" aria-disabled={pending} className="aria-disabled:cursor-not-allowed aria-disabled:text-slate-400" onClick={() => pending || onConfirm()}>
+        <Button
+          variant={undoable ? "primary" : "danger"}
+          autoFocus={undoable}
+          aria-disabled={pending}
+          className="aria-disabled:cursor-not-allowed aria-disabled:text-slate-400"
+          onClick={() => pending || onConfirm()}
+        >
           {pending ? pendingLabel : confirmLabel}
         </Button>
       </div>
